@@ -1,0 +1,1 @@
+//! Located diagnostics and their rendering (being written).

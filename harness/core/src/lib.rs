@@ -1,0 +1,22 @@
+//! The I/O-free core of mcp-conform.
+//!
+//! - [`version`]: the MCP protocol versions and their eras.
+//! - [`wire`]: frames as seen on the wire and their JSON-RPC classification.
+//! - [`protocol`]: our own versioned model of MCP message shapes, and the
+//!   checks every frame goes through.
+//! - [`requirements`]: the requirement catalogue whose IDs every check cites.
+//! - [`matcher`]: the expected-side value language of scenarios.
+//! - [`scenario`]: scenario files: parsing, validation and the runnable model.
+//! - [`diag`]: located diagnostics and their rendering.
+//! - [`span`]: source files and spans shared by the above.
+
+pub mod diag;
+pub mod matcher;
+pub mod protocol;
+pub mod requirements;
+pub mod scenario;
+pub mod span;
+pub mod version;
+pub mod wire;
+
+pub use mcp_conform_report::{Level, Verdict};

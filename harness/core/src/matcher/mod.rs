@@ -1,0 +1,1 @@
+//! The expected-side value language (being written).

@@ -1,0 +1,1 @@
+//! Our versioned protocol model (being written).

@@ -1,0 +1,1 @@
+//! The requirement catalogue (being written).

@@ -1,0 +1,12 @@
+//! What travels on the wire, kept byte for byte.
+//!
+//! A [`Frame`] is one message as sent or received: its raw bytes, when it was
+//! seen, which way it went and what the transport knew about it. [`classify`]
+//! reads a frame's bytes as JSON-RPC without normalising anything, and says
+//! precisely why a frame is not a valid message when it is not.
+
+mod classify;
+mod frame;
+
+pub use classify::{Classified, ErrorObject, Invalid, RequestId, classify};
+pub use frame::{Direction, Frame, FrameMeta};
