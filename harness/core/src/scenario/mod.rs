@@ -1,1 +1,7 @@
-//! Scenario files (being written).
+//! Scenario files: the YAML format ([`file`]), its validated runnable form
+//! ([`model`]), loading with located diagnostics, and the JSON Schema.
+
+pub mod file;
+pub mod model;
+
+pub use model::Scenario;

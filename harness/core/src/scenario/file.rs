@@ -1,0 +1,550 @@
+//! The scenario file format, v1: exactly what a YAML file may say.
+//!
+//! These types are deserialized from YAML (every item keeps its [`Located`]
+//! span) and are the source of the published JSON Schema
+//! (`scenarios/scenario.schema.json`). They are validated into the runnable
+//! [`super::model`] before anything runs. Steps and answers are externally
+//! tagged enums (`- request: {...}`), never untagged or flattened, so that
+//! spans survive and errors name the valid keys.
+
+use std::collections::BTreeMap;
+
+use schemars::JsonSchema;
+use serde::Deserialize;
+use serde_json::Value;
+
+use crate::span::Located;
+
+/// A JSON value written by the scenario author; on the expected side it is a
+/// matcher (see the `matcher` module for operators such as `$type`).
+pub type Json = Value;
+
+/// One scenario file.
+#[derive(Debug, Clone, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct ScenarioFile {
+    /// Stable identifier, unique in the suite (kebab-case, may contain `/`).
+    pub id: Located<String>,
+    /// One line saying what the scenario checks.
+    pub title: String,
+    /// Longer explanation, shown by `mcp-conform explain`.
+    #[serde(default)]
+    pub description: Option<String>,
+    /// Requirement IDs this scenario checks (from the requirement catalogue).
+    /// Expectations without their own `requirement` cite the first one.
+    pub requirements: Vec<Located<String>>,
+    /// Protocol versions the scenario applies to, in catalogue notation:
+    /// `all`, `legacy`, `modern`, `2025-06-18+`, `2024-11-05..2025-03-26`, or a
+    /// comma-separated list. Default: `legacy` (the stateful versions).
+    #[serde(default)]
+    pub versions: Option<Located<String>>,
+    /// The side of the conversation under test. Default: `server`.
+    #[serde(default)]
+    pub role: Option<Located<Role>>,
+    /// What the peer must offer for the scenario to apply. Anything missing
+    /// makes the scenario not-applicable, never a failure.
+    #[serde(default)]
+    pub requires: Requires,
+    /// How the mock client presents itself.
+    #[serde(default)]
+    pub client: ClientSetup,
+    /// `auto` (default): the engine performs the handshake (initialize,
+    /// notifications/initialized) before the steps. `manual`: the steps do it,
+    /// to test the lifecycle itself.
+    #[serde(default)]
+    pub handshake: Handshake,
+    /// Scripted answers to requests the peer sends at any time during the
+    /// scenario. Step-level answers take precedence.
+    #[serde(default)]
+    pub answers: Vec<Located<Answer>>,
+    /// Budget for the whole scenario in milliseconds (default 30000).
+    #[serde(default)]
+    pub timeout_ms: Option<u64>,
+    /// What to do, in order.
+    pub steps: Vec<Located<Step>>,
+}
+
+/// The side under test.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize, JsonSchema)]
+#[serde(rename_all = "kebab-case")]
+pub enum Role {
+    /// The peer under test is a server; we play the client.
+    Server,
+    /// The peer under test is a client; we play the server.
+    Client,
+}
+
+/// Preconditions that gate a scenario.
+#[derive(Debug, Clone, Default, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct Requires {
+    /// Server capabilities that must be declared, as dotted paths
+    /// (`tools`, `resources.subscribe`, `tools.listChanged`).
+    #[serde(default)]
+    pub capabilities: Vec<Located<String>>,
+    /// Server capabilities that must NOT be declared (for "never sent when
+    /// not declared" checks).
+    #[serde(default)]
+    pub absent_capabilities: Vec<Located<String>>,
+    /// Profile triggers the scenario uses (`tool_that_elicits`, ...). Without
+    /// them in the selected profile the scenario is not-observed.
+    #[serde(default)]
+    pub triggers: Vec<Located<String>>,
+}
+
+/// How the mock client presents itself in `initialize` (or, on 2026-07-28,
+/// in each request's `_meta`).
+#[derive(Debug, Clone, Default, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct ClientSetup {
+    /// Client capabilities to declare. Default: `{}`.
+    #[serde(default)]
+    pub capabilities: Option<Located<Json>>,
+    /// clientInfo. Default: `{name: mcp-conform, version: <tool version>}`.
+    #[serde(default)]
+    pub info: Option<Located<Json>>,
+    /// The protocolVersion to offer in `initialize`, verbatim (may be an
+    /// unknown version, to test negotiation). Default: the run's version.
+    #[serde(default)]
+    pub protocol_version: Option<Located<String>>,
+}
+
+/// Who performs the handshake.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Deserialize, JsonSchema)]
+#[serde(rename_all = "kebab-case")]
+pub enum Handshake {
+    #[default]
+    Auto,
+    Manual,
+}
+
+/// Severity and traceability of one expectation.
+#[derive(Debug, Clone, Default, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct CheckTag {
+    /// MUST (default), SHOULD or MAY.
+    #[serde(default)]
+    pub level: Option<Located<LevelName>>,
+    /// Requirement ID; default: the scenario's first requirement.
+    #[serde(default)]
+    pub requirement: Option<Located<String>>,
+}
+
+/// A requirement level as written in a scenario.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize, JsonSchema)]
+pub enum LevelName {
+    #[serde(rename = "MUST")]
+    Must,
+    #[serde(rename = "SHOULD")]
+    Should,
+    #[serde(rename = "MAY")]
+    May,
+}
+
+/// One step of a scenario.
+#[derive(Debug, Clone, Deserialize, JsonSchema)]
+#[serde(rename_all = "snake_case")]
+pub enum Step {
+    /// Send a request and check its response.
+    Request(RequestStep),
+    /// Send a notification.
+    Notify(NotifyStep),
+    /// Send text exactly as written (one line on stdio), for malformed input.
+    SendRaw(SendRawStep),
+    /// Expect notifications from the peer (already received ones count).
+    ExpectNotifications(ExpectNotificationsStep),
+    /// Expect that nothing (of the listed kinds) arrives for a while.
+    ExpectSilence(ExpectSilenceStep),
+    /// Expect a request from the peer outside any call (for example
+    /// `roots/list` after `notifications/initialized`), answered by the
+    /// matching scripted answer.
+    ExpectRequest(ExpectRequestStep),
+    /// Wait for the response to a request sent with `wait: false`.
+    Await(AwaitStep),
+    /// Walk a paginated list to its end.
+    Paginate(PaginateStep),
+    /// Run steps once for each element of a list variable.
+    ForEach(ForEachStep),
+    /// Set variables from values (templated).
+    Set(BTreeMap<String, Json>),
+    /// Pause for this many milliseconds.
+    Sleep(u64),
+    /// End the connection (stdio: close the server's stdin) and check how
+    /// the peer goes away.
+    Close(CloseStep),
+}
+
+/// `request`: send a request, then (by default) wait for and check its response.
+#[derive(Debug, Clone, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct RequestStep {
+    /// The method, e.g. `tools/call`.
+    pub method: Located<String>,
+    /// Params; `${var}` is substituted. Omitted: no `params` member.
+    #[serde(default)]
+    pub params: Option<Located<Json>>,
+    /// Use this id instead of the engine's next one (to test id handling).
+    #[serde(default)]
+    pub id: Option<Located<Json>>,
+    /// Add `_meta.progressToken` with a fresh token; its value is available
+    /// as `${<name>.progress_token}` when the step has a `name`, and always as
+    /// `${progress_token}`.
+    #[serde(default)]
+    pub progress: bool,
+    /// A name to refer to this request later (`await`, `${name.id}`).
+    #[serde(default)]
+    pub name: Option<Located<String>>,
+    /// `false`: send and continue; check the response in an `await` step.
+    #[serde(default = "yes")]
+    pub wait: bool,
+    /// Answers to requests the peer sends while this request is pending.
+    #[serde(default)]
+    pub answers: Vec<Located<Answer>>,
+    /// What the response must look like.
+    #[serde(default)]
+    pub expect: Option<Located<ResponseExpectation>>,
+    /// Variables to capture from the response message: name → JSONPath
+    /// (RFC 9535) over the whole response, e.g. `$.result.nextCursor`.
+    #[serde(default)]
+    pub capture: BTreeMap<String, Located<String>>,
+    /// Budget for the response in milliseconds (default 5000).
+    #[serde(default)]
+    pub timeout_ms: Option<u64>,
+}
+
+fn yes() -> bool {
+    true
+}
+
+/// What a response must look like. Give `result` or `error` (a matcher over
+/// that member), or `any_of` for alternatives; with none, any response passes.
+#[derive(Debug, Clone, Default, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct ResponseExpectation {
+    /// Matcher over `result`; an error response fails it.
+    #[serde(default)]
+    pub result: Option<Located<Json>>,
+    /// Matcher over `error` (`{code: -32602}`); a result response fails it.
+    #[serde(default)]
+    pub error: Option<Located<Json>>,
+    /// Alternatives: the response must satisfy at least one.
+    #[serde(default)]
+    pub any_of: Vec<Located<ResponseExpectation>>,
+    /// No response at all must arrive within the step's budget (for
+    /// cancelled requests and notifications-as-requests).
+    #[serde(default)]
+    pub none: bool,
+    #[serde(default)]
+    pub level: Option<Located<LevelName>>,
+    #[serde(default)]
+    pub requirement: Option<Located<String>>,
+}
+
+/// `notify`: send a notification.
+#[derive(Debug, Clone, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct NotifyStep {
+    pub method: Located<String>,
+    #[serde(default)]
+    pub params: Option<Located<Json>>,
+}
+
+/// `send_raw`: send bytes the engine does not build or check.
+#[derive(Debug, Clone, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct SendRawStep {
+    /// The text to send; on stdio the engine adds the newline.
+    pub text: Located<String>,
+    /// What the next response (whatever its id) must look like.
+    #[serde(default)]
+    pub expect: Option<Located<ResponseExpectation>>,
+    #[serde(default)]
+    pub timeout_ms: Option<u64>,
+}
+
+/// One notification to look for.
+#[derive(Debug, Clone, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct NotificationPattern {
+    pub method: Located<String>,
+    /// Matcher over `params`.
+    #[serde(default)]
+    pub params: Option<Located<Json>>,
+    /// How many must arrive at least (default 1).
+    #[serde(default)]
+    pub min: Option<u32>,
+    /// How many may arrive at most (default: no limit).
+    #[serde(default)]
+    pub max: Option<u32>,
+    /// Variables to capture from the first matching notification (JSONPath
+    /// over the whole message).
+    #[serde(default)]
+    pub capture: BTreeMap<String, Located<String>>,
+}
+
+/// In which order expected notifications must arrive.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Deserialize, JsonSchema)]
+#[serde(rename_all = "kebab-case")]
+pub enum Order {
+    #[default]
+    AnyOrder,
+    Ordered,
+}
+
+/// `expect_notifications`.
+#[derive(Debug, Clone, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct ExpectNotificationsStep {
+    pub notifications: Vec<Located<NotificationPattern>>,
+    #[serde(default)]
+    pub order: Order,
+    /// How long to wait for the missing ones, in milliseconds (default 2000).
+    #[serde(default)]
+    pub within_ms: Option<u64>,
+    #[serde(default)]
+    pub level: Option<Located<LevelName>>,
+    #[serde(default)]
+    pub requirement: Option<Located<String>>,
+}
+
+/// `expect_silence`.
+#[derive(Debug, Clone, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct ExpectSilenceStep {
+    /// How long to watch, in milliseconds.
+    pub within_ms: u64,
+    /// What may not arrive: method names, `response` (any response) or `*`
+    /// (anything; the default).
+    #[serde(default)]
+    pub forbid: Vec<Located<String>>,
+    #[serde(default)]
+    pub level: Option<Located<LevelName>>,
+    #[serde(default)]
+    pub requirement: Option<Located<String>>,
+}
+
+/// `expect_request`.
+#[derive(Debug, Clone, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct ExpectRequestStep {
+    /// The method the peer must send.
+    pub method: Located<String>,
+    /// Matcher over its params.
+    #[serde(default)]
+    pub params: Option<Located<Json>>,
+    #[serde(default)]
+    pub within_ms: Option<u64>,
+    #[serde(default)]
+    pub level: Option<Located<LevelName>>,
+    #[serde(default)]
+    pub requirement: Option<Located<String>>,
+}
+
+/// `await`: the response to an earlier `wait: false` request.
+#[derive(Debug, Clone, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct AwaitStep {
+    /// The `name` of the request.
+    pub request: Located<String>,
+    #[serde(default)]
+    pub expect: Option<Located<ResponseExpectation>>,
+    #[serde(default)]
+    pub capture: BTreeMap<String, Located<String>>,
+    #[serde(default)]
+    pub timeout_ms: Option<u64>,
+}
+
+/// `paginate`: call a list method until the result has no `nextCursor`.
+/// Checks that the walk ends within `max_pages` and that no item repeats.
+#[derive(Debug, Clone, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct PaginateStep {
+    /// e.g. `tools/list`.
+    pub method: Located<String>,
+    /// Extra params for every page; `cursor` is added by the engine.
+    #[serde(default)]
+    pub params: Option<Located<Json>>,
+    /// The result member holding the page's items, e.g. `tools`.
+    pub items: Located<String>,
+    /// JSON Pointer into an item that identifies it (`/name`, `/uri`), for
+    /// the duplicate check. Default: the whole item.
+    #[serde(default)]
+    pub key: Option<Located<String>>,
+    /// Stop (and fail) after this many pages (default 100).
+    #[serde(default)]
+    pub max_pages: Option<u32>,
+    /// Matcher every page's result must satisfy.
+    #[serde(default)]
+    pub expect_page: Option<Located<Json>>,
+    /// Matcher every item must satisfy.
+    #[serde(default)]
+    pub expect_item: Option<Located<Json>>,
+    /// Store all items, in order, in this variable.
+    #[serde(default)]
+    pub capture: Option<Located<String>>,
+    #[serde(default)]
+    pub timeout_ms: Option<u64>,
+    #[serde(default)]
+    pub level: Option<Located<LevelName>>,
+    #[serde(default)]
+    pub requirement: Option<Located<String>>,
+}
+
+/// `for_each`: repeat steps per element of a list variable.
+#[derive(Debug, Clone, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct ForEachStep {
+    /// The list: a `${var}` reference.
+    #[serde(rename = "in")]
+    pub list: Located<String>,
+    /// The variable each element is bound to.
+    #[serde(rename = "as")]
+    pub binding: Located<String>,
+    /// Run for at most this many elements (default: all).
+    #[serde(default)]
+    pub limit: Option<u32>,
+    pub steps: Vec<Located<Step>>,
+}
+
+/// `close`: end the connection and watch the peer leave.
+#[derive(Debug, Clone, Default, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct CloseStep {
+    /// The peer must exit within this many milliseconds (stdio).
+    #[serde(default)]
+    pub expect_exit_within_ms: Option<u64>,
+    #[serde(default)]
+    pub level: Option<Located<LevelName>>,
+    #[serde(default)]
+    pub requirement: Option<Located<String>>,
+}
+
+/// A scripted answer to a request the peer sends us. Declared once: the
+/// engine delivers it as a JSON-RPC response (stateful versions) or as an
+/// `inputResponses` entry when retrying an input-required result (2026-07-28).
+#[derive(Debug, Clone, Deserialize, JsonSchema)]
+#[serde(rename_all = "snake_case")]
+pub enum Answer {
+    /// `elicitation/create`.
+    Elicitation(ElicitationAnswer),
+    /// `sampling/createMessage`: the scripted "LLM".
+    Sampling(SamplingAnswer),
+    /// `roots/list`.
+    Roots(RootsAnswer),
+    /// Any other method, answered with a raw result or error.
+    Other(OtherAnswer),
+}
+
+/// What the peer's request must look like, and whether it must come at all.
+#[derive(Debug, Clone, Default, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct AskedFor {
+    /// Matcher over the request's params (e.g. sampling `modelPreferences`).
+    #[serde(default)]
+    pub params: Option<Located<Json>>,
+    /// The peer must send this request (else the check fails at `level`).
+    /// Default false: if it never comes, the check is not-observed.
+    #[serde(default)]
+    pub required: bool,
+    #[serde(default)]
+    pub level: Option<Located<LevelName>>,
+    #[serde(default)]
+    pub requirement: Option<Located<String>>,
+}
+
+/// How to reply to an elicitation.
+#[derive(Debug, Clone, Deserialize, JsonSchema)]
+#[serde(rename_all = "snake_case")]
+pub enum ElicitationReply {
+    /// The user accepted; `content` is the form data (form mode).
+    Accept {
+        #[serde(default)]
+        content: Option<Json>,
+    },
+    /// The user declined.
+    Decline,
+    /// The user dismissed the request.
+    Cancel,
+    /// A JSON-RPC error instead of a result.
+    Error(ErrorReply),
+    /// Never answer.
+    NoReply,
+}
+
+/// `elicitation` answer.
+#[derive(Debug, Clone, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct ElicitationAnswer {
+    #[serde(default)]
+    pub expect: Option<Located<AskedFor>>,
+    pub reply: Located<ElicitationReply>,
+}
+
+/// How to reply to a sampling request.
+#[derive(Debug, Clone, Deserialize, JsonSchema)]
+#[serde(rename_all = "snake_case")]
+pub enum SamplingReply {
+    /// A model message (`role`, `content`, `model`, `stopReason`; templated).
+    Message(Json),
+    /// A JSON-RPC error (e.g. the user rejected the request).
+    Error(ErrorReply),
+    /// Never answer.
+    NoReply,
+}
+
+/// `sampling` answer.
+#[derive(Debug, Clone, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct SamplingAnswer {
+    #[serde(default)]
+    pub expect: Option<Located<AskedFor>>,
+    pub reply: Located<SamplingReply>,
+}
+
+/// How to reply to `roots/list`.
+#[derive(Debug, Clone, Deserialize, JsonSchema)]
+#[serde(rename_all = "snake_case")]
+pub enum RootsReply {
+    /// The roots to report (`[{uri, name}]`).
+    Roots(Vec<Json>),
+    Error(ErrorReply),
+    NoReply,
+}
+
+/// `roots` answer.
+#[derive(Debug, Clone, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct RootsAnswer {
+    #[serde(default)]
+    pub expect: Option<Located<AskedFor>>,
+    pub reply: Located<RootsReply>,
+}
+
+/// A raw reply.
+#[derive(Debug, Clone, Deserialize, JsonSchema)]
+#[serde(rename_all = "snake_case")]
+pub enum RawReply {
+    Result(Json),
+    Error(ErrorReply),
+    NoReply,
+}
+
+/// `other` answer: for any method.
+#[derive(Debug, Clone, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct OtherAnswer {
+    pub method: Located<String>,
+    #[serde(default)]
+    pub expect: Option<Located<AskedFor>>,
+    pub reply: Located<RawReply>,
+}
+
+/// A JSON-RPC error to send.
+#[derive(Debug, Clone, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct ErrorReply {
+    pub code: i64,
+    pub message: String,
+    #[serde(default)]
+    pub data: Option<Json>,
+}

@@ -1,0 +1,236 @@
+//! The runnable form of a scenario: validated, defaults applied, matchers
+//! compiled, replies built. The runner consumes only these types; every item
+//! keeps the [`Span`] of the YAML it came from, for located verdicts.
+
+use std::collections::BTreeMap;
+use std::time::Duration;
+
+use serde_json::Value;
+use serde_json_path::JsonPath;
+
+pub use super::file::{Handshake, Order, Role};
+use crate::Level;
+use crate::matcher::Matcher;
+use crate::span::{SourceFile, Span};
+use crate::version::VersionSet;
+
+/// A validated scenario.
+#[derive(Debug, Clone)]
+pub struct Scenario {
+    pub id: String,
+    pub title: String,
+    pub description: Option<String>,
+    /// The file it came from, for diagnostics and snapshot headers.
+    pub source: SourceFile,
+    /// Where the scenario's `id` is written.
+    pub span: Span,
+    pub requirements: Vec<String>,
+    pub versions: VersionSet,
+    pub role: Role,
+    pub requires: Preconditions,
+    pub client: ClientModel,
+    pub handshake: Handshake,
+    pub answers: Vec<ScriptedAnswer>,
+    pub timeout: Duration,
+    pub steps: Vec<Step>,
+}
+
+/// What the peer must offer for the scenario to apply.
+#[derive(Debug, Clone, Default)]
+pub struct Preconditions {
+    /// Dotted capability paths that must be declared.
+    pub capabilities: Vec<String>,
+    /// Dotted capability paths that must not be declared.
+    pub absent_capabilities: Vec<String>,
+    /// Profile triggers used.
+    pub triggers: Vec<String>,
+}
+
+/// How the mock client presents itself.
+#[derive(Debug, Clone)]
+pub struct ClientModel {
+    pub capabilities: Value,
+    /// `None`: the engine's default clientInfo.
+    pub info: Option<Value>,
+    /// Verbatim version to offer; `None`: the run's version.
+    pub protocol_version: Option<String>,
+}
+
+/// Level and requirement of one expectation, and where it is written.
+#[derive(Debug, Clone, PartialEq)]
+pub struct CheckTag {
+    pub level: Level,
+    pub requirement: String,
+    pub span: Span,
+}
+
+/// One step with its location.
+#[derive(Debug, Clone)]
+pub struct Step {
+    pub kind: StepKind,
+    pub span: Span,
+}
+
+/// What a step does.
+#[derive(Debug, Clone)]
+pub enum StepKind {
+    Request(RequestStep),
+    Notify {
+        method: String,
+        params: Option<Value>,
+    },
+    SendRaw {
+        text: String,
+        expect: Option<ResponseCheck>,
+        timeout: Duration,
+    },
+    ExpectNotifications {
+        patterns: Vec<NotificationPattern>,
+        order: Order,
+        within: Duration,
+        tag: CheckTag,
+    },
+    ExpectSilence {
+        within: Duration,
+        forbid: Vec<String>,
+        tag: CheckTag,
+    },
+    ExpectRequest {
+        method: String,
+        params: Option<Matcher>,
+        within: Duration,
+        tag: CheckTag,
+    },
+    Await {
+        request: String,
+        expect: Option<ResponseCheck>,
+        capture: Vec<Capture>,
+        timeout: Duration,
+    },
+    Paginate(PaginateStep),
+    ForEach {
+        list: String,
+        binding: String,
+        limit: Option<u32>,
+        steps: Vec<Step>,
+    },
+    Set(BTreeMap<String, Value>),
+    Sleep(Duration),
+    Close {
+        expect_exit_within: Option<Duration>,
+        tag: CheckTag,
+    },
+}
+
+/// A request to send. `params` is a template (`${var}` substituted at run time).
+#[derive(Debug, Clone)]
+pub struct RequestStep {
+    pub method: String,
+    pub params: Option<Value>,
+    pub id: Option<Value>,
+    pub progress: bool,
+    pub name: Option<String>,
+    pub wait: bool,
+    pub answers: Vec<ScriptedAnswer>,
+    pub expect: Option<ResponseCheck>,
+    pub capture: Vec<Capture>,
+    pub timeout: Duration,
+}
+
+/// A JSONPath capture into a variable.
+#[derive(Debug, Clone)]
+pub struct Capture {
+    pub var: String,
+    pub path: JsonPath,
+    pub span: Span,
+}
+
+/// What a response must look like.
+#[derive(Debug, Clone)]
+pub struct ResponseCheck {
+    pub expect: ResponseExpect,
+    pub tag: CheckTag,
+    pub span: Span,
+}
+
+/// The accepted responses.
+#[derive(Debug, Clone)]
+pub enum ResponseExpect {
+    /// Any response.
+    Any,
+    /// A result matching.
+    Result(Matcher),
+    /// An error whose `error` object matches.
+    Error(Matcher),
+    /// At least one alternative holds.
+    AnyOf(Vec<ResponseCheck>),
+    /// No response may arrive within the budget.
+    NoResponse,
+}
+
+/// A notification to look for.
+#[derive(Debug, Clone)]
+pub struct NotificationPattern {
+    pub method: String,
+    pub params: Option<Matcher>,
+    pub min: u32,
+    pub max: Option<u32>,
+    pub capture: Vec<Capture>,
+    pub span: Span,
+}
+
+/// A pagination walk.
+#[derive(Debug, Clone)]
+pub struct PaginateStep {
+    pub method: String,
+    pub params: Option<Value>,
+    pub items: String,
+    /// JSON Pointer into an item.
+    pub key: Option<String>,
+    pub max_pages: u32,
+    pub expect_page: Option<Matcher>,
+    pub expect_item: Option<Matcher>,
+    pub capture: Option<String>,
+    pub timeout: Duration,
+    pub tag: CheckTag,
+}
+
+/// Which kind of peer request an answer serves.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum AnswerKind {
+    Elicitation,
+    Sampling,
+    Roots,
+    Other,
+}
+
+/// A scripted answer to a request the peer sends.
+#[derive(Debug, Clone)]
+pub struct ScriptedAnswer {
+    pub kind: AnswerKind,
+    /// The JSON-RPC method it answers (`elicitation/create`, ...).
+    pub method: String,
+    pub expect: Option<AskedFor>,
+    pub reply: Reply,
+    pub span: Span,
+}
+
+/// Expectations on the peer's request.
+#[derive(Debug, Clone)]
+pub struct AskedFor {
+    pub params: Option<Matcher>,
+    pub required: bool,
+    pub tag: CheckTag,
+}
+
+/// What we send back. `Result` values are templates.
+#[derive(Debug, Clone, PartialEq)]
+pub enum Reply {
+    Result(Value),
+    Error {
+        code: i64,
+        message: String,
+        data: Option<Value>,
+    },
+    NoReply,
+}
