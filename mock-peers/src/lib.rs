@@ -1,1 +1,8 @@
-//! placeholder
+//! The peers mcp-conform plays on the wire.
+//!
+//! - [`transport`]: stdio (and later Streamable HTTP) carrying raw frames.
+//! - [`client`]: the mock client session: ids, pending requests, scripted
+//!   answers to the peer's requests, and the transcript of everything.
+
+pub mod client;
+pub mod transport;

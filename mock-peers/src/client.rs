@@ -1,0 +1,378 @@
+//! The mock client session: it plays the client side of one connection.
+//!
+//! It numbers our requests, records every frame in both directions in the
+//! transcript, keeps what the peer sent until the runner asks for it, and
+//! answers the peer's own requests through a [`RequestHandler`] (the scripted
+//! answers of a scenario). It judges nothing: the runner and the protocol
+//! checker read the transcript.
+
+use std::time::Duration;
+
+use mcp_conform_core::scenario::model::Reply;
+use mcp_conform_core::wire::{Classified, Frame, RequestId, classify};
+use serde_json::{Value, json};
+use tokio::time::Instant;
+
+use crate::transport::{PeerExit, StdioTransport, TransportError, TransportEvent};
+
+/// A request the peer sent us.
+#[derive(Debug, Clone, PartialEq)]
+pub struct PeerRequest {
+    pub id: RequestId,
+    pub method: String,
+    pub params: Option<Value>,
+    /// Index of its frame in the transcript.
+    pub index: usize,
+}
+
+/// A parsed message the peer sent (a response or a notification).
+#[derive(Debug, Clone, PartialEq)]
+pub struct Received {
+    /// Index of its frame in the transcript.
+    pub index: usize,
+    pub message: Value,
+}
+
+impl Received {
+    /// The method of a notification.
+    pub fn method(&self) -> Option<&str> {
+        self.message.get("method").and_then(Value::as_str)
+    }
+}
+
+/// Decides how to answer each request the peer sends.
+pub trait RequestHandler {
+    fn answer(&mut self, request: &PeerRequest) -> Reply;
+}
+
+/// Answers pings and refuses everything else: for moments when no scenario
+/// script is active.
+#[derive(Debug, Default)]
+pub struct DefaultHandler;
+
+impl RequestHandler for DefaultHandler {
+    fn answer(&mut self, request: &PeerRequest) -> Reply {
+        default_reply(&request.method)
+    }
+}
+
+/// The reply a well-behaved client gives when nothing is scripted: an empty
+/// result to `ping`, "method not found" otherwise.
+pub fn default_reply(method: &str) -> Reply {
+    if method == "ping" {
+        Reply::Result(json!({}))
+    } else {
+        Reply::Error {
+            code: -32601,
+            message: format!("mcp-conform has no scripted answer for {method}"),
+            data: None,
+        }
+    }
+}
+
+/// Why a wait ended without what it waited for.
+#[derive(Debug, Clone, PartialEq)]
+pub enum WaitError {
+    /// The deadline passed.
+    TimedOut,
+    /// The peer went away.
+    Closed(PeerExit),
+    /// We could not write an answer to the peer.
+    Transport(String),
+}
+
+/// One connection to the peer under test, from the client side.
+#[derive(Debug)]
+pub struct ClientSession {
+    transport: StdioTransport,
+    transcript: Vec<Frame>,
+    next_id: i64,
+    responses: Vec<(Option<RequestId>, Received)>,
+    notifications: Vec<Received>,
+    peer_requests: Vec<PeerRequest>,
+    closed: Option<PeerExit>,
+}
+
+impl ClientSession {
+    pub fn new(transport: StdioTransport) -> Self {
+        ClientSession {
+            transport,
+            transcript: Vec::new(),
+            next_id: 1,
+            responses: Vec::new(),
+            notifications: Vec::new(),
+            peer_requests: Vec::new(),
+            closed: None,
+        }
+    }
+
+    /// Every frame so far, both directions, in order.
+    pub fn transcript(&self) -> &[Frame] {
+        &self.transcript
+    }
+
+    /// Every notification the peer sent so far, in order.
+    pub fn notifications(&self) -> &[Received] {
+        &self.notifications
+    }
+
+    /// Every request the peer sent so far, in order.
+    pub fn peer_requests(&self) -> &[PeerRequest] {
+        &self.peer_requests
+    }
+
+    /// How the peer went away, once it has.
+    pub fn closed(&self) -> Option<&PeerExit> {
+        self.closed.as_ref()
+    }
+
+    /// The tail of the peer's stderr.
+    pub fn stderr_tail(&self) -> String {
+        self.transport.stderr_tail()
+    }
+
+    /// A fresh request id.
+    pub fn next_id(&mut self) -> Value {
+        let id = self.next_id;
+        self.next_id += 1;
+        Value::from(id)
+    }
+
+    /// Sends a JSON message; returns its transcript index.
+    pub async fn send(&mut self, message: &Value) -> Result<usize, TransportError> {
+        let raw = serde_json::to_vec(message).unwrap_or_default();
+        self.send_raw(&raw).await
+    }
+
+    /// Sends bytes exactly as given; returns their transcript index.
+    pub async fn send_raw(&mut self, raw: &[u8]) -> Result<usize, TransportError> {
+        let frame = self.transport.send(raw).await?;
+        self.transcript.push(frame);
+        Ok(self.transcript.len() - 1)
+    }
+
+    /// Sends a request with `id` (or the next id); returns the id used.
+    pub async fn request(
+        &mut self,
+        method: &str,
+        params: Option<Value>,
+        id: Option<Value>,
+    ) -> Result<Value, TransportError> {
+        let id = id.unwrap_or_else(|| self.next_id());
+        let mut message = json!({"jsonrpc": "2.0", "id": id, "method": method});
+        if let Some(params) = params {
+            message["params"] = params;
+        }
+        self.send(&message).await?;
+        Ok(id)
+    }
+
+    /// Sends a notification.
+    pub async fn notify(&mut self, method: &str, params: Option<Value>) -> Result<usize, TransportError> {
+        let mut message = json!({"jsonrpc": "2.0", "method": method});
+        if let Some(params) = params {
+            message["params"] = params;
+        }
+        self.send(&message).await
+    }
+
+    /// Waits for the response to the request with this id.
+    pub async fn wait_response(
+        &mut self,
+        id: &Value,
+        deadline: Instant,
+        handler: &mut dyn RequestHandler,
+    ) -> Result<Received, WaitError> {
+        let wanted = RequestId::from_value(id);
+        self.wait_for(deadline, handler, |s| {
+            let pos = s
+                .responses
+                .iter()
+                .position(|(rid, _)| rid.is_some() && *rid == wanted)?;
+            Some(s.responses.remove(pos).1)
+        })
+        .await
+    }
+
+    /// Waits for the next response with any id (or none), for raw input.
+    pub async fn wait_any_response(
+        &mut self,
+        deadline: Instant,
+        handler: &mut dyn RequestHandler,
+    ) -> Result<Received, WaitError> {
+        self.wait_for(deadline, handler, |s| {
+            (!s.responses.is_empty()).then(|| s.responses.remove(0).1)
+        })
+        .await
+    }
+
+    /// Waits until the notification log has more than `seen` entries.
+    pub async fn wait_notification(
+        &mut self,
+        seen: usize,
+        deadline: Instant,
+        handler: &mut dyn RequestHandler,
+    ) -> Result<Received, WaitError> {
+        self.wait_for(deadline, handler, |s| s.notifications.get(seen).cloned())
+            .await
+    }
+
+    /// Waits until the peer-request log has more than `seen` entries.
+    pub async fn wait_peer_request(
+        &mut self,
+        seen: usize,
+        deadline: Instant,
+        handler: &mut dyn RequestHandler,
+    ) -> Result<PeerRequest, WaitError> {
+        self.wait_for(deadline, handler, |s| s.peer_requests.get(seen).cloned())
+            .await
+    }
+
+    /// Keeps serving the peer until the deadline, collecting what it sends.
+    /// Ends early (with the exit) if the peer goes away.
+    pub async fn idle_until(
+        &mut self,
+        deadline: Instant,
+        handler: &mut dyn RequestHandler,
+    ) -> Option<PeerExit> {
+        match self.wait_for(deadline, handler, |_| None::<()>).await {
+            Err(WaitError::Closed(exit)) => Some(exit),
+            _ => None,
+        }
+    }
+
+    /// Closes the peer's stdin and waits up to `within` for it to exit.
+    pub async fn close_and_wait(&mut self, within: Duration) -> PeerExit {
+        self.transport.close_stdin();
+        let deadline = Instant::now() + within;
+        match self.idle_until(deadline, &mut DefaultHandler).await {
+            Some(exit) => exit,
+            None => self.transport.wait_exit(Duration::ZERO).await,
+        }
+    }
+
+    /// Ends the connection for good (close, grace period, kill the group).
+    pub async fn shutdown(&mut self, grace: Duration) -> PeerExit {
+        let exit = self.transport.shutdown(grace).await;
+        self.closed.get_or_insert(exit).clone()
+    }
+
+    async fn wait_for<T>(
+        &mut self,
+        deadline: Instant,
+        handler: &mut dyn RequestHandler,
+        mut found: impl FnMut(&mut Self) -> Option<T>,
+    ) -> Result<T, WaitError> {
+        loop {
+            if let Some(item) = found(self) {
+                return Ok(item);
+            }
+            if let Some(exit) = &self.closed {
+                return Err(WaitError::Closed(exit.clone()));
+            }
+            let event = match tokio::time::timeout_at(deadline, self.transport.recv()).await {
+                Err(_) => return Err(WaitError::TimedOut),
+                Ok(None) => {
+                    let exit = self.closed.clone().unwrap_or_else(|| PeerExit {
+                        code: None,
+                        signal: None,
+                        description: "connection closed".into(),
+                    });
+                    self.closed = Some(exit.clone());
+                    return Err(WaitError::Closed(exit));
+                }
+                Ok(Some(event)) => event,
+            };
+            match event {
+                TransportEvent::Closed(exit) => self.closed = Some(exit),
+                TransportEvent::Frame(frame) => self.accept(frame, handler).await?,
+            }
+        }
+    }
+
+    /// Files a received frame and answers it if it is a request.
+    async fn accept(&mut self, frame: Frame, handler: &mut dyn RequestHandler) -> Result<(), WaitError> {
+        let classified = classify(&frame.raw);
+        let message: Option<Value> = serde_json::from_slice(&frame.raw).ok();
+        self.transcript.push(frame);
+        let index = self.transcript.len() - 1;
+        let received = |message: Option<Value>| Received {
+            index,
+            message: message.unwrap_or(Value::Null),
+        };
+        match classified {
+            Classified::Result { ref id, .. } => self.responses.push((Some(id.clone()), received(message))),
+            Classified::Error { ref id, .. } => self.responses.push((id.clone(), received(message))),
+            Classified::Notification { .. } => self.notifications.push(received(message)),
+            Classified::Request { id, method, params } => {
+                let request = PeerRequest {
+                    id,
+                    method,
+                    params,
+                    index,
+                };
+                self.peer_requests.push(request.clone());
+                let reply = handler.answer(&request);
+                self.reply(&request.id, reply).await?;
+            }
+            // Batches and invalid frames stay in the transcript for the checker.
+            Classified::Batch(_) | Classified::Invalid(_) => {}
+        }
+        Ok(())
+    }
+
+    async fn reply(&mut self, id: &RequestId, reply: Reply) -> Result<(), WaitError> {
+        let message = match reply {
+            Reply::NoReply => return Ok(()),
+            Reply::Result(result) => json!({"jsonrpc": "2.0", "id": id.to_value(), "result": result}),
+            Reply::Error { code, message, data } => {
+                let mut error = json!({"code": code, "message": message});
+                if let Some(data) = data {
+                    error["data"] = data;
+                }
+                json!({"jsonrpc": "2.0", "id": id.to_value(), "error": error})
+            }
+        };
+        self.send(&message)
+            .await
+            .map(|_| ())
+            .map_err(|e| WaitError::Transport(e.to_string()))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::transport::StdioCommand;
+
+    /// A peer that sends one request of its own, then echoes our request back as a result.
+    const SCRIPT: &str = r#"sh -c 'read line; echo "{\"jsonrpc\":\"2.0\",\"method\":\"notifications/message\",\"params\":{}}"; echo "{\"jsonrpc\":\"2.0\",\"id\":7,\"method\":\"ping\"}"; read answer; echo "$answer" >&2; echo "{\"jsonrpc\":\"2.0\",\"id\":1,\"result\":{}}"; sleep 5'"#;
+
+    #[tokio::test]
+    async fn requests_answers_and_notifications_are_kept_apart() {
+        let transport = StdioTransport::spawn(&StdioCommand::parse(SCRIPT).unwrap()).unwrap();
+        let mut session = ClientSession::new(transport);
+        let id = session.request("tools/list", None, None).await.unwrap();
+        let deadline = Instant::now() + Duration::from_secs(5);
+        let response = session
+            .wait_response(&id, deadline, &mut DefaultHandler)
+            .await
+            .unwrap();
+        assert_eq!(response.message["result"], json!({}));
+        assert_eq!(session.notifications().len(), 1);
+        assert_eq!(session.peer_requests()[0].method, "ping");
+        // Our answer to the peer's ping is in the transcript: sent, received x3, sent.
+        let texts: Vec<String> = session
+            .transcript()
+            .iter()
+            .map(|f| f.text().into_owned())
+            .collect();
+        assert_eq!(texts.len(), 5);
+        assert_eq!(texts[3], r#"{"jsonrpc":"2.0","id":7,"result":{}}"#);
+        let soon = Instant::now() + Duration::from_millis(100);
+        let timeout = session.wait_any_response(soon, &mut DefaultHandler).await;
+        assert_eq!(timeout.unwrap_err(), WaitError::TimedOut);
+        let exit = session.shutdown(Duration::from_millis(50)).await;
+        assert!(exit.signal.is_some());
+    }
+}

@@ -1,0 +1,455 @@
+//! The stdio transport: spawn the server from an argv (no shell), frame
+//! messages by newline on raw bytes, keep the tail of stderr, and make sure the
+//! whole process tree is gone at the end.
+
+use std::collections::VecDeque;
+use std::path::PathBuf;
+use std::process::{ExitStatus, Stdio};
+use std::sync::{Arc, Mutex};
+use std::time::{Duration, Instant};
+
+use mcp_conform_core::wire::{Direction, Frame};
+use tokio::io::{AsyncBufReadExt, AsyncRead, AsyncWriteExt, BufReader};
+use tokio::process::{Child, ChildStdin, Command};
+use tokio::sync::mpsc;
+
+use super::{PeerExit, TransportError, TransportEvent};
+
+/// The longest line we buffer; a longer one is cut and delivered as is (and
+/// will be reported as invalid JSON) so a runaway peer cannot exhaust memory.
+const MAX_LINE_BYTES: usize = 16 * 1024 * 1024;
+/// How much of the peer's stderr we keep for failure reports.
+const STDERR_TAIL_LINES: usize = 40;
+
+/// How to start a server over stdio.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct StdioCommand {
+    pub program: String,
+    pub args: Vec<String>,
+    pub env: Vec<(String, String)>,
+    pub cwd: Option<PathBuf>,
+}
+
+impl StdioCommand {
+    /// Splits a command line the way a POSIX shell splits words (quotes and
+    /// backslashes), without running a shell. `VAR=value` words before the
+    /// program set environment variables.
+    pub fn parse(command_line: &str) -> Result<Self, TransportError> {
+        let mut words = split_words(command_line)?.into_iter().peekable();
+        let mut env = Vec::new();
+        while let Some((key, value)) = words.peek().and_then(|w| env_assignment(w)) {
+            env.push((key, value));
+            words.next();
+        }
+        let program = words
+            .next()
+            .ok_or_else(|| TransportError::CommandLine("no program in the command line".into()))?;
+        Ok(StdioCommand {
+            program,
+            args: words.collect(),
+            env,
+            cwd: None,
+        })
+    }
+
+    /// The command line as a user would type it (for reports).
+    pub fn display(&self) -> String {
+        let env = self.env.iter().map(|(k, v)| format!("{k}={}", quote(v)));
+        let words = std::iter::once(quote(&self.program)).chain(self.args.iter().map(|a| quote(a)));
+        env.chain(words).collect::<Vec<_>>().join(" ")
+    }
+}
+
+fn env_assignment(word: &str) -> Option<(String, String)> {
+    let (key, value) = word.split_once('=')?;
+    let valid = !key.is_empty()
+        && key.chars().all(|c| c.is_ascii_alphanumeric() || c == '_')
+        && !key.starts_with(|c: char| c.is_ascii_digit());
+    valid.then(|| (key.to_owned(), value.to_owned()))
+}
+
+fn quote(word: &str) -> String {
+    if !word.is_empty()
+        && word
+            .chars()
+            .all(|c| c.is_ascii_alphanumeric() || "-_./=:@+,".contains(c))
+    {
+        word.to_owned()
+    } else {
+        format!("'{}'", word.replace('\'', r"'\''"))
+    }
+}
+
+fn split_words(line: &str) -> Result<Vec<String>, TransportError> {
+    let mut words = Vec::new();
+    let mut current: Option<String> = None;
+    let mut chars = line.chars();
+    while let Some(c) = chars.next() {
+        match c {
+            c if c.is_whitespace() => words.extend(current.take()),
+            '\'' => {
+                let word = current.get_or_insert_with(String::new);
+                loop {
+                    match chars.next() {
+                        Some('\'') => break,
+                        Some(c) => word.push(c),
+                        None => return Err(TransportError::CommandLine("unterminated single quote".into())),
+                    }
+                }
+            }
+            '"' => {
+                let word = current.get_or_insert_with(String::new);
+                loop {
+                    match chars.next() {
+                        Some('"') => break,
+                        Some('\\') => match chars.next() {
+                            Some(c @ ('"' | '\\' | '$' | '`')) => word.push(c),
+                            Some(c) => {
+                                word.push('\\');
+                                word.push(c);
+                            }
+                            None => return Err(TransportError::CommandLine("trailing backslash".into())),
+                        },
+                        Some(c) => word.push(c),
+                        None => return Err(TransportError::CommandLine("unterminated double quote".into())),
+                    }
+                }
+            }
+            '\\' => match chars.next() {
+                Some(c) => current.get_or_insert_with(String::new).push(c),
+                None => return Err(TransportError::CommandLine("trailing backslash".into())),
+            },
+            c => current.get_or_insert_with(String::new).push(c),
+        }
+    }
+    words.extend(current);
+    Ok(words)
+}
+
+/// The last lines the peer wrote to stderr.
+#[derive(Debug, Default)]
+struct StderrTail {
+    lines: VecDeque<String>,
+    dropped: usize,
+}
+
+/// A running server process spoken to over stdin/stdout.
+#[derive(Debug)]
+pub struct StdioTransport {
+    child: Child,
+    pid: Option<u32>,
+    stdin: Option<ChildStdin>,
+    events: mpsc::UnboundedReceiver<TransportEvent>,
+    stderr: Arc<Mutex<StderrTail>>,
+    started: Instant,
+    exit: Option<PeerExit>,
+}
+
+impl StdioTransport {
+    /// Starts the server in its own process group, so the whole tree can be
+    /// ended together.
+    pub fn spawn(command: &StdioCommand) -> Result<Self, TransportError> {
+        let mut cmd = Command::new(&command.program);
+        cmd.args(&command.args)
+            .envs(command.env.iter().map(|(k, v)| (k, v)))
+            .stdin(Stdio::piped())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::piped())
+            .process_group(0)
+            .kill_on_drop(true);
+        if let Some(dir) = &command.cwd {
+            cmd.current_dir(dir);
+        }
+        let mut child = cmd.spawn().map_err(|source| TransportError::Spawn {
+            program: command.program.clone(),
+            source,
+        })?;
+        let started = Instant::now();
+        let (tx, events) = mpsc::unbounded_channel();
+        let stderr = Arc::new(Mutex::new(StderrTail::default()));
+        if let Some(out) = child.stdout.take() {
+            tokio::spawn(read_frames(out, tx, started));
+        }
+        if let Some(err) = child.stderr.take() {
+            tokio::spawn(read_stderr(err, Arc::clone(&stderr)));
+        }
+        Ok(StdioTransport {
+            pid: child.id(),
+            stdin: child.stdin.take(),
+            child,
+            events,
+            stderr,
+            started,
+            exit: None,
+        })
+    }
+
+    /// Time since the process started.
+    pub fn elapsed(&self) -> Duration {
+        self.started.elapsed()
+    }
+
+    /// Writes one message followed by a newline; returns the frame as sent.
+    pub async fn send(&mut self, raw: &[u8]) -> Result<Frame, TransportError> {
+        let stdin = self.stdin.as_mut().ok_or_else(|| {
+            TransportError::Write(std::io::Error::new(
+                std::io::ErrorKind::BrokenPipe,
+                "stdin is closed",
+            ))
+        })?;
+        let mut line = Vec::with_capacity(raw.len() + 1);
+        line.extend_from_slice(raw);
+        line.push(b'\n');
+        stdin.write_all(&line).await.map_err(TransportError::Write)?;
+        stdin.flush().await.map_err(TransportError::Write)?;
+        Ok(Frame::new(Direction::Sent, raw.to_vec(), self.started.elapsed()))
+    }
+
+    /// The next thing the peer did; `None` once the end was reported.
+    pub async fn recv(&mut self) -> Option<TransportEvent> {
+        if self.exit.is_some() {
+            return None;
+        }
+        match self.events.recv().await {
+            Some(event) => Some(event),
+            None => {
+                // stdout is closed: the process is exiting or has exited.
+                let exit = self.wait_exit(Duration::from_secs(2)).await;
+                self.exit = Some(exit.clone());
+                Some(TransportEvent::Closed(exit))
+            }
+        }
+    }
+
+    /// Closes the server's stdin: the stdio way to ask it to shut down.
+    pub fn close_stdin(&mut self) {
+        self.stdin = None;
+    }
+
+    /// Waits up to `within` for the process to exit on its own.
+    pub async fn wait_exit(&mut self, within: Duration) -> PeerExit {
+        match tokio::time::timeout(within, self.child.wait()).await {
+            Ok(Ok(status)) => describe_exit(status),
+            Ok(Err(e)) => PeerExit {
+                code: None,
+                signal: None,
+                description: format!("wait failed: {e}"),
+            },
+            Err(_) => PeerExit {
+                code: None,
+                signal: None,
+                description: format!("still running after {} ms", within.as_millis()),
+            },
+        }
+    }
+
+    /// Whether the process has exited, without waiting.
+    pub fn try_exit(&mut self) -> Option<PeerExit> {
+        self.child.try_wait().ok().flatten().map(describe_exit)
+    }
+
+    /// The last lines of the peer's stderr.
+    pub fn stderr_tail(&self) -> String {
+        let tail = self.stderr.lock().unwrap_or_else(|e| e.into_inner());
+        let mut text = String::new();
+        if tail.dropped > 0 {
+            text.push_str(&format!("[{} earlier lines]\n", tail.dropped));
+        }
+        for line in &tail.lines {
+            text.push_str(line);
+            text.push('\n');
+        }
+        text
+    }
+
+    /// Ends the conversation the polite way, then the hard way: close stdin,
+    /// wait up to `grace`, then kill the whole process group.
+    pub async fn shutdown(&mut self, grace: Duration) -> PeerExit {
+        self.close_stdin();
+        let exit = self.wait_exit(grace).await;
+        self.kill_group();
+        if exit.code.is_some() || exit.signal.is_some() {
+            return exit;
+        }
+        match tokio::time::timeout(Duration::from_secs(2), self.child.wait()).await {
+            Ok(Ok(status)) => describe_exit(status),
+            _ => exit,
+        }
+    }
+
+    /// Kills every process in the server's group (its children too).
+    fn kill_group(&mut self) {
+        if let Some(pid) = self.pid.and_then(|p| i32::try_from(p).ok()) {
+            kill_process_group(pid);
+        }
+    }
+}
+
+impl Drop for StdioTransport {
+    fn drop(&mut self) {
+        // Runs on every path out, Ctrl-C and panics included: no orphans.
+        self.kill_group();
+    }
+}
+
+#[expect(
+    unsafe_code,
+    reason = "kill(2) on our own child's process group; no memory is touched"
+)]
+fn kill_process_group(pgid: i32) {
+    // SAFETY: kill has no memory-safety preconditions; a stale pgid only yields ESRCH.
+    unsafe {
+        libc::kill(-pgid, libc::SIGKILL);
+    }
+}
+
+fn describe_exit(status: ExitStatus) -> PeerExit {
+    use std::os::unix::process::ExitStatusExt;
+    let description = match (status.code(), status.signal()) {
+        (Some(code), _) => format!("exited with status {code}"),
+        (None, Some(sig)) => format!("killed by signal {sig}"),
+        (None, None) => "exited".to_owned(),
+    };
+    PeerExit {
+        code: status.code(),
+        signal: status.signal(),
+        description,
+    }
+}
+
+async fn read_frames(
+    out: impl AsyncRead + Unpin,
+    tx: mpsc::UnboundedSender<TransportEvent>,
+    started: Instant,
+) {
+    let mut reader = BufReader::new(out);
+    loop {
+        let mut line = Vec::new();
+        match read_line_capped(&mut reader, &mut line).await {
+            Ok(0) | Err(_) => return,
+            Ok(_) => {}
+        }
+        if line.last() == Some(&b'\n') {
+            line.pop();
+        }
+        // Blank lines carry no message; skipping them matches every SDK's reader.
+        if line.iter().all(u8::is_ascii_whitespace) {
+            continue;
+        }
+        let frame = Frame::new(Direction::Received, line, started.elapsed());
+        if tx.send(TransportEvent::Frame(frame)).is_err() {
+            return;
+        }
+    }
+}
+
+async fn read_line_capped(
+    reader: &mut BufReader<impl AsyncRead + Unpin>,
+    line: &mut Vec<u8>,
+) -> std::io::Result<usize> {
+    loop {
+        let available = reader.fill_buf().await?;
+        if available.is_empty() {
+            return Ok(line.len());
+        }
+        let (take, done) = match available.iter().position(|b| *b == b'\n') {
+            Some(i) => (i + 1, true),
+            None => (available.len(), false),
+        };
+        let room = MAX_LINE_BYTES.saturating_sub(line.len());
+        line.extend_from_slice(&available[..take.min(room)]);
+        reader.consume(take);
+        if done || line.len() >= MAX_LINE_BYTES {
+            return Ok(line.len());
+        }
+    }
+}
+
+async fn read_stderr(err: impl AsyncRead + Unpin, tail: Arc<Mutex<StderrTail>>) {
+    let mut lines = BufReader::new(err).split(b'\n');
+    while let Ok(Some(line)) = lines.next_segment().await {
+        let mut tail = tail.lock().unwrap_or_else(|e| e.into_inner());
+        if tail.lines.len() == STDERR_TAIL_LINES {
+            tail.lines.pop_front();
+            tail.dropped += 1;
+        }
+        tail.lines.push_back(String::from_utf8_lossy(&line).into_owned());
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn splits_command_lines_like_a_shell() {
+        let cmd =
+            StdioCommand::parse(r#"FOO=1 node "dir with space/x.js" 'a b' c\ d --flag="q\"x""#).unwrap();
+        assert_eq!(cmd.env, vec![("FOO".into(), "1".into())]);
+        assert_eq!(cmd.program, "node");
+        assert_eq!(cmd.args, vec!["dir with space/x.js", "a b", "c d", "--flag=q\"x"]);
+        assert!(StdioCommand::parse("  ").is_err());
+        assert!(StdioCommand::parse("a 'b").is_err());
+        assert_eq!(StdioCommand::parse("x 'a b'").unwrap().display(), "x 'a b'");
+    }
+
+    #[tokio::test]
+    async fn frames_lines_and_reports_exit() {
+        let cmd =
+            StdioCommand::parse(r#"sh -c 'printf "{\"a\":1}\n\nnot json\n\377\n"; echo oops >&2; exit 3'"#)
+                .unwrap();
+        let mut t = StdioTransport::spawn(&cmd).unwrap();
+        let mut frames = Vec::new();
+        let exit = loop {
+            match t.recv().await.unwrap() {
+                TransportEvent::Frame(f) => frames.push(f.raw),
+                TransportEvent::Closed(exit) => break exit,
+            }
+        };
+        assert_eq!(
+            frames,
+            vec![br#"{"a":1}"#.to_vec(), b"not json".to_vec(), vec![0xff]]
+        );
+        assert_eq!(exit.code, Some(3));
+        assert!(t.recv().await.is_none());
+        tokio::time::sleep(Duration::from_millis(50)).await;
+        assert!(t.stderr_tail().contains("oops"));
+    }
+
+    #[tokio::test]
+    async fn shutdown_kills_the_whole_group() {
+        // The server ignores stdin EOF and leaves a child behind.
+        let cmd = StdioCommand::parse("sh -c 'sleep 30 & sleep 30'").unwrap();
+        let mut t = StdioTransport::spawn(&cmd).unwrap();
+        let pgid = t.pid.unwrap() as i32;
+        let exit = t.shutdown(Duration::from_millis(100)).await;
+        assert_eq!(exit.signal, Some(libc::SIGKILL));
+        tokio::time::sleep(Duration::from_millis(100)).await;
+        // Zombies are dead already (reaping them is PID 1's job); anything else is an orphan.
+        let ps = std::process::Command::new("ps")
+            .args(["-o", "stat=", "-g", &pgid.to_string()])
+            .output()
+            .unwrap();
+        let states = String::from_utf8_lossy(&ps.stdout).into_owned();
+        assert!(
+            states.lines().all(|s| s.trim_start().starts_with('Z')),
+            "orphans left: {states}"
+        );
+    }
+
+    #[test]
+    fn spawn_failure_is_reported() {
+        let rt = tokio::runtime::Builder::new_current_thread()
+            .enable_all()
+            .build()
+            .unwrap();
+        rt.block_on(async {
+            let err =
+                StdioTransport::spawn(&StdioCommand::parse("/nonexistent/server").unwrap()).unwrap_err();
+            assert!(
+                err.to_string()
+                    .starts_with("could not start `/nonexistent/server`")
+            );
+        });
+    }
+}
