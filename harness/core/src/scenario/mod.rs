@@ -3,5 +3,6 @@
 
 pub mod file;
 pub mod model;
+pub mod profile;
 
 pub use model::Scenario;
