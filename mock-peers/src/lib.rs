@@ -5,4 +5,5 @@
 //!   answers to the peer's requests, and the transcript of everything.
 
 pub mod client;
+pub mod reference;
 pub mod transport;

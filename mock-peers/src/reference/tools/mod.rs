@@ -1,0 +1,305 @@
+//! The tool catalogue, `tools/list`, and `tools/call` routing.
+
+mod args;
+mod interactive;
+mod local;
+
+use mcp_conform_core::version::ProtocolVersion;
+use serde_json::{Map, Value, json};
+
+use self::args::{ArgError, Args};
+use super::dispatch::Server;
+use super::jsonrpc::RpcError;
+use super::pagination;
+use super::session::Session;
+
+/// Tools per `tools/list` page.
+const PAGE_SIZE: usize = 4;
+
+/// One tool as this server describes it.
+#[derive(Debug, Clone)]
+pub(crate) struct ToolDef {
+    name: String,
+    title: String,
+    description: String,
+    input_schema: Value,
+    /// Present only for tools returning structured content.
+    output_schema: Option<Value>,
+    read_only: bool,
+}
+
+fn object_schema(properties: Value, required: &[&str]) -> Value {
+    json!({ "type": "object", "properties": properties, "required": required })
+}
+
+fn def(name: &str, title: &str, description: &str, input_schema: Value, read_only: bool) -> ToolDef {
+    ToolDef {
+        name: name.into(),
+        title: title.into(),
+        description: description.into(),
+        input_schema,
+        output_schema: None,
+        read_only,
+    }
+}
+
+/// The built-in tools, in listing order.
+fn static_tools() -> Vec<ToolDef> {
+    let text = json!({ "text": { "type": "string", "description": "Text to send back" } });
+    vec![
+        def(
+            "echo",
+            "Echo",
+            "Returns its text argument unchanged.",
+            object_schema(text, &["text"]),
+            true,
+        ),
+        ToolDef {
+            output_schema: Some(object_schema(json!({ "sum": { "type": "number" } }), &["sum"])),
+            ..def(
+                "add",
+                "Add",
+                "Adds two numbers.",
+                object_schema(
+                    json!({ "a": { "type": "number" }, "b": { "type": "number" } }),
+                    &["a", "b"],
+                ),
+                true,
+            )
+        },
+        def(
+            "fail",
+            "Fail",
+            "Always reports a tool execution error.",
+            object_schema(json!({}), &[]),
+            true,
+        ),
+        def(
+            "elicit",
+            "Elicit",
+            "Asks the user for a name and an age through elicitation/create.",
+            object_schema(json!({ "message": { "type": "string" } }), &[]),
+            true,
+        ),
+        def(
+            "sample",
+            "Sample",
+            "Asks the client's model to answer a prompt through sampling/createMessage.",
+            object_schema(json!({ "prompt": { "type": "string" } }), &["prompt"]),
+            true,
+        ),
+        def(
+            "roots",
+            "Roots",
+            "Lists the client's roots through roots/list.",
+            object_schema(json!({}), &[]),
+            true,
+        ),
+        def(
+            "progress",
+            "Progress",
+            "Reports `steps` progress notifications to the caller's progress token.",
+            object_schema(
+                json!({ "steps": { "type": "integer", "minimum": 0, "maximum": 1000 } }),
+                &["steps"],
+            ),
+            true,
+        ),
+        def(
+            "slow",
+            "Slow",
+            "Waits `ms` milliseconds before answering; cancellable.",
+            object_schema(
+                json!({ "ms": { "type": "integer", "minimum": 0, "maximum": 600000 } }),
+                &["ms"],
+            ),
+            true,
+        ),
+        def(
+            "log",
+            "Log",
+            "Sends a notifications/message at the given level, honouring logging/setLevel.",
+            object_schema(
+                json!({
+                    "level": { "type": "string", "enum": super::session::LOG_LEVELS },
+                    "message": { "type": "string" },
+                }),
+                &["level", "message"],
+            ),
+            true,
+        ),
+        def(
+            "add_tool",
+            "Add tool",
+            "Registers a new echo-like tool and announces notifications/tools/list_changed.",
+            object_schema(
+                json!({ "name": { "type": "string", "pattern": "^[A-Za-z0-9_.-]{1,128}$" } }),
+                &["name"],
+            ),
+            false,
+        ),
+        def(
+            "touch",
+            "Touch",
+            "Marks a resource as updated, notifying subscribers.",
+            object_schema(json!({ "uri": { "type": "string" } }), &["uri"]),
+            true,
+        ),
+    ]
+}
+
+/// A tool registered at run time by `add_tool`: it echoes its text.
+fn dynamic_tool(name: &str) -> ToolDef {
+    let text = json!({ "text": { "type": "string" } });
+    def(
+        name,
+        name,
+        "Added at run time; echoes its text argument.",
+        object_schema(text, &["text"]),
+        true,
+    )
+}
+
+fn all_tools(session: &Session) -> Vec<ToolDef> {
+    let mut tools = static_tools();
+    tools.extend(session.dynamic_tools().iter().map(|name| dynamic_tool(name)));
+    tools
+}
+
+/// How `tool` appears in `tools/list` under `version`.
+fn describe(tool: &ToolDef, version: ProtocolVersion) -> Value {
+    let mut out = json!({
+        "name": tool.name,
+        "description": tool.description,
+        "inputSchema": tool.input_schema,
+    });
+    if version >= ProtocolVersion::V2025_03_26 {
+        out["annotations"] = json!({
+            "title": tool.title,
+            "readOnlyHint": tool.read_only,
+            "destructiveHint": false,
+            "openWorldHint": false,
+        });
+    }
+    if version >= ProtocolVersion::V2025_06_18 {
+        out["title"] = json!(tool.title);
+        if let Some(schema) = &tool.output_schema {
+            out["outputSchema"] = schema.clone();
+        }
+    }
+    out
+}
+
+/// `tools/list`.
+pub(crate) fn list(session: &Session, params: &Map<String, Value>) -> Result<Value, RpcError> {
+    let version = session.version();
+    let page = pagination::page("tools", &all_tools(session), params, PAGE_SIZE)?;
+    let tools: Vec<Value> = page.items.iter().map(|tool| describe(tool, version)).collect();
+    Ok(page.finish(Map::from_iter([("tools".to_owned(), Value::Array(tools))])))
+}
+
+/// A tool result with one text block.
+pub(crate) fn text_result(text: impl Into<String>) -> Value {
+    json!({ "content": [{ "type": "text", "text": text.into() }], "isError": false })
+}
+
+/// A tool execution error: reported in the result, not as a JSON-RPC error.
+pub(crate) fn error_result(text: impl Into<String>) -> Value {
+    json!({ "content": [{ "type": "text", "text": text.into() }], "isError": true })
+}
+
+/// What a call to one named tool needs.
+#[derive(Debug, Clone, Copy)]
+pub(crate) struct Call<'a> {
+    pub server: &'a Server,
+    pub args: Args<'a>,
+    /// `params._meta.progressToken` of the `tools/call` request.
+    pub progress_token: Option<&'a Value>,
+}
+
+/// `tools/call`.
+pub(crate) async fn call(server: &Server, params: &Map<String, Value>) -> Result<Value, RpcError> {
+    let name = params
+        .get("name")
+        .and_then(Value::as_str)
+        .ok_or_else(|| RpcError::invalid_params("tools/call needs a string `name`"))?;
+    let empty = Map::new();
+    let arguments = match params.get("arguments") {
+        None => &empty,
+        Some(Value::Object(arguments)) => arguments,
+        Some(_) => return Err(RpcError::invalid_params("`arguments` must be an object")),
+    };
+    let progress_token = params.get("_meta").and_then(|meta| meta.get("progressToken"));
+    let call = Call {
+        server,
+        args: Args(arguments),
+        progress_token,
+    };
+    let outcome = match name {
+        "echo" => local::echo(call),
+        "add" => local::add(call),
+        "fail" => Ok(error_result("the fail tool always fails")),
+        "elicit" => interactive::elicit(call).await,
+        "sample" => interactive::sample(call).await,
+        "roots" => interactive::roots(call).await,
+        "progress" => local::progress(call).await,
+        "slow" => local::slow(call).await,
+        "log" => local::log(call),
+        "add_tool" => local::add_tool(call),
+        "touch" => local::touch(call),
+        dynamic if server.session.dynamic_tools().iter().any(|t| t == dynamic) => {
+            local::dynamic_echo(call, dynamic)
+        }
+        unknown => return Err(RpcError::invalid_params(format!("unknown tool: {unknown}"))),
+    };
+    outcome.or_else(|ArgError(message)| {
+        // From 2025-11-25 input validation failures are tool execution errors (SEP-1303).
+        if server.session.version() >= ProtocolVersion::V2025_11_25 {
+            Ok(error_result(format!("invalid arguments for {name}: {message}")))
+        } else {
+            Err(RpcError::invalid_params(format!(
+                "invalid arguments for {name}: {message}"
+            )))
+        }
+    })
+}
+
+/// Whether `name` is one of the built-in tools.
+fn is_builtin(name: &str) -> bool {
+    static_tools().iter().any(|tool| tool.name == name)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn output_schema_and_title_appear_only_from_2025_06_18() {
+        let add = static_tools().into_iter().find(|t| t.name == "add").unwrap();
+        let old = describe(&add, ProtocolVersion::V2025_03_26);
+        assert!(old.get("outputSchema").is_none() && old.get("title").is_none());
+        assert!(old.get("annotations").is_some());
+        assert!(
+            describe(&add, ProtocolVersion::V2024_11_05)
+                .get("annotations")
+                .is_none()
+        );
+        let new = describe(&add, ProtocolVersion::V2025_06_18);
+        assert_eq!(new["outputSchema"]["required"], json!(["sum"]));
+        assert_eq!(new["title"], json!("Add"));
+    }
+
+    #[test]
+    fn every_input_schema_is_an_object_schema() {
+        for tool in static_tools() {
+            assert_eq!(tool.input_schema["type"], json!("object"), "{}", tool.name);
+            assert!(tool.input_schema["properties"].is_object(), "{}", tool.name);
+        }
+    }
+
+    #[test]
+    fn catalogue_spans_three_pages() {
+        let count = static_tools().len();
+        assert!(count > 2 * PAGE_SIZE && count <= 3 * PAGE_SIZE, "{count} tools");
+    }
+}
