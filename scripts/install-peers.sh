@@ -1,0 +1,173 @@
+#!/usr/bin/env bash
+# Installs the real MCP peers the harness runs against, then writes peers.env.
+#
+#   scripts/install-peers.sh            install (skips whatever is already at the pinned versions)
+#   scripts/install-peers.sh --check    install, then start each server and check it answers initialize
+#
+# Target directory: $MCP_CONFORM_PEERS, default <repo>/target/peers.
+#   node/      npm packages (everything server, TypeScript SDK)
+#   py/venv/   Python venv with the official `mcp` SDK (runs fixtures/peers/python/server.py)
+#   peers.env  `export` lines for EVERYTHING_SERVER_CMD and PYTHON_SERVER_CMD
+# Needs node, npm and python3 on PATH and access to the npm and PyPI registries.
+set -euo pipefail
+
+EVERYTHING_VERSION=2026.8.31
+TS_SDK_VERSION=1.32.2
+PY_MCP_VERSION=2.3.0
+
+REPO=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
+PEERS=${MCP_CONFORM_PEERS:-$REPO/target/peers}
+
+CHECK=false
+for arg in "$@"; do
+  case $arg in
+    --check) CHECK=true ;;
+    -h | --help) sed -n '2,11p' "${BASH_SOURCE[0]}" | sed 's/^# \{0,1\}//'; exit 0 ;;
+    *) echo "unknown argument: $arg (try --help)" >&2; exit 2 ;;
+  esac
+done
+
+log() { echo "[install-peers] $*"; }
+now() { date +%s.%N; }
+# elapsed START: seconds since START, one decimal
+elapsed() { awk -v a="$1" -v b="$(now)" 'BEGIN { printf "%.1f", b - a }'; }
+
+for tool in node npm python3; do
+  command -v "$tool" >/dev/null || { log "error: $tool is required on PATH"; exit 1; }
+done
+
+mkdir -p "$PEERS"
+PEERS=$(cd "$PEERS" && pwd)
+T_ALL=$(now)
+
+# A stamp file records which versions a step installed; a step is skipped when the
+# stamp matches the wanted versions and the installed files are still there.
+stamp_matches() { [ -f "$1" ] && [ "$(cat "$1")" = "$2" ]; }
+
+install_node() {
+  local dir=$PEERS/node wanted stamp
+  wanted="@modelcontextprotocol/server-everything@$EVERYTHING_VERSION @modelcontextprotocol/sdk@$TS_SDK_VERSION"
+  stamp=$dir/.installed
+  if stamp_matches "$stamp" "$wanted" && [ -d "$dir/node_modules/@modelcontextprotocol/server-everything" ]; then
+    log "node: already installed ($wanted)"
+    return
+  fi
+  local t0; t0=$(now)
+  mkdir -p "$dir"
+  cat > "$dir/package.json" <<JSON
+{
+  "name": "mcp-conform-peers",
+  "private": true,
+  "description": "Real MCP peers used by mcp-conform (written by scripts/install-peers.sh)",
+  "dependencies": {
+    "@modelcontextprotocol/server-everything": "$EVERYTHING_VERSION",
+    "@modelcontextprotocol/sdk": "$TS_SDK_VERSION"
+  }
+}
+JSON
+  log "node: npm install $wanted"
+  (cd "$dir" && npm install --no-audit --no-fund --loglevel=error)
+  echo "$wanted" > "$stamp"
+  log "node: done in $(elapsed "$t0")s"
+}
+
+install_python() {
+  local venv=$PEERS/py/venv wanted="mcp==$PY_MCP_VERSION" stamp=$PEERS/py/.installed
+  if stamp_matches "$stamp" "$wanted" && [ -x "$venv/bin/python" ]; then
+    log "python: already installed ($wanted)"
+    return
+  fi
+  local t0; t0=$(now)
+  [ -x "$venv/bin/python" ] || { log "python: creating venv $venv"; python3 -m venv "$venv"; }
+  log "python: pip install $wanted"
+  "$venv/bin/pip" install --quiet --disable-pip-version-check "$wanted"
+  echo "$wanted" > "$stamp"
+  log "python: done in $(elapsed "$t0")s"
+}
+
+# The everything server's entry point is whatever its package.json names as `bin`.
+everything_entry() {
+  local pkg=$PEERS/node/node_modules/@modelcontextprotocol/server-everything
+  node -e '
+    const pkg = require(process.argv[1] + "/package.json");
+    const bin = typeof pkg.bin === "string" ? pkg.bin : Object.values(pkg.bin || {})[0];
+    if (!bin) { console.error("server-everything has no bin entry"); process.exit(1); }
+    console.log(require("path").resolve(process.argv[1], bin));
+  ' "$pkg"
+}
+
+write_env() {
+  local entry env=$PEERS/peers.env tmp
+  entry=$(everything_entry)
+  tmp=$(mktemp)
+  cat > "$tmp" <<ENV
+# Written by scripts/install-peers.sh; source it before running tests against real peers.
+export MCP_CONFORM_PEERS="$PEERS"
+export EVERYTHING_SERVER_CMD="node $entry stdio"
+export PYTHON_SERVER_CMD="$PEERS/py/venv/bin/python $REPO/fixtures/peers/python/server.py stdio"
+ENV
+  if [ -f "$env" ] && cmp -s "$tmp" "$env"; then
+    rm -f "$tmp"
+    log "peers.env: unchanged ($env)"
+  else
+    mv "$tmp" "$env"
+    log "peers.env: written ($env)"
+  fi
+}
+
+# check_server NAME COMMAND: starts COMMAND, sends one initialize line, expects a result.
+check_server() {
+  local name=$1 cmd=$2 t0 out
+  t0=$(now)
+  if out=$(python3 - "$cmd" <<'PY'
+import json, shlex, signal, subprocess, sys
+TIMEOUT = 30
+# A server that never answers fails the check instead of hanging it; SystemExit
+# still runs the `finally` below, so the server is not left behind.
+signal.signal(signal.SIGALRM, lambda *_: sys.exit("no answer to initialize within %d s" % TIMEOUT))
+signal.alarm(TIMEOUT)
+init = {"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {
+    "protocolVersion": "2025-11-25", "capabilities": {},
+    "clientInfo": {"name": "install-peers-check", "version": "0"}}}
+proc = subprocess.Popen(shlex.split(sys.argv[1]), stdin=subprocess.PIPE, stdout=subprocess.PIPE,
+                        stderr=subprocess.DEVNULL, text=True)
+try:
+    proc.stdin.write(json.dumps(init) + "\n")
+    proc.stdin.flush()
+    for line in proc.stdout:
+        try:
+            msg = json.loads(line)
+        except ValueError:
+            sys.exit("not JSON on stdout: %r" % line[:200])
+        if msg.get("id") == 1:
+            result = msg.get("result") or sys.exit("error response: %s" % msg)
+            info = result["serverInfo"]
+            print("%s %s, protocol %s" % (info["name"], info.get("version"), result["protocolVersion"]))
+            break
+    else:
+        sys.exit("no response to initialize")
+finally:
+    proc.kill()
+    proc.wait()
+PY
+  ); then
+    log "check $name: ok ($out) in $(elapsed "$t0")s"
+  else
+    log "check $name: FAILED"
+    return 1
+  fi
+}
+
+install_node
+install_python
+write_env
+log "installed into $PEERS in $(elapsed "$T_ALL")s"
+
+if $CHECK; then
+  # shellcheck source=/dev/null
+  source "$PEERS/peers.env"
+  failed=0
+  check_server everything "$EVERYTHING_SERVER_CMD" || failed=1
+  check_server python "$PYTHON_SERVER_CMD" || failed=1
+  [ $failed -eq 0 ] || exit 1
+fi
