@@ -5,10 +5,10 @@
 //! name: reference
 //! description: the bundled reference server
 //! triggers:
-//!   tool_that_elicits: { tool: elicit, arguments: {} }
+//!   elicit_tool: { name: elicit, arguments: {} }
 //! ```
-//! A scenario that `requires.triggers: [tool_that_elicits]` reads it as
-//! `${trigger.tool_that_elicits.tool}` and `${trigger.tool_that_elicits.arguments}`.
+//! A scenario that `requires.triggers: [elicit_tool]` reads it as
+//! `${trigger.elicit_tool.name}` and `${trigger.elicit_tool.arguments}`.
 
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
@@ -23,7 +23,7 @@ pub struct Profile {
     pub name: String,
     #[serde(default)]
     pub description: Option<String>,
-    /// Trigger name → whatever the scenarios using it read (usually `tool`
+    /// Trigger name → whatever the scenarios using it read (usually `name`
     /// and `arguments`, plus what the tool is known to send).
     #[serde(default)]
     pub triggers: BTreeMap<String, Value>,
@@ -40,7 +40,10 @@ pub struct ProfileError {
 impl Profile {
     /// Reads a profile from a YAML file.
     pub fn load(path: &Path) -> Result<Profile, ProfileError> {
-        let error = |message: String| ProfileError { path: path.to_owned(), message };
+        let error = |message: String| ProfileError {
+            path: path.to_owned(),
+            message,
+        };
         let text = std::fs::read_to_string(path).map_err(|e| error(e.to_string()))?;
         Profile::parse(&text).map_err(error)
     }
@@ -59,6 +62,10 @@ mod tests {
     fn parses_triggers() {
         let p = Profile::parse("name: x\ntriggers:\n  t: {tool: elicit, arguments: {a: 1}}\n").unwrap();
         assert_eq!(p.triggers["t"]["tool"], "elicit");
-        assert!(Profile::parse("name: x\nbogus: 1\n").unwrap_err().contains("bogus"));
+        assert!(
+            Profile::parse("name: x\nbogus: 1\n")
+                .unwrap_err()
+                .contains("bogus")
+        );
     }
 }

@@ -1,0 +1,573 @@
+//! From what a scenario file says ([`super::file`]) to what runs
+//! ([`super::model`]): defaults applied, matchers and JSONPaths compiled,
+//! replies built, variables checked. Every problem is collected, each with
+//! its location, so an author sees them all at once.
+
+use std::collections::{BTreeMap, BTreeSet};
+use std::sync::LazyLock;
+use std::time::Duration;
+
+use regex::Regex;
+use serde_json::{Value, json};
+use serde_json_path::JsonPath;
+
+use super::file;
+use super::model::{self, AnswerKind, Reply, Scenario};
+use crate::Level;
+use crate::diag::Diagnostic;
+use crate::matcher::Matcher;
+use crate::span::{Located, SourceFile, Span};
+use crate::version::VersionSet;
+
+/// Budget of a whole scenario.
+pub const SCENARIO_TIMEOUT: Duration = Duration::from_secs(30);
+/// Budget of one response, one notification window, one peer request.
+pub const STEP_TIMEOUT: Duration = Duration::from_secs(5);
+/// Budget for the answer to raw input.
+pub const RAW_TIMEOUT: Duration = Duration::from_secs(2);
+/// Pages a `paginate` walk reads before it calls the list endless.
+pub const MAX_PAGES: u32 = 100;
+
+static REQUIREMENT_ID: LazyLock<Regex> =
+    LazyLock::new(|| Regex::new(r"^[A-Z]+-[0-9]{3}$").expect("valid regex"));
+static VARIABLE: LazyLock<Regex> = LazyLock::new(|| Regex::new(r"\$\{([^}.]+)").expect("valid regex"));
+
+/// Variables the engine defines before any step runs.
+const ENGINE_VARIABLES: [&str; 4] = ["protocol_version", "trigger", "server", "progress_token"];
+
+/// Validates a parsed file into a runnable scenario.
+pub fn validate(source: &SourceFile, parsed: file::ScenarioFile) -> Result<Scenario, Vec<Diagnostic>> {
+    let mut v = Validator {
+        source,
+        diagnostics: Vec::new(),
+        default_requirement: String::new(),
+        defined: BTreeSet::new(),
+    };
+    v.defined.extend(ENGINE_VARIABLES.iter().map(|s| (*s).to_owned()));
+    let id_span = parsed.id.span;
+    if parsed.requirements.is_empty() {
+        v.error(
+            id_span,
+            "a scenario cites at least one requirement",
+            "no `requirements`",
+        );
+    }
+    for requirement in &parsed.requirements {
+        v.requirement_id(requirement);
+    }
+    v.default_requirement = parsed
+        .requirements
+        .first()
+        .map(|r| r.value.clone())
+        .unwrap_or_default();
+    let versions = match &parsed.versions {
+        None => VersionSet::LEGACY,
+        Some(text) => text.value.parse().unwrap_or_else(|e| {
+            v.error_help(text.span, format!("invalid versions `{}`", text.value), "not a version set", format!("{e}; write e.g. `all`, `legacy`, `2025-06-18+`, `2024-11-05..2025-03-26` or a comma-separated list"));
+            VersionSet::LEGACY
+        }),
+    };
+    if parsed.steps.is_empty() {
+        v.error(id_span, "a scenario has at least one step", "no `steps`");
+    }
+    let timeout = v.millis(parsed.timeout_ms, SCENARIO_TIMEOUT, id_span);
+    let answers = parsed.answers.iter().map(|a| v.answer(a)).collect();
+    let steps = v.steps(&parsed.steps);
+    let client = model::ClientModel {
+        capabilities: parsed
+            .client
+            .capabilities
+            .as_ref()
+            .map_or_else(|| json!({}), |c| c.value.clone()),
+        info: parsed.client.info.as_ref().map(|i| i.value.clone()),
+        protocol_version: parsed.client.protocol_version.as_ref().map(|p| p.value.clone()),
+    };
+    let requires = model::Preconditions {
+        capabilities: parsed
+            .requires
+            .capabilities
+            .iter()
+            .map(|c| c.value.clone())
+            .collect(),
+        absent_capabilities: parsed
+            .requires
+            .absent_capabilities
+            .iter()
+            .map(|c| c.value.clone())
+            .collect(),
+        triggers: parsed.requires.triggers.iter().map(|t| t.value.clone()).collect(),
+    };
+    if !v.diagnostics.is_empty() {
+        return Err(v.diagnostics);
+    }
+    Ok(Scenario {
+        id: parsed.id.value,
+        title: parsed.title,
+        description: parsed.description,
+        source: source.clone(),
+        span: id_span,
+        requirements: parsed.requirements.into_iter().map(|r| r.value).collect(),
+        versions,
+        role: parsed.role.map_or(file::Role::Server, |r| r.value),
+        requires,
+        client,
+        handshake: parsed.handshake,
+        answers,
+        timeout,
+        steps,
+    })
+}
+
+struct Validator<'a> {
+    source: &'a SourceFile,
+    diagnostics: Vec<Diagnostic>,
+    default_requirement: String,
+    /// Variables defined by the steps seen so far.
+    defined: BTreeSet<String>,
+}
+
+impl Validator<'_> {
+    fn error(&mut self, span: Span, message: impl Into<String>, label: impl Into<String>) {
+        self.diagnostics
+            .push(Diagnostic::error(self.source, span, message).with_label(label));
+    }
+
+    fn error_help(
+        &mut self,
+        span: Span,
+        message: impl Into<String>,
+        label: impl Into<String>,
+        help: impl Into<String>,
+    ) {
+        self.diagnostics.push(
+            Diagnostic::error(self.source, span, message)
+                .with_label(label)
+                .with_help(help),
+        );
+    }
+
+    fn requirement_id(&mut self, id: &Located<String>) {
+        if !REQUIREMENT_ID.is_match(&id.value) {
+            self.error_help(
+                id.span,
+                format!("`{}` is not a requirement ID", id.value),
+                "not an ID",
+                "requirement IDs look like `TOOL-002` (see the requirement catalogue)",
+            );
+        }
+    }
+
+    fn millis(&mut self, millis: Option<u64>, default: Duration, span: Span) -> Duration {
+        match millis {
+            None => default,
+            Some(0) => {
+                self.error(span, "a timeout must be greater than 0 ms", "zero timeout");
+                default
+            }
+            Some(ms) => Duration::from_millis(ms),
+        }
+    }
+
+    fn tag(
+        &mut self,
+        level: Option<&Located<file::LevelName>>,
+        requirement: Option<&Located<String>>,
+        span: Span,
+    ) -> model::CheckTag {
+        if let Some(requirement) = requirement {
+            self.requirement_id(requirement);
+        }
+        let level = match level.map(|l| l.value) {
+            None | Some(file::LevelName::Must) => Level::Must,
+            Some(file::LevelName::Should) => Level::Should,
+            Some(file::LevelName::May) => Level::May,
+        };
+        let requirement = requirement.map_or_else(|| self.default_requirement.clone(), |r| r.value.clone());
+        model::CheckTag {
+            level,
+            requirement,
+            span,
+        }
+    }
+
+    fn matcher(&mut self, expected: &Located<Value>) -> Option<Matcher> {
+        self.template_variables(expected);
+        Matcher::compile(&expected.value)
+            .map_err(|e| {
+                let at = if e.pointer.is_empty() {
+                    String::new()
+                } else {
+                    format!(" at `{}`", e.pointer)
+                };
+                self.error(
+                    expected.span,
+                    format!("invalid matcher{at}: {}", e.message),
+                    "in this value",
+                );
+            })
+            .ok()
+    }
+
+    /// Every `${name...}` in a value refers to a variable defined earlier.
+    fn template_variables(&mut self, value: &Located<Value>) {
+        let mut undefined = BTreeSet::new();
+        collect_strings(&value.value, &mut |s| {
+            for found in VARIABLE.captures_iter(s) {
+                let name = &found[1];
+                if !self.defined.contains(name) {
+                    undefined.insert(name.to_owned());
+                }
+            }
+        });
+        for name in undefined {
+            let known: Vec<&str> = self.defined.iter().map(String::as_str).collect();
+            self.error_help(
+                value.span,
+                format!("undefined variable `${{{name}}}`"),
+                "used here",
+                format!("variables defined at this point: {}", known.join(", ")),
+            );
+        }
+    }
+
+    fn template(&mut self, value: Option<&Located<Value>>) -> Option<Value> {
+        value.map(|v| {
+            self.template_variables(v);
+            v.value.clone()
+        })
+    }
+
+    fn captures(&mut self, captures: &BTreeMap<String, Located<String>>) -> Vec<model::Capture> {
+        captures
+            .iter()
+            .filter_map(|(var, path)| {
+                if !self.defined.insert(var.clone()) && !ENGINE_VARIABLES.contains(&var.as_str()) {
+                    self.error(
+                        path.span,
+                        format!("variable `{var}` is captured twice"),
+                        "captured again here",
+                    );
+                }
+                match JsonPath::parse(&path.value) {
+                    Ok(compiled) => Some(model::Capture {
+                        var: var.clone(),
+                        path: compiled,
+                        span: path.span,
+                    }),
+                    Err(e) => {
+                        self.error_help(
+                            path.span,
+                            format!("invalid JSONPath `{}`", path.value),
+                            "here",
+                            format!("{e}; JSONPath (RFC 9535) starts with `$`, e.g. `$.result.nextCursor`"),
+                        );
+                        None
+                    }
+                }
+            })
+            .collect()
+    }
+
+    fn response(
+        &mut self,
+        expect: &Located<file::ResponseExpectation>,
+        inherited: Option<&model::CheckTag>,
+    ) -> model::ResponseCheck {
+        let e = &expect.value;
+        let tag = match (inherited, &e.level, &e.requirement) {
+            (Some(tag), None, None) => tag.clone(),
+            _ => self.tag(e.level.as_ref(), e.requirement.as_ref(), expect.span),
+        };
+        let given = usize::from(e.result.is_some())
+            + usize::from(e.error.is_some())
+            + usize::from(!e.any_of.is_empty())
+            + usize::from(e.none);
+        if given > 1 {
+            self.error(
+                expect.span,
+                "an expectation gives one of `result`, `error`, `any_of` or `none`",
+                "more than one given",
+            );
+        }
+        let expect_kind = if let Some(result) = &e.result {
+            self.matcher(result)
+                .map_or(model::ResponseExpect::Any, model::ResponseExpect::Result)
+        } else if let Some(error) = &e.error {
+            self.matcher(error)
+                .map_or(model::ResponseExpect::Any, model::ResponseExpect::Error)
+        } else if !e.any_of.is_empty() {
+            model::ResponseExpect::AnyOf(
+                e.any_of
+                    .iter()
+                    .map(|alt| self.response(alt, Some(&tag)))
+                    .collect(),
+            )
+        } else if e.none {
+            model::ResponseExpect::NoResponse
+        } else {
+            model::ResponseExpect::Any
+        };
+        model::ResponseCheck {
+            expect: expect_kind,
+            tag,
+            span: expect.span,
+        }
+    }
+
+    fn answer(&mut self, answer: &Located<file::Answer>) -> model::ScriptedAnswer {
+        let span = answer.span;
+        let (kind, method, expect, reply) = match &answer.value {
+            file::Answer::Elicitation(a) => {
+                let reply = match &a.reply.value {
+                    file::ElicitationReply::Accept {
+                        content: Some(content),
+                    } => Reply::Result(json!({"action": "accept", "content": content})),
+                    file::ElicitationReply::Accept { content: None } => {
+                        Reply::Result(json!({"action": "accept"}))
+                    }
+                    file::ElicitationReply::Decline => Reply::Result(json!({"action": "decline"})),
+                    file::ElicitationReply::Cancel => Reply::Result(json!({"action": "cancel"})),
+                    file::ElicitationReply::Error(e) => error_reply(e),
+                    file::ElicitationReply::NoReply => Reply::NoReply,
+                };
+                (
+                    AnswerKind::Elicitation,
+                    "elicitation/create".to_owned(),
+                    a.expect.as_ref(),
+                    reply,
+                )
+            }
+            file::Answer::Sampling(a) => {
+                let reply = match &a.reply.value {
+                    file::SamplingReply::Message(message) => Reply::Result(message.clone()),
+                    file::SamplingReply::Error(e) => error_reply(e),
+                    file::SamplingReply::NoReply => Reply::NoReply,
+                };
+                (
+                    AnswerKind::Sampling,
+                    "sampling/createMessage".to_owned(),
+                    a.expect.as_ref(),
+                    reply,
+                )
+            }
+            file::Answer::Roots(a) => {
+                let reply = match &a.reply.value {
+                    file::RootsReply::Roots(roots) => Reply::Result(json!({"roots": roots})),
+                    file::RootsReply::Error(e) => error_reply(e),
+                    file::RootsReply::NoReply => Reply::NoReply,
+                };
+                (
+                    AnswerKind::Roots,
+                    "roots/list".to_owned(),
+                    a.expect.as_ref(),
+                    reply,
+                )
+            }
+            file::Answer::Other(a) => {
+                let reply = match &a.reply.value {
+                    file::RawReply::Result(result) => Reply::Result(result.clone()),
+                    file::RawReply::Error(e) => error_reply(e),
+                    file::RawReply::NoReply => Reply::NoReply,
+                };
+                (
+                    AnswerKind::Other,
+                    a.method.value.clone(),
+                    a.expect.as_ref(),
+                    reply,
+                )
+            }
+        };
+        if let Reply::Result(template) = &reply {
+            self.template_variables(&Located::new(template.clone(), span));
+        }
+        let expect = expect.map(|asked| model::AskedFor {
+            params: asked.value.params.as_ref().and_then(|p| self.matcher(p)),
+            required: asked.value.required,
+            tag: self.tag(
+                asked.value.level.as_ref(),
+                asked.value.requirement.as_ref(),
+                asked.span,
+            ),
+        });
+        model::ScriptedAnswer {
+            kind,
+            method,
+            expect,
+            reply,
+            span,
+        }
+    }
+
+    fn steps(&mut self, steps: &[Located<file::Step>]) -> Vec<model::Step> {
+        steps
+            .iter()
+            .map(|step| model::Step {
+                kind: self.step(step),
+                span: step.span,
+            })
+            .collect()
+    }
+
+    fn step(&mut self, step: &Located<file::Step>) -> model::StepKind {
+        let span = step.span;
+        match &step.value {
+            file::Step::Request(r) => model::StepKind::Request(self.request(r, span)),
+            file::Step::Notify(n) => model::StepKind::Notify {
+                method: n.method.value.clone(),
+                params: self.template(n.params.as_ref()),
+            },
+            file::Step::SendRaw(raw) => model::StepKind::SendRaw {
+                text: raw.text.value.clone(),
+                expect: raw.expect.as_ref().map(|e| self.response(e, None)),
+                timeout: self.millis(raw.timeout_ms, RAW_TIMEOUT, span),
+            },
+            file::Step::ExpectNotifications(e) => {
+                let patterns = e
+                    .notifications
+                    .iter()
+                    .map(|p| {
+                        let min = p.value.min.unwrap_or(1);
+                        if p.value.max.is_some_and(|max| max < min) {
+                            self.error(p.span, "`max` is below `min`", "impossible count");
+                        }
+                        model::NotificationPattern {
+                            method: p.value.method.value.clone(),
+                            params: p.value.params.as_ref().and_then(|m| self.matcher(m)),
+                            min,
+                            max: p.value.max,
+                            capture: self.captures(&p.value.capture),
+                            span: p.span,
+                        }
+                    })
+                    .collect();
+                model::StepKind::ExpectNotifications {
+                    patterns,
+                    order: e.order,
+                    within: self.millis(e.within_ms, STEP_TIMEOUT, span),
+                    tag: self.tag(e.level.as_ref(), e.requirement.as_ref(), span),
+                }
+            }
+            file::Step::ExpectSilence(e) => model::StepKind::ExpectSilence {
+                within: self.millis(Some(e.within_ms), STEP_TIMEOUT, span),
+                forbid: e.forbid.iter().map(|f| f.value.clone()).collect(),
+                tag: self.tag(e.level.as_ref(), e.requirement.as_ref(), span),
+            },
+            file::Step::ExpectRequest(e) => model::StepKind::ExpectRequest {
+                method: e.method.value.clone(),
+                params: e.params.as_ref().and_then(|p| self.matcher(p)),
+                within: self.millis(e.within_ms, STEP_TIMEOUT, span),
+                tag: self.tag(e.level.as_ref(), e.requirement.as_ref(), span),
+            },
+            file::Step::Await(a) => model::StepKind::Await {
+                request: a.request.value.clone(),
+                expect: a.expect.as_ref().map(|e| self.response(e, None)),
+                capture: self.captures(&a.capture),
+                timeout: self.millis(a.timeout_ms, STEP_TIMEOUT, span),
+            },
+            file::Step::Paginate(p) => {
+                let key = p.key.as_ref().map(|k| {
+                    if !k.value.is_empty() && !k.value.starts_with('/') {
+                        self.error_help(
+                            k.span,
+                            "`key` is a JSON Pointer",
+                            "not a pointer",
+                            "write e.g. `/name`",
+                        );
+                    }
+                    k.value.clone()
+                });
+                let walk = model::PaginateStep {
+                    method: p.method.value.clone(),
+                    params: self.template(p.params.as_ref()),
+                    items: p.items.value.clone(),
+                    key,
+                    max_pages: p.max_pages.unwrap_or(MAX_PAGES).max(1),
+                    expect_page: p.expect_page.as_ref().and_then(|m| self.matcher(m)),
+                    expect_item: p.expect_item.as_ref().and_then(|m| self.matcher(m)),
+                    capture: p.capture.as_ref().map(|c| c.value.clone()),
+                    timeout: self.millis(p.timeout_ms, STEP_TIMEOUT, span),
+                    tag: self.tag(p.level.as_ref(), p.requirement.as_ref(), span),
+                };
+                if let Some(var) = &walk.capture {
+                    self.defined.insert(var.clone());
+                }
+                model::StepKind::Paginate(walk)
+            }
+            file::Step::ForEach(f) => {
+                if !self.defined.contains(&f.list.value) {
+                    self.error(
+                        f.list.span,
+                        format!("undefined variable `{}`", f.list.value),
+                        "nothing captured this list",
+                    );
+                }
+                let added = self.defined.insert(f.binding.value.clone());
+                let steps = self.steps(&f.steps);
+                if added {
+                    self.defined.remove(&f.binding.value);
+                }
+                model::StepKind::ForEach {
+                    list: f.list.value.clone(),
+                    binding: f.binding.value.clone(),
+                    limit: f.limit,
+                    steps,
+                }
+            }
+            file::Step::Set(values) => {
+                for value in values.values() {
+                    self.template_variables(&Located::new(value.clone(), span));
+                }
+                self.defined.extend(values.keys().cloned());
+                model::StepKind::Set(values.clone())
+            }
+            file::Step::Sleep(ms) => model::StepKind::Sleep(Duration::from_millis(*ms)),
+            file::Step::Close(c) => model::StepKind::Close {
+                expect_exit_within: c.expect_exit_within_ms.map(Duration::from_millis),
+                tag: self.tag(c.level.as_ref(), c.requirement.as_ref(), span),
+            },
+        }
+    }
+
+    fn request(&mut self, r: &file::RequestStep, span: Span) -> model::RequestStep {
+        let params = self.template(r.params.as_ref());
+        let id = self.template(r.id.as_ref());
+        let answers = r.answers.iter().map(|a| self.answer(a)).collect();
+        let expect = r.expect.as_ref().map(|e| self.response(e, None));
+        if let Some(name) = &r.name {
+            self.defined.insert(format!("{}.id", name.value));
+            self.defined.insert(name.value.clone());
+        }
+        model::RequestStep {
+            method: r.method.value.clone(),
+            params,
+            id,
+            progress: r.progress,
+            name: r.name.as_ref().map(|n| n.value.clone()),
+            wait: r.wait,
+            answers,
+            expect,
+            capture: self.captures(&r.capture),
+            timeout: self.millis(r.timeout_ms, STEP_TIMEOUT, span),
+        }
+    }
+}
+
+fn error_reply(e: &file::ErrorReply) -> Reply {
+    Reply::Error {
+        code: e.code,
+        message: e.message.clone(),
+        data: e.data.clone(),
+    }
+}
+
+fn collect_strings(value: &Value, found: &mut impl FnMut(&str)) {
+    match value {
+        Value::String(s) => found(s),
+        Value::Array(items) => items.iter().for_each(|v| collect_strings(v, found)),
+        Value::Object(map) => map.iter().for_each(|(k, v)| {
+            found(k);
+            collect_strings(v, found);
+        }),
+        _ => {}
+    }
+}

@@ -1,0 +1,294 @@
+//! The `mcp-conform` command line.
+
+use std::io::Write as _;
+use std::path::PathBuf;
+use std::process::ExitCode;
+use std::sync::Arc;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::time::Instant;
+
+use clap::{Parser, Subcommand};
+use mcp_conform_core::Verdict;
+use mcp_conform_core::diag::Diagnostic;
+use mcp_conform_core::protocol::official::OfficialSchemas;
+use mcp_conform_core::version::ProtocolVersion;
+use mcp_mock_peers::transport::StdioCommand;
+
+use crate::output;
+use crate::runner::{RunConfig, RunEvent, ScenarioOutcome, Target, run_suite};
+use crate::schemas;
+use crate::select::{load_profile, load_scenarios};
+
+/// Exit codes, as documented in README.
+pub mod exit {
+    /// Every scenario passed, was not applicable or not observed.
+    pub const OK: u8 = 0;
+    /// At least one conformance failure.
+    pub const FAILURES: u8 = 1;
+    /// Bad invocation or a bad scenario file.
+    pub const USAGE: u8 = 2;
+    /// Infrastructure error: the peer could not be started, a run was interrupted.
+    pub const ERROR: u8 = 3;
+}
+
+#[derive(Debug, Parser)]
+#[command(
+    name = "mcp-conform",
+    version,
+    about = "Conformance test harness and mock peer for MCP"
+)]
+pub struct Cli {
+    #[command(subcommand)]
+    pub command: Command,
+}
+
+#[derive(Debug, Subcommand)]
+pub enum Command {
+    /// Run scenarios against a server.
+    Run(RunArgs),
+    /// List the scenarios that would run.
+    List {
+        /// Scenario files or directories (default: the bundled suite).
+        paths: Vec<PathBuf>,
+    },
+    /// Print the JSON Schema of scenario files.
+    Schema,
+    /// Official MCP schema files (for `run --schema-dir`).
+    Schemas {
+        #[command(subcommand)]
+        command: SchemasCommand,
+    },
+    /// Serve the bundled reference server over stdio.
+    #[command(hide = true)]
+    ReferenceServer,
+}
+
+#[derive(Debug, Subcommand)]
+pub enum SchemasCommand {
+    /// Download the official schema files into a cache directory.
+    Fetch {
+        /// Base URL; `{base}/{version}/schema.json` is fetched.
+        #[arg(long, default_value = schemas::DEFAULT_BASE_URL)]
+        url: String,
+        /// Where to write them (default: the user cache).
+        #[arg(long)]
+        dest: Option<PathBuf>,
+        /// Versions to fetch (default: all).
+        #[arg(long = "version")]
+        versions: Vec<ProtocolVersion>,
+    },
+}
+
+#[derive(Debug, clap::Args)]
+pub struct RunArgs {
+    /// The server's command line, split like a shell would but run without
+    /// one. Default: the bundled reference server.
+    #[arg(long, value_name = "COMMAND")]
+    pub stdio: Option<String>,
+    /// Scenario files or directories (default: the bundled suite).
+    pub paths: Vec<PathBuf>,
+    /// Scenarios to run at once (default: the number of cores).
+    #[arg(long, short)]
+    pub jobs: Option<usize>,
+    /// A bundled profile name or a profile file binding triggers to the
+    /// server's tools. Default: `reference` for the bundled server, none otherwise.
+    #[arg(long)]
+    pub profile: Option<String>,
+    /// The protocol version to offer.
+    #[arg(long, default_value = "2025-11-25")]
+    pub protocol: ProtocolVersion,
+    /// Only scenarios whose id contains this text (repeatable).
+    #[arg(long = "filter", short = 'f')]
+    pub filters: Vec<String>,
+    /// Also validate every frame against official schema files in this
+    /// directory (`<version>/schema.json`, see `schemas fetch`).
+    #[arg(long)]
+    pub schema_dir: Option<PathBuf>,
+    /// Seconds the server has to answer `initialize`.
+    #[arg(long, default_value_t = 10)]
+    pub startup_timeout: u64,
+}
+
+/// Runs the command line; returns the process exit code.
+pub fn main() -> ExitCode {
+    let cli = Cli::parse();
+    ExitCode::from(match cli.command {
+        Command::Run(args) => run(args),
+        Command::List { paths } => list(&paths),
+        Command::Schema => {
+            let schema = mcp_conform_core::scenario::schema::scenario_json_schema();
+            println!("{}", serde_json::to_string_pretty(&schema).unwrap_or_default());
+            exit::OK
+        }
+        Command::Schemas {
+            command: SchemasCommand::Fetch { url, dest, versions },
+        } => fetch(&url, dest, versions),
+        Command::ReferenceServer => match mcp_mock_peers::reference::serve_stdio_blocking() {
+            Ok(()) => exit::OK,
+            Err(error) => {
+                eprintln!("reference server: {error}");
+                exit::ERROR
+            }
+        },
+    })
+}
+
+fn run(args: RunArgs) -> u8 {
+    let scenarios = match load_scenarios(&args.paths, &args.filters) {
+        Ok(scenarios) => scenarios,
+        Err(diagnostics) => return report_diagnostics(&diagnostics),
+    };
+    if scenarios.is_empty() {
+        eprintln!(
+            "error: no scenario selected (check the paths and --filter); a run that tests nothing is not a pass"
+        );
+        return exit::USAGE;
+    }
+    let bundled_server = args.stdio.is_none();
+    let command = match &args.stdio {
+        Some(line) => StdioCommand::parse(line),
+        None => reference_server_command(),
+    };
+    let command = match command {
+        Ok(command) => command,
+        Err(error) => {
+            eprintln!("error: --stdio: {error}");
+            return exit::USAGE;
+        }
+    };
+    let mut config = RunConfig::new(Target::Stdio(command));
+    config.protocol = args.protocol;
+    config.startup_timeout = std::time::Duration::from_secs(args.startup_timeout);
+    let profile = args
+        .profile
+        .clone()
+        .or_else(|| bundled_server.then(|| "reference".to_owned()));
+    if let Some(profile) = profile {
+        match load_profile(&profile) {
+            Ok(profile) => config.profile = Some(profile),
+            Err(error) => {
+                eprintln!("error: --profile: {error}");
+                return exit::USAGE;
+            }
+        }
+    }
+    if let Some(dir) = &args.schema_dir {
+        match OfficialSchemas::load_dir(dir) {
+            Ok(official) => config.official = Some(Arc::new(official)),
+            Err(error) => {
+                eprintln!("error: --schema-dir: {error}");
+                return exit::USAGE;
+            }
+        }
+    }
+    let jobs = args
+        .jobs
+        .unwrap_or_else(|| std::thread::available_parallelism().map_or(2, |n| n.get()));
+    let profile_name = config.profile.as_ref().map_or("none".into(), |p| p.name.clone());
+    println!(
+        "mcp-conform {} · {} · protocol {} · profile {profile_name} · {} scenarios · {jobs} jobs\n",
+        env!("CARGO_PKG_VERSION"),
+        config.target.display(),
+        config.protocol,
+        scenarios.len()
+    );
+    let interrupted = interrupt_flag();
+    let started = Instant::now();
+    let outcomes = run_suite(&scenarios, &config, jobs, &interrupted, |event| {
+        if let RunEvent::Finished { outcome, .. } = event {
+            anstream::println!("{}", output::scenario_line(outcome));
+        }
+    });
+    anstream::print!("{}", output::failure_details(&outcomes));
+    println!("{}", output::summary(&outcomes, started.elapsed()));
+    let _ = std::io::stdout().flush();
+    if interrupted.load(Ordering::SeqCst) {
+        eprintln!("interrupted: the results above are those of the scenarios that finished");
+    }
+    exit_code(&outcomes)
+}
+
+/// The exit code of a finished run: errors first (the run cannot be
+/// trusted), then failures.
+pub fn exit_code(outcomes: &[ScenarioOutcome]) -> u8 {
+    let worst = outcomes.iter().map(|o| o.verdict).max();
+    match worst {
+        Some(Verdict::Error) => exit::ERROR,
+        Some(Verdict::Fail) => exit::FAILURES,
+        _ => exit::OK,
+    }
+}
+
+fn list(paths: &[PathBuf]) -> u8 {
+    match load_scenarios(paths, &[]) {
+        Ok(scenarios) => {
+            for scenario in scenarios {
+                println!(
+                    "{:<40} {:<22} {:<24} {}",
+                    scenario.id,
+                    scenario.versions.to_string(),
+                    scenario.requirements.join(","),
+                    scenario.title
+                );
+            }
+            exit::OK
+        }
+        Err(diagnostics) => report_diagnostics(&diagnostics),
+    }
+}
+
+fn fetch(url: &str, dest: Option<PathBuf>, versions: Vec<ProtocolVersion>) -> u8 {
+    let versions = if versions.is_empty() {
+        ProtocolVersion::ALL.to_vec()
+    } else {
+        versions
+    };
+    let dest = dest.unwrap_or_else(schemas::default_cache_dir);
+    match schemas::fetch(url, &versions, &dest) {
+        Ok(report) => {
+            println!("{report}");
+            exit::OK
+        }
+        Err(error) => {
+            eprintln!("error: {error}");
+            exit::ERROR
+        }
+    }
+}
+
+fn report_diagnostics(diagnostics: &[Diagnostic]) -> u8 {
+    let color = anstream::AutoStream::choice(&std::io::stderr()) != anstream::ColorChoice::Never;
+    for diagnostic in diagnostics {
+        eprintln!("{}", diagnostic.render(color));
+    }
+    eprintln!("{} error(s) in scenario files", diagnostics.len());
+    exit::USAGE
+}
+
+/// This very binary, serving the reference server.
+fn reference_server_command() -> Result<StdioCommand, mcp_mock_peers::transport::TransportError> {
+    let exe = std::env::current_exe()
+        .map_err(|e| mcp_mock_peers::transport::TransportError::CommandLine(e.to_string()))?;
+    Ok(StdioCommand {
+        program: exe.display().to_string(),
+        args: vec!["reference-server".into()],
+        env: Vec::new(),
+        cwd: None,
+    })
+}
+
+/// Set on Ctrl-C: running scenarios stop and kill their peers, and what
+/// finished is still reported.
+fn interrupt_flag() -> Arc<AtomicBool> {
+    let flag = Arc::new(AtomicBool::new(false));
+    let set = flag.clone();
+    std::thread::spawn(move || {
+        let Ok(runtime) = tokio::runtime::Builder::new_current_thread().enable_io().build() else {
+            return;
+        };
+        if runtime.block_on(tokio::signal::ctrl_c()).is_ok() {
+            set.store(true, Ordering::SeqCst);
+        }
+    });
+    flag
+}

@@ -1,0 +1,160 @@
+//! The terminal reporter: one line per scenario as it finishes, then each
+//! failure with its diff and scenario location, then a summary.
+
+use std::fmt::Write as _;
+use std::time::Duration;
+
+use anstyle::{AnsiColor, Style};
+use mcp_conform_core::Verdict;
+use serde_json::Value;
+use similar::TextDiff;
+
+use crate::runner::{Check, ScenarioOutcome};
+
+/// How a verdict reads in a status column.
+pub fn label(verdict: Verdict) -> &'static str {
+    match verdict {
+        Verdict::Pass => "pass",
+        Verdict::NotApplicable => "not-applicable",
+        Verdict::NotObserved => "not-observed",
+        Verdict::NonStrict => "non-strict",
+        Verdict::Fail => "FAIL",
+        Verdict::Error => "ERROR",
+    }
+}
+
+fn style(verdict: Verdict) -> Style {
+    let color = match verdict {
+        Verdict::Pass => AnsiColor::Green,
+        Verdict::NotApplicable | Verdict::NotObserved => AnsiColor::BrightBlack,
+        Verdict::NonStrict => AnsiColor::Yellow,
+        Verdict::Fail | Verdict::Error => AnsiColor::Red,
+    };
+    Style::new().fg_color(Some(color.into()))
+}
+
+/// The line printed when a scenario finishes.
+pub fn scenario_line(outcome: &ScenarioOutcome) -> String {
+    let verdict = style(outcome.verdict);
+    let mut line = format!(
+        "{verdict}{:<14}{verdict:#} {:<40} {:>6}",
+        label(outcome.verdict),
+        outcome.id,
+        seconds(outcome.duration)
+    );
+    if let Some(note) = outcome.note.as_ref().filter(|_| outcome.verdict != Verdict::Fail) {
+        write!(line, "  ({note})").expect("writing to a String");
+    }
+    line
+}
+
+/// The details of every scenario that did not pass, not-applicable and
+/// not-observed ones excepted (their line says why).
+pub fn failure_details(outcomes: &[ScenarioOutcome]) -> String {
+    let mut out = String::new();
+    for outcome in outcomes
+        .iter()
+        .filter(|o| matches!(o.verdict, Verdict::Fail | Verdict::NonStrict | Verdict::Error))
+    {
+        let location = outcome
+            .checks
+            .iter()
+            .find(|c| c.verdict == outcome.verdict)
+            .map(|c| c.span);
+        let at = match location.filter(|s| s.is_known()) {
+            Some(span) => format!("{}:{span}", outcome.path.display()),
+            None => outcome.path.display().to_string(),
+        };
+        writeln!(out, "\n── {} ({}) ── {at}", outcome.id, label(outcome.verdict)).expect("String");
+        writeln!(out, "   {}", outcome.title).expect("String");
+        if let Some(note) = &outcome.note {
+            writeln!(out, "   {note}").expect("String");
+        }
+        for check in outcome.checks.iter().filter(|c| c.verdict >= Verdict::NonStrict) {
+            out.push_str(&check_details(outcome, check));
+        }
+        if let Some(tail) = &outcome.stderr_tail {
+            writeln!(out, "   stderr of the peer (last lines):").expect("String");
+            for line in tail.lines() {
+                writeln!(out, "   | {line}").expect("String");
+            }
+        }
+    }
+    out
+}
+
+fn check_details(outcome: &ScenarioOutcome, check: &Check) -> String {
+    let mut out = String::new();
+    let at = if check.span.is_known() {
+        format!(" at {}:{}", outcome.path.display(), check.span)
+    } else {
+        String::new()
+    };
+    writeln!(
+        out,
+        "   {} {} [{} {:?}]{at}",
+        label(check.verdict),
+        check.name,
+        check.requirement,
+        check.level
+    )
+    .expect("String");
+    for line in check.message.iter().flat_map(|m| m.lines()) {
+        writeln!(out, "     {line}").expect("String");
+    }
+    if let (Some(expected), Some(actual)) = (&check.expected, &check.actual) {
+        out.push_str(&diff(expected, actual));
+    }
+    if let Some(frame) = check.frame.and_then(|i| outcome.transcript.get(i)) {
+        let text = frame.text();
+        let short: String = text.chars().take(300).collect();
+        writeln!(
+            out,
+            "     frame: {short}{}",
+            if short.len() < text.len() { "…" } else { "" }
+        )
+        .expect("String");
+    }
+    out
+}
+
+/// A line diff of two values, pretty-printed: `-` expected, `+` actual.
+pub fn diff(expected: &Value, actual: &Value) -> String {
+    let expected = serde_json::to_string_pretty(expected).unwrap_or_default() + "\n";
+    let actual = serde_json::to_string_pretty(actual).unwrap_or_default() + "\n";
+    let diff = TextDiff::from_lines(&expected, &actual);
+    let mut out = String::from("     diff (- expected, + actual):\n");
+    for hunk in diff.unified_diff().context_radius(3).iter_hunks() {
+        for change in hunk.iter_changes() {
+            write!(out, "     {}{}", change.tag(), change).expect("String");
+        }
+    }
+    out
+}
+
+/// The closing summary line.
+pub fn summary(outcomes: &[ScenarioOutcome], elapsed: Duration) -> String {
+    let count = |verdict| outcomes.iter().filter(|o| o.verdict == verdict).count();
+    let parts: Vec<String> = [
+        Verdict::Pass,
+        Verdict::Fail,
+        Verdict::NonStrict,
+        Verdict::Error,
+        Verdict::NotApplicable,
+        Verdict::NotObserved,
+    ]
+    .into_iter()
+    .filter(|v| count(*v) > 0 || *v == Verdict::Pass)
+    .map(|v| format!("{} {}", count(v), label(v).to_lowercase()))
+    .collect();
+    format!(
+        "\n{} scenarios: {} in {}",
+        outcomes.len(),
+        parts.join(", "),
+        seconds(elapsed)
+    )
+}
+
+fn seconds(duration: Duration) -> String {
+    format!("{:.2}s", duration.as_secs_f64())
+}

@@ -1,0 +1,123 @@
+//! Answers the peer's own requests from the scenario's script, and judges
+//! what the peer asked for.
+
+use mcp_conform_core::Level;
+use mcp_conform_core::matcher::{MatchContext, render_template};
+use mcp_conform_core::scenario::model::{Reply, ScriptedAnswer};
+use mcp_conform_core::version::ProtocolVersion;
+use mcp_mock_peers::client::{PeerRequest, RequestHandler, default_reply};
+use serde_json::{Value, json};
+
+use super::outcome::Check;
+use super::verify::check_matcher;
+
+/// Which scripted answer served a request.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum AnswerSource {
+    Step(usize),
+    Scenario(usize),
+}
+
+/// The scripted answers in force at one moment: the running step's first,
+/// then the scenario's. Records every use and every check it makes.
+#[derive(Debug)]
+pub struct ScriptHandler<'a> {
+    pub step: &'a [ScriptedAnswer],
+    pub scenario: &'a [ScriptedAnswer],
+    pub vars: &'a mut MatchContext,
+    /// Client capabilities we declared: the peer may only ask for these.
+    pub declared: &'a Value,
+    pub version: Option<ProtocolVersion>,
+    pub checks: Vec<Check>,
+    pub used: Vec<AnswerSource>,
+}
+
+impl ScriptHandler<'_> {
+    fn find(&self, method: &str) -> Option<(AnswerSource, &ScriptedAnswer)> {
+        let in_step = self.step.iter().enumerate().find(|(_, a)| a.method == method);
+        in_step.map(|(i, a)| (AnswerSource::Step(i), a)).or_else(|| {
+            let in_scenario = self.scenario.iter().enumerate().find(|(_, a)| a.method == method);
+            in_scenario.map(|(i, a)| (AnswerSource::Scenario(i), a))
+        })
+    }
+
+    /// A peer request for a client feature we never declared breaks the
+    /// capability rules (SHOULD NOT before 2025-06-18, MUST NOT after).
+    fn capability_check(&self, request: &PeerRequest) -> Option<Check> {
+        let (capability, requirement) = match request.method.as_str() {
+            "elicitation/create" => ("elicitation", "ELIC-002"),
+            "sampling/createMessage" => ("sampling", "SAMP-001"),
+            "roots/list" => ("roots", "ROOT-001"),
+            _ => return None,
+        };
+        let level = match self.version {
+            Some(v) if v < ProtocolVersion::V2025_06_18 => Level::Should,
+            _ => Level::Must,
+        };
+        let name = format!("{} only to a client that declared `{capability}`", request.method);
+        let declared = self.declared.get(capability).is_some_and(|c| !c.is_null());
+        Some(if declared {
+            Check::pass(name, requirement, level, Default::default())
+        } else {
+            Check::broken(
+                name,
+                requirement,
+                level,
+                Default::default(),
+                format!(
+                    "the peer sent {} but we did not declare `{capability}`",
+                    request.method
+                ),
+            )
+        })
+    }
+}
+
+impl RequestHandler for ScriptHandler<'_> {
+    fn answer(&mut self, request: &PeerRequest) -> Reply {
+        if let Some(check) = self.capability_check(request) {
+            self.checks.push(check.at_frame(Some(request.index)));
+        }
+        let Some((source, answer)) = self.find(&request.method) else {
+            return fallback_reply(&request.method, self.declared);
+        };
+        let (reply, expect) = (answer.reply.clone(), answer.expect.clone());
+        self.used.push(source);
+        if let Some(asked) = expect
+            && let Some(matcher) = &asked.params
+        {
+            let name = format!("what the peer asked for in {}", request.method);
+            let params = request.params.clone().unwrap_or(Value::Null);
+            let check = check_matcher(name, &asked.tag, matcher, Some(&params), self.vars);
+            self.checks.push(check.at_frame(Some(request.index)));
+        }
+        match reply {
+            Reply::Result(template) => match render_template(&template, &self.vars.vars) {
+                Ok(result) => Reply::Result(result),
+                Err(undefined) => Reply::Error {
+                    code: -32603,
+                    message: format!("scenario reply refers to an undefined variable: {undefined}"),
+                    data: None,
+                },
+            },
+            other => other,
+        }
+    }
+}
+
+/// What we answer when nothing is scripted: like a real client that declared
+/// the feature but whose user walked away (cancel, refusal, no roots), and
+/// "method not found" for features we did not declare.
+fn fallback_reply(method: &str, declared: &Value) -> Reply {
+    let declared = |cap: &str| declared.get(cap).is_some_and(|c| !c.is_null());
+    match method {
+        "elicitation/create" if declared("elicitation") => Reply::Result(json!({"action": "cancel"})),
+        "roots/list" if declared("roots") => Reply::Result(json!({"roots": []})),
+        "sampling/createMessage" if declared("sampling") => Reply::Error {
+            code: -1,
+            message: "the user rejected the sampling request".into(),
+            data: None,
+        },
+        other => default_reply(other),
+    }
+}

@@ -1,0 +1,157 @@
+//! The `initialize` handshake the engine performs unless a scenario takes
+//! over the lifecycle itself.
+
+use mcp_conform_core::scenario::model::CheckTag;
+use mcp_conform_core::version::ProtocolVersion;
+use mcp_conform_core::{Level, Verdict};
+use mcp_mock_peers::client::WaitError;
+use serde_json::{Value, json};
+use tokio::time::Instant;
+
+use super::RunConfig;
+use super::outcome::Check;
+use super::scenario::dotted;
+use super::steps::{StepRunner, Stop, Wait};
+use super::verify::summarize;
+
+/// How the handshake ended.
+pub enum Handshaken {
+    Ready,
+    Stopped(Stop),
+}
+
+/// Sends `initialize`, judges the answer, checks the scenario's capability
+/// preconditions, then sends `notifications/initialized`.
+pub async fn handshake(runner: &mut StepRunner<'_>, config: &RunConfig) -> Handshaken {
+    let scenario = runner.scenario;
+    let offered = scenario
+        .client
+        .protocol_version
+        .clone()
+        .unwrap_or_else(|| config.protocol.to_string());
+    let info = scenario
+        .client
+        .info
+        .clone()
+        .unwrap_or_else(|| json!({"name": "mcp-conform", "version": env!("CARGO_PKG_VERSION")}));
+    let params = json!({
+        "protocolVersion": offered,
+        "capabilities": scenario.client.capabilities,
+        "clientInfo": info,
+    });
+    let id = match runner.session.request("initialize", Some(params), None).await {
+        Ok(id) => id,
+        Err(error) => return Handshaken::Stopped(Stop::halted(Verdict::Error, error.to_string())),
+    };
+    let deadline = Instant::now() + config.startup_timeout;
+    let response = match runner.wait(Wait::Response(&id), deadline, &[]).await {
+        Ok(got) => got.message(),
+        Err(WaitError::Closed(exit)) if runner.session.transcript().len() <= 1 => {
+            let note = format!(
+                "the server exited before answering initialize ({})",
+                exit.description
+            );
+            return Handshaken::Stopped(Stop::halted(Verdict::Error, note));
+        }
+        Err(error) => {
+            let message = match error {
+                WaitError::TimedOut => {
+                    format!(
+                        "no answer to initialize within {} ms",
+                        config.startup_timeout.as_millis()
+                    )
+                }
+                other => runner.describe(&other),
+            };
+            runner.checks.push(Check::broken(
+                "answer to initialize",
+                "LIFE-003",
+                Level::Must,
+                scenario.span,
+                message,
+            ));
+            return Handshaken::Stopped(Stop::Done);
+        }
+    };
+    let Some(result) = response.get("result") else {
+        let message = format!("initialize was answered with {}", summarize(&response));
+        runner.checks.push(Check::broken(
+            "answer to initialize",
+            "LIFE-005",
+            Level::Must,
+            scenario.span,
+            message,
+        ));
+        return Handshaken::Stopped(Stop::Done);
+    };
+    let answered = result
+        .get("protocolVersion")
+        .and_then(Value::as_str)
+        .unwrap_or_default();
+    match answered.parse::<ProtocolVersion>() {
+        Ok(version) if scenario.versions.contains(version) => runner.version = version,
+        Ok(version) => {
+            let note = format!(
+                "the server negotiated {version}; the scenario applies to {}",
+                scenario.versions
+            );
+            return Handshaken::Stopped(Stop::halted(Verdict::NotApplicable, note));
+        }
+        Err(_) => {
+            let message =
+                format!("the server answered protocolVersion {answered:?}, which is no MCP version");
+            runner.checks.push(Check::broken(
+                "negotiated version",
+                "LIFE-005",
+                Level::Must,
+                scenario.span,
+                message,
+            ));
+            return Handshaken::Stopped(Stop::Done);
+        }
+    }
+    let capabilities = result.get("capabilities").cloned().unwrap_or(Value::Null);
+    if let Some(stop) = capability_precondition(runner, &capabilities) {
+        return Handshaken::Stopped(stop);
+    }
+    runner.ctx.vars.insert(
+        "server".into(),
+        json!({
+            "capabilities": capabilities,
+            "info": result.get("serverInfo"),
+            "protocolVersion": answered,
+        }),
+    );
+    if let Err(error) = runner.session.notify("notifications/initialized", None).await {
+        let tag = CheckTag {
+            level: Level::Must,
+            requirement: "LIFE-007".into(),
+            span: scenario.span,
+        };
+        return Handshaken::Stopped(runner.peer_gone(&tag, &WaitError::Transport(error.to_string())));
+    }
+    Handshaken::Ready
+}
+
+/// Not-applicable when the server lacks a capability the scenario needs, or
+/// declares one it must not have.
+fn capability_precondition(runner: &StepRunner<'_>, capabilities: &Value) -> Option<Stop> {
+    let requires = &runner.scenario.requires;
+    if let Some(missing) = requires
+        .capabilities
+        .iter()
+        .find(|path| dotted(capabilities, path).is_none())
+    {
+        let note = format!("the server does not declare the `{missing}` capability");
+        return Some(Stop::halted(Verdict::NotApplicable, note));
+    }
+    if let Some(present) = requires
+        .absent_capabilities
+        .iter()
+        .find(|path| dotted(capabilities, path).is_some())
+    {
+        let note = format!("the server declares the `{present}` capability");
+        return Some(Stop::halted(Verdict::NotApplicable, note));
+    }
+    None
+}

@@ -1,0 +1,70 @@
+//! Runs scenarios against a peer and produces [`ScenarioOutcome`]s.
+//!
+//! - [`scenario`]: one scenario, start to end (applicability, handshake,
+//!   steps, shutdown, frame checks).
+//! - [`steps`]: what each step kind does on the wire.
+//! - [`answers`]: scripted answers to the peer's own requests.
+//! - [`verify`]: matcher results turned into checks.
+//! - [`suite`]: many scenarios on worker threads, reported as events.
+
+mod answers;
+mod frames;
+mod handshake;
+mod outcome;
+mod scenario;
+mod steps;
+mod suite;
+mod verify;
+
+use std::time::Duration;
+
+use mcp_conform_core::protocol::official::OfficialSchemas;
+use mcp_conform_core::scenario::profile::Profile;
+use mcp_conform_core::version::ProtocolVersion;
+use mcp_mock_peers::transport::StdioCommand;
+
+pub use outcome::{Check, ScenarioOutcome};
+pub use scenario::run_scenario;
+pub use suite::{RunEvent, run_suite};
+
+/// The peer under test and how to reach it.
+#[derive(Debug, Clone)]
+pub enum Target {
+    /// A server started as a child process, spoken to over stdin/stdout.
+    Stdio(StdioCommand),
+}
+
+impl Target {
+    /// How the target reads in reports.
+    pub fn display(&self) -> String {
+        match self {
+            Target::Stdio(command) => format!("stdio: {}", command.display()),
+        }
+    }
+}
+
+/// Everything a run needs besides the scenarios.
+#[derive(Debug, Clone)]
+pub struct RunConfig {
+    pub target: Target,
+    /// The version the mock client offers.
+    pub protocol: ProtocolVersion,
+    pub profile: Option<Profile>,
+    /// How long the peer has to answer `initialize`.
+    pub startup_timeout: Duration,
+    /// Official schemas to validate every frame against, on top of our model.
+    pub official: Option<std::sync::Arc<OfficialSchemas>>,
+}
+
+impl RunConfig {
+    /// A configuration with the defaults: newest stateful version, no profile.
+    pub fn new(target: Target) -> RunConfig {
+        RunConfig {
+            target,
+            protocol: ProtocolVersion::V2025_11_25,
+            profile: None,
+            startup_timeout: Duration::from_secs(10),
+            official: None,
+        }
+    }
+}

@@ -1,0 +1,143 @@
+//! What a scenario run produces: pure data, read by reporters and snapshots.
+
+use std::path::PathBuf;
+use std::time::Duration;
+
+use mcp_conform_core::scenario::Scenario;
+use mcp_conform_core::span::Span;
+use mcp_conform_core::version::ProtocolVersion;
+use mcp_conform_core::wire::Frame;
+use mcp_conform_core::{Level, Verdict};
+use serde_json::Value;
+
+/// The judgement of one expectation or rule.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Check {
+    /// What was checked, in a few words ("response to tools/call").
+    pub name: String,
+    pub requirement: String,
+    pub level: Level,
+    pub verdict: Verdict,
+    /// Why, when it is not a pass.
+    pub message: Option<String>,
+    /// The expected side as written (wildcards kept), for the diff.
+    pub expected: Option<Value>,
+    /// The actual value moved toward the expected side, for the diff.
+    pub actual: Option<Value>,
+    /// Where in the scenario the expectation is written.
+    pub span: Span,
+    /// The transcript frame the check is about.
+    pub frame: Option<usize>,
+}
+
+impl Check {
+    /// A passing check.
+    pub fn pass(name: impl Into<String>, requirement: &str, level: Level, span: Span) -> Check {
+        Check {
+            name: name.into(),
+            requirement: requirement.to_owned(),
+            level,
+            verdict: Verdict::Pass,
+            message: None,
+            expected: None,
+            actual: None,
+            span,
+            frame: None,
+        }
+    }
+
+    /// A check that found the expectation broken: the verdict follows the level.
+    pub fn broken(
+        name: impl Into<String>,
+        requirement: &str,
+        level: Level,
+        span: Span,
+        message: impl Into<String>,
+    ) -> Check {
+        Check {
+            verdict: level.verdict_when_broken(),
+            message: Some(message.into()),
+            ..Check::pass(name, requirement, level, span)
+        }
+    }
+
+    /// A check with an explicit verdict (not-observed, error, ...).
+    pub fn with_verdict(mut self, verdict: Verdict) -> Check {
+        self.verdict = verdict;
+        self
+    }
+
+    pub fn at_frame(mut self, frame: Option<usize>) -> Check {
+        self.frame = frame;
+        self
+    }
+
+    pub fn with_values(mut self, expected: Option<Value>, actual: Option<Value>) -> Check {
+        self.expected = expected;
+        self.actual = actual;
+        self
+    }
+}
+
+/// Everything known about one scenario run.
+#[derive(Debug, Clone)]
+pub struct ScenarioOutcome {
+    pub id: String,
+    pub title: String,
+    pub path: PathBuf,
+    /// The worst verdict of the checks, or the reason nothing was checked.
+    pub verdict: Verdict,
+    /// Why the scenario as a whole is not-applicable, not-observed or error.
+    pub note: Option<String>,
+    pub checks: Vec<Check>,
+    pub transcript: Vec<Frame>,
+    /// The version the run spoke (negotiated, or the one offered).
+    pub version: Option<ProtocolVersion>,
+    /// The tail of the peer's stderr, kept when something went wrong.
+    pub stderr_tail: Option<String>,
+    pub duration: Duration,
+}
+
+impl ScenarioOutcome {
+    /// The verdict from the checks: the worst of them. A scenario that
+    /// checked nothing is not-observed, never a pass.
+    pub fn settle(&mut self) {
+        let worst = self.checks.iter().map(|c| c.verdict).max();
+        self.verdict = match worst {
+            Some(verdict) => verdict.max(self.verdict),
+            None if self.verdict == Verdict::Pass => {
+                self.note
+                    .get_or_insert_with(|| "the scenario checked nothing".into());
+                Verdict::NotObserved
+            }
+            None => self.verdict,
+        };
+    }
+}
+
+impl ScenarioOutcome {
+    /// An outcome with nothing checked yet.
+    pub fn new(scenario: &Scenario) -> ScenarioOutcome {
+        ScenarioOutcome {
+            id: scenario.id.clone(),
+            title: scenario.title.clone(),
+            path: scenario.source.path.clone(),
+            verdict: Verdict::Pass,
+            note: None,
+            checks: Vec::new(),
+            transcript: Vec::new(),
+            version: None,
+            stderr_tail: None,
+            duration: Duration::ZERO,
+        }
+    }
+
+    /// The outcome of a scenario that did not run (or was cut short).
+    pub fn unrun(scenario: &Scenario, verdict: Verdict, note: String) -> ScenarioOutcome {
+        ScenarioOutcome {
+            verdict,
+            note: Some(note),
+            ..ScenarioOutcome::new(scenario)
+        }
+    }
+}

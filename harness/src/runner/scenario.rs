@@ -1,0 +1,141 @@
+//! One scenario from start to end.
+
+use std::time::Duration;
+
+use mcp_conform_core::Verdict;
+use mcp_conform_core::scenario::Scenario;
+use mcp_conform_core::scenario::model::Handshake;
+use mcp_mock_peers::client::ClientSession;
+use mcp_mock_peers::transport::StdioTransport;
+use serde_json::Value;
+use tokio::time::Instant;
+
+use super::frames::check_frames;
+use super::handshake::{Handshaken, handshake};
+use super::outcome::ScenarioOutcome;
+use super::steps::{StepRunner, Stop};
+use super::{RunConfig, Target};
+
+/// How long a peer gets to exit by itself once we close its stdin.
+const EXIT_GRACE: Duration = Duration::from_millis(500);
+
+/// Runs one scenario in its own session and process. Never panics on peer
+/// behaviour and never outlives the scenario's budget by more than the
+/// shutdown grace.
+pub async fn run_scenario(scenario: &Scenario, config: &RunConfig) -> ScenarioOutcome {
+    let started = Instant::now();
+    let mut outcome = ScenarioOutcome {
+        version: Some(config.protocol),
+        ..ScenarioOutcome::new(scenario)
+    };
+    if let Some((verdict, note)) = precondition(scenario, config) {
+        outcome.verdict = verdict;
+        outcome.note = Some(note);
+        return outcome;
+    }
+    let transport = match &config.target {
+        Target::Stdio(command) => StdioTransport::spawn(command),
+    };
+    let session = match transport {
+        Ok(transport) => ClientSession::new(transport),
+        Err(error) => {
+            outcome.verdict = Verdict::Error;
+            outcome.note = Some(error.to_string());
+            return outcome;
+        }
+    };
+    let mut runner = StepRunner::new(scenario, session, config);
+    let stop = drive(&mut runner, scenario, config).await;
+    if let Stop::Halted { verdict, note } = stop {
+        outcome.verdict = verdict;
+        outcome.note = Some(note);
+    }
+    runner.finish_answers();
+    runner.session.shutdown(EXIT_GRACE).await;
+    outcome.checks = std::mem::take(&mut runner.checks);
+    outcome.version = Some(runner.version);
+    outcome
+        .checks
+        .extend(check_frames(runner.session.transcript(), runner.version, config));
+    outcome.transcript = runner.session.transcript().to_vec();
+    outcome.settle();
+    if outcome.verdict > Verdict::NonStrict || outcome.verdict == Verdict::Error {
+        let tail = runner.session.stderr_tail();
+        outcome.stderr_tail = (!tail.trim().is_empty()).then_some(tail);
+    }
+    outcome.duration = started.elapsed();
+    outcome
+}
+
+/// The handshake and the steps, within the scenario's budget. The session
+/// lives outside the budget so the transcript survives a timeout.
+async fn drive<'s>(runner: &mut StepRunner<'s>, scenario: &'s Scenario, config: &RunConfig) -> Stop {
+    let budget = scenario.timeout;
+    let work = async {
+        if scenario.handshake == Handshake::Auto {
+            match handshake(runner, config).await {
+                Handshaken::Ready => {}
+                Handshaken::Stopped(stop) => return stop,
+            }
+        }
+        let steps = &scenario.steps;
+        runner.run_steps(steps).await
+    };
+    match tokio::time::timeout(budget, work).await {
+        Ok(stop) => stop,
+        Err(_) => {
+            runner.timed_out(budget);
+            Stop::Done
+        }
+    }
+}
+
+/// Why a scenario does not apply before anything is started.
+fn precondition(scenario: &Scenario, config: &RunConfig) -> Option<(Verdict, String)> {
+    if !scenario.versions.contains(config.protocol) {
+        return Some((
+            Verdict::NotApplicable,
+            format!(
+                "applies to {}; this run speaks {}",
+                scenario.versions, config.protocol
+            ),
+        ));
+    }
+    // `sample_tool.model_preferences` asks for a field of a trigger.
+    let bound = |name: &str| {
+        let mut path = name.split('.');
+        let trigger = config
+            .profile
+            .as_ref()
+            .and_then(|p| p.triggers.get(path.next().unwrap_or_default()));
+        trigger
+            .and_then(|t| path.try_fold(t, |v, key| v.get(key)))
+            .is_some_and(|v| !v.is_null())
+    };
+    let missing: Vec<&str> = scenario
+        .requires
+        .triggers
+        .iter()
+        .map(String::as_str)
+        .filter(|name| !bound(name))
+        .collect();
+    if !missing.is_empty() {
+        let unbound = match &config.profile {
+            Some(profile) => format!("profile `{}` does not bind it", profile.name),
+            None => "no profile was given (--profile)".to_owned(),
+        };
+        return Some((
+            Verdict::NotObserved,
+            format!("needs trigger {}; {unbound}", missing.join(", ")),
+        ));
+    }
+    None
+}
+
+/// The value at a dotted path (`tools.listChanged`), if declared: present,
+/// not null and not `false`.
+pub(super) fn dotted<'v>(value: &'v Value, path: &str) -> Option<&'v Value> {
+    path.split('.')
+        .try_fold(value, |v, key| v.get(key))
+        .filter(|v| !v.is_null() && **v != Value::Bool(false))
+}

@@ -1,0 +1,878 @@
+//! What each step does on the wire, and the checks it records.
+
+use std::collections::{BTreeMap, BTreeSet};
+use std::time::Duration;
+
+use mcp_conform_core::matcher::{MatchContext, render_template};
+use mcp_conform_core::scenario::Scenario;
+use mcp_conform_core::scenario::model::{
+    CheckTag, NotificationPattern, Order, PaginateStep, RequestStep, ResponseCheck, ResponseExpect,
+    ScriptedAnswer, Step, StepKind,
+};
+use mcp_conform_core::version::ProtocolVersion;
+use mcp_conform_core::{Level, Verdict};
+use mcp_mock_peers::client::{ClientSession, PeerRequest, Received, WaitError};
+use serde_json::{Value, json};
+use tokio::time::Instant;
+
+use super::RunConfig;
+use super::answers::{AnswerSource, ScriptHandler};
+use super::outcome::Check;
+use super::verify::{apply_captures, check_matcher, check_response, summarize};
+
+/// Why the steps stopped early.
+#[derive(Debug, Clone, PartialEq)]
+pub enum Stop {
+    /// Carry on (or: everything ran).
+    Done,
+    /// The rest cannot run; the scenario's verdict is this, unless a check is worse.
+    Halted { verdict: Verdict, note: String },
+}
+
+impl Stop {
+    pub fn halted(verdict: Verdict, note: impl Into<String>) -> Stop {
+        Stop::Halted {
+            verdict,
+            note: note.into(),
+        }
+    }
+}
+
+/// What to wait for.
+pub enum Wait<'v> {
+    Response(&'v Value),
+    AnyResponse,
+    Notification(usize),
+    PeerRequest(usize),
+    /// Nothing: serve the peer until the deadline.
+    Idle,
+}
+
+/// What a wait found.
+pub enum Got {
+    Message(Received),
+    PeerRequest(PeerRequest),
+}
+
+impl Got {
+    /// The message received (for a peer request: its params).
+    pub fn message(self) -> Value {
+        match self {
+            Got::Message(received) => received.message,
+            Got::PeerRequest(request) => request.params.unwrap_or(Value::Null),
+        }
+    }
+}
+
+/// The state of one scenario run: the session, variables, checks so far.
+pub struct StepRunner<'s> {
+    pub scenario: &'s Scenario,
+    pub session: ClientSession,
+    pub ctx: MatchContext,
+    pub checks: Vec<Check>,
+    pub version: ProtocolVersion,
+    /// Ids of requests sent with `wait: false`, by name.
+    pending: BTreeMap<String, (Value, &'s RequestStep)>,
+    /// Notifications already consumed by `expect_notifications`.
+    notifications_seen: usize,
+    /// Peer requests already consumed by `expect_request`.
+    peer_requests_seen: usize,
+    /// Scenario-level answers that served at least one request.
+    used_answers: BTreeSet<usize>,
+    progress_tokens: u64,
+}
+
+impl<'s> StepRunner<'s> {
+    pub fn new(scenario: &'s Scenario, session: ClientSession, config: &RunConfig) -> Self {
+        let mut ctx = MatchContext::default();
+        ctx.vars
+            .insert("protocol_version".into(), json!(config.protocol.as_str()));
+        if let Some(profile) = &config.profile {
+            ctx.vars.insert("trigger".into(), json!(profile.triggers));
+        }
+        StepRunner {
+            scenario,
+            session,
+            ctx,
+            checks: Vec::new(),
+            version: config.protocol,
+            pending: BTreeMap::new(),
+            notifications_seen: 0,
+            peer_requests_seen: 0,
+            used_answers: BTreeSet::new(),
+            progress_tokens: 0,
+        }
+    }
+
+    /// Runs steps in order until one halts the scenario.
+    pub async fn run_steps(&mut self, steps: &'s [Step]) -> Stop {
+        for step in steps {
+            let stop = Box::pin(self.run_step(step)).await;
+            if stop != Stop::Done {
+                return stop;
+            }
+        }
+        Stop::Done
+    }
+
+    async fn run_step(&mut self, step: &'s Step) -> Stop {
+        // Expectations about notifications look at what arrived since the
+        // step before them started (a request's progress, say), not earlier.
+        if !matches!(
+            step.kind,
+            StepKind::ExpectNotifications { .. } | StepKind::ExpectSilence { .. }
+        ) {
+            self.notifications_seen = self.session.notifications().len();
+        }
+        match &step.kind {
+            StepKind::Request(request) => self.request_step(request).await,
+            StepKind::Notify { method, params } => {
+                let params = match self.render(params.as_ref()) {
+                    Ok(params) => params,
+                    Err(stop) => return stop,
+                };
+                match self.session.notify(method, params).await {
+                    Ok(_) => Stop::Done,
+                    Err(error) => {
+                        self.peer_gone(&self.default_tag(step), &WaitError::Transport(error.to_string()))
+                    }
+                }
+            }
+            StepKind::SendRaw {
+                text,
+                expect,
+                timeout,
+            } => self.send_raw(step, text, expect.as_ref(), *timeout).await,
+            StepKind::ExpectNotifications {
+                patterns,
+                order,
+                within,
+                tag,
+            } => self.expect_notifications(patterns, *order, *within, tag).await,
+            StepKind::ExpectSilence { within, forbid, tag } => {
+                self.expect_silence(*within, forbid, tag).await
+            }
+            StepKind::ExpectRequest {
+                method,
+                params,
+                within,
+                tag,
+            } => self.expect_request(method, params.as_ref(), *within, tag).await,
+            StepKind::Await {
+                request,
+                expect,
+                capture,
+                timeout,
+            } => {
+                let Some((id, sent)) = self.pending.remove(request) else {
+                    return Stop::halted(Verdict::Error, format!("no pending request named `{request}`"));
+                };
+                let expect = expect.as_ref().or(sent.expect.as_ref());
+                let capture = if capture.is_empty() {
+                    &sent.capture
+                } else {
+                    capture
+                };
+                self.await_response(&sent.method, &id, expect, capture, &sent.answers, *timeout)
+                    .await
+            }
+            StepKind::Paginate(walk) => self.paginate(walk).await,
+            StepKind::ForEach {
+                list,
+                binding,
+                limit,
+                steps,
+            } => {
+                let items = match self.ctx.vars.get(list) {
+                    Some(Value::Array(items)) => items.clone(),
+                    Some(other) => vec![other.clone()],
+                    None => {
+                        return Stop::halted(
+                            Verdict::NotObserved,
+                            format!("`${{{list}}}` was never captured, so for_each had nothing to walk"),
+                        );
+                    }
+                };
+                let limit = limit.map_or(usize::MAX, |l| l as usize);
+                for item in items.into_iter().take(limit) {
+                    self.ctx.vars.insert(binding.clone(), item);
+                    let stop = self.run_steps(steps).await;
+                    if stop != Stop::Done {
+                        return stop;
+                    }
+                }
+                Stop::Done
+            }
+            StepKind::Set(values) => {
+                for (name, template) in values {
+                    match self.render(Some(template)) {
+                        Ok(value) => {
+                            self.ctx.vars.insert(name.clone(), value.unwrap_or(Value::Null));
+                        }
+                        Err(stop) => return stop,
+                    }
+                }
+                Stop::Done
+            }
+            StepKind::Sleep(duration) => {
+                self.idle(*duration, &[]).await;
+                Stop::Done
+            }
+            StepKind::Close {
+                expect_exit_within,
+                tag,
+            } => {
+                let within = expect_exit_within.unwrap_or(Duration::from_secs(2));
+                let exit = self.session.close_and_wait(within).await;
+                if expect_exit_within.is_some() {
+                    let name = "the server exits when its stdin closes";
+                    let exited = exit.code.is_some()
+                        || (exit.signal.is_some() && !exit.description.contains("killed"));
+                    self.checks.push(if exited {
+                        Check::pass(name, &tag.requirement, tag.level, tag.span)
+                    } else {
+                        let message = format!("still running {} ms after stdin closed", within.as_millis());
+                        Check::broken(name, &tag.requirement, tag.level, tag.span, message)
+                    });
+                }
+                Stop::Done
+            }
+        }
+    }
+
+    async fn request_step(&mut self, step: &'s RequestStep) -> Stop {
+        let params = match self.render(step.params.as_ref()) {
+            Ok(params) => params,
+            Err(stop) => return stop,
+        };
+        let params = if step.progress {
+            Some(self.with_progress_token(params))
+        } else {
+            params
+        };
+        let id = match &step.id {
+            Some(id) => match self.render(Some(id)) {
+                Ok(id) => id,
+                Err(stop) => return stop,
+            },
+            None => None,
+        };
+        let id = match self.session.request(&step.method, params, id).await {
+            Ok(id) => id,
+            Err(error) => {
+                let tag = self.expect_tag(step.expect.as_ref());
+                return self.peer_gone(&tag, &WaitError::Transport(error.to_string()));
+            }
+        };
+        if let Some(name) = &step.name {
+            self.ctx.vars.insert(format!("{name}.id"), id.clone());
+        }
+        if !step.wait {
+            let name = step.name.clone().unwrap_or_else(|| step.method.clone());
+            self.pending.insert(name, (id, step));
+            return Stop::Done;
+        }
+        self.await_response(
+            &step.method,
+            &id,
+            step.expect.as_ref(),
+            &step.capture,
+            &step.answers,
+            step.timeout,
+        )
+        .await
+    }
+
+    /// Waits for the response to `id` while serving the peer, then judges it.
+    async fn await_response(
+        &mut self,
+        method: &str,
+        id: &Value,
+        expect: Option<&ResponseCheck>,
+        capture: &[mcp_conform_core::scenario::model::Capture],
+        answers: &'s [ScriptedAnswer],
+        timeout: Duration,
+    ) -> Stop {
+        let name = format!("response to {method}");
+        let deadline = Instant::now() + timeout;
+        let before = self.session.peer_requests().len();
+        let waited = self.wait(Wait::Response(id), deadline, answers).await;
+        self.check_required_answers(answers, before);
+        let tag = self.expect_tag(expect);
+        let expects_none = matches!(expect.map(|e| &e.expect), Some(ResponseExpect::NoResponse));
+        match waited {
+            Ok(got) => {
+                let response = got.message();
+                let check = match expect {
+                    Some(expect) => check_response(name, expect, &response, &mut self.ctx),
+                    None => Check::pass(name, &tag.requirement, tag.level, tag.span),
+                };
+                self.checks.push(check);
+                apply_captures(capture, &response, &mut self.ctx);
+                Stop::Done
+            }
+            Err(WaitError::TimedOut) if expects_none => {
+                self.checks
+                    .push(Check::pass(name, &tag.requirement, tag.level, tag.span));
+                Stop::Done
+            }
+            Err(WaitError::TimedOut) => {
+                let message = format!(
+                    "no response to {method} (id {id}) within {} ms",
+                    timeout.as_millis()
+                );
+                self.checks.push(Check::broken(
+                    name,
+                    &tag.requirement,
+                    tag.level,
+                    tag.span,
+                    message,
+                ));
+                Stop::Done
+            }
+            Err(error) => self.peer_gone(&tag, &error),
+        }
+    }
+
+    async fn send_raw(
+        &mut self,
+        step: &Step,
+        text: &str,
+        expect: Option<&ResponseCheck>,
+        timeout: Duration,
+    ) -> Stop {
+        let tag = expect.map_or_else(|| self.default_tag(step), |e| e.tag.clone());
+        let mut bytes = text.as_bytes().to_vec();
+        if !bytes.ends_with(b"\n") {
+            bytes.push(b'\n');
+        }
+        if let Err(error) = self.session.send_raw(&bytes).await {
+            return self.peer_gone(&tag, &WaitError::Transport(error.to_string()));
+        }
+        let Some(expect) = expect else { return Stop::Done };
+        let name = "response to the raw input".to_owned();
+        let deadline = Instant::now() + timeout;
+        match self.wait(Wait::AnyResponse, deadline, &[]).await {
+            Ok(got) => {
+                let check = check_response(name, expect, &got.message(), &mut self.ctx);
+                self.checks.push(check);
+                Stop::Done
+            }
+            Err(WaitError::TimedOut) if matches!(expect.expect, ResponseExpect::NoResponse) => {
+                self.checks
+                    .push(Check::pass(name, &tag.requirement, tag.level, tag.span));
+                Stop::Done
+            }
+            Err(WaitError::TimedOut) => {
+                let message = format!("no response within {} ms", timeout.as_millis());
+                self.checks.push(Check::broken(
+                    name,
+                    &tag.requirement,
+                    tag.level,
+                    tag.span,
+                    message,
+                ));
+                Stop::Done
+            }
+            Err(error) => self.peer_gone(&tag, &error),
+        }
+    }
+
+    async fn expect_notifications(
+        &mut self,
+        patterns: &[NotificationPattern],
+        order: Order,
+        within: Duration,
+        tag: &CheckTag,
+    ) -> Stop {
+        let start = self.notifications_seen;
+        let deadline = Instant::now() + within;
+        // With an upper bound the whole window must pass; otherwise stop once every minimum is met.
+        let wait_full = patterns.iter().any(|p| p.max.is_some());
+        let mut exit = None;
+        loop {
+            let seen = self.session.notifications().len();
+            if !wait_full && self.minimums_met(patterns, start, order) {
+                break;
+            }
+            match self.wait(Wait::Notification(seen), deadline, &[]).await {
+                Ok(_) => {}
+                Err(WaitError::TimedOut) => break,
+                Err(error) => {
+                    exit = Some(error);
+                    break;
+                }
+            }
+        }
+        let received: Vec<Received> = self.session.notifications()[start..].to_vec();
+        self.notifications_seen = self.session.notifications().len();
+        let mut failures = Vec::new();
+        let mut position = 0;
+        for pattern in patterns {
+            let matching: Vec<&Received> = received
+                .iter()
+                .skip(if order == Order::Ordered { position } else { 0 })
+                .filter(|r| self.notification_matches(pattern, r))
+                .collect();
+            let count = matching.len() as u32;
+            if let Some(first) = matching.first() {
+                if order == Order::Ordered {
+                    position = received.iter().position(|r| r.index == first.index).unwrap_or(0) + 1;
+                }
+                apply_captures(&pattern.capture, &first.message, &mut self.ctx);
+            }
+            if count < pattern.min {
+                failures.push(format!(
+                    "{}: expected at least {}, got {count}",
+                    pattern.method, pattern.min
+                ));
+            }
+            if let Some(max) = pattern.max.filter(|max| count > *max) {
+                failures.push(format!("{}: expected at most {max}, got {count}", pattern.method));
+            }
+        }
+        let name = format!(
+            "notifications {}",
+            patterns
+                .iter()
+                .map(|p| p.method.as_str())
+                .collect::<Vec<_>>()
+                .join(", ")
+        );
+        if failures.is_empty() {
+            self.checks
+                .push(Check::pass(name, &tag.requirement, tag.level, tag.span));
+        } else {
+            let got: Vec<&str> = received.iter().filter_map(|r| r.method()).collect();
+            let message = format!(
+                "{} within {} ms (received: {})",
+                failures.join("; "),
+                within.as_millis(),
+                if got.is_empty() {
+                    "nothing".into()
+                } else {
+                    got.join(", ")
+                }
+            );
+            self.checks.push(Check::broken(
+                name,
+                &tag.requirement,
+                tag.level,
+                tag.span,
+                message,
+            ));
+        }
+        match exit {
+            Some(error) => self.peer_gone(tag, &error),
+            None => Stop::Done,
+        }
+    }
+
+    fn minimums_met(&self, patterns: &[NotificationPattern], start: usize, order: Order) -> bool {
+        let received = &self.session.notifications()[start..];
+        let mut position = 0;
+        patterns.iter().all(|pattern| {
+            let from = if order == Order::Ordered { position } else { 0 };
+            let hits: Vec<usize> = received
+                .iter()
+                .enumerate()
+                .skip(from)
+                .filter(|(_, r)| self.notification_matches(pattern, r))
+                .map(|(i, _)| i)
+                .collect();
+            if let Some(first) = hits.first() {
+                position = first + 1;
+            }
+            hits.len() as u32 >= pattern.min
+        })
+    }
+
+    fn notification_matches(&self, pattern: &NotificationPattern, received: &Received) -> bool {
+        if received.method() != Some(pattern.method.as_str()) {
+            return false;
+        }
+        let Some(matcher) = &pattern.params else {
+            return true;
+        };
+        let mut trial = self.ctx.clone();
+        matcher
+            .eval(received.message.get("params"), &mut trial)
+            .is_empty()
+    }
+
+    async fn expect_silence(&mut self, within: Duration, forbid: &[String], tag: &CheckTag) -> Stop {
+        let notifications = self.session.notifications().len();
+        let requests = self.session.peer_requests().len();
+        let exit = self.idle(within, &[]).await;
+        let forbidden = |method: &str| forbid.is_empty() || forbid.iter().any(|f| f == method);
+        let mut heard: Vec<String> = self.session.notifications()[notifications..]
+            .iter()
+            .filter_map(|r| r.method())
+            .filter(|m| forbidden(m))
+            .map(str::to_owned)
+            .collect();
+        heard.extend(
+            self.session.peer_requests()[requests..]
+                .iter()
+                .filter(|r| forbidden(&r.method))
+                .map(|r| r.method.clone()),
+        );
+        self.notifications_seen = self.session.notifications().len();
+        let name = if forbid.is_empty() {
+            "silence".to_owned()
+        } else {
+            format!("no {}", forbid.join(", "))
+        };
+        self.checks.push(if heard.is_empty() {
+            Check::pass(name, &tag.requirement, tag.level, tag.span)
+        } else {
+            let message = format!(
+                "the peer sent {} within {} ms",
+                heard.join(", "),
+                within.as_millis()
+            );
+            Check::broken(name, &tag.requirement, tag.level, tag.span, message)
+        });
+        match exit {
+            Some(error) => self.peer_gone(tag, &error),
+            None => Stop::Done,
+        }
+    }
+
+    async fn expect_request(
+        &mut self,
+        method: &str,
+        params: Option<&mcp_conform_core::matcher::Matcher>,
+        within: Duration,
+        tag: &CheckTag,
+    ) -> Stop {
+        let name = format!("the peer sends {method}");
+        let deadline = Instant::now() + within;
+        loop {
+            let seen = self.peer_requests_seen;
+            if let Some(found) = self.session.peer_requests()[seen..]
+                .iter()
+                .position(|r| r.method == method)
+            {
+                let request = self.session.peer_requests()[seen + found].clone();
+                self.peer_requests_seen = seen + found + 1;
+                let check = match params {
+                    Some(matcher) => {
+                        check_matcher(name, tag, matcher, request.params.as_ref(), &mut self.ctx)
+                    }
+                    None => Check::pass(name, &tag.requirement, tag.level, tag.span),
+                };
+                self.checks.push(check.at_frame(Some(request.index)));
+                return Stop::Done;
+            }
+            let total = self.session.peer_requests().len();
+            match self.wait(Wait::PeerRequest(total), deadline, &[]).await {
+                Ok(_) => {}
+                Err(WaitError::TimedOut) => {
+                    let message = format!("no {method} within {} ms", within.as_millis());
+                    self.checks.push(Check::broken(
+                        name,
+                        &tag.requirement,
+                        tag.level,
+                        tag.span,
+                        message,
+                    ));
+                    return Stop::Done;
+                }
+                Err(error) => return self.peer_gone(tag, &error),
+            }
+        }
+    }
+
+    async fn paginate(&mut self, walk: &PaginateStep) -> Stop {
+        let tag = &walk.tag;
+        let name = format!("{} walked to its end", walk.method);
+        let base = match self.render(walk.params.as_ref()) {
+            Ok(params) => params.unwrap_or_else(|| json!({})),
+            Err(stop) => return stop,
+        };
+        let mut items: Vec<Value> = Vec::new();
+        let mut keys = BTreeSet::new();
+        let mut problems = Vec::new();
+        let mut cursor: Option<Value> = None;
+        let mut pages = 0;
+        loop {
+            if pages == walk.max_pages {
+                problems.push(format!(
+                    "still a nextCursor after {} pages (PAGE-003)",
+                    walk.max_pages
+                ));
+                break;
+            }
+            let mut params = base.clone();
+            if let (Some(cursor), Some(object)) = (&cursor, params.as_object_mut()) {
+                object.insert("cursor".into(), cursor.clone());
+            }
+            let id = match self.session.request(&walk.method, Some(params), None).await {
+                Ok(id) => id,
+                Err(error) => return self.peer_gone(tag, &WaitError::Transport(error.to_string())),
+            };
+            pages += 1;
+            let deadline = Instant::now() + walk.timeout;
+            let response = match self.wait(Wait::Response(&id), deadline, &[]).await {
+                Ok(got) => got.message(),
+                Err(WaitError::TimedOut) => {
+                    problems.push(format!(
+                        "no response to page {pages} within {} ms",
+                        walk.timeout.as_millis()
+                    ));
+                    break;
+                }
+                Err(error) => return self.peer_gone(tag, &error),
+            };
+            let Some(result) = response.get("result") else {
+                problems.push(format!("page {pages} was answered with {}", summarize(&response)));
+                break;
+            };
+            if let Some(matcher) = &walk.expect_page {
+                let check = check_matcher(
+                    format!("{} page {pages}", walk.method),
+                    tag,
+                    matcher,
+                    Some(result),
+                    &mut self.ctx,
+                );
+                if check.verdict != Verdict::Pass {
+                    self.checks.push(check);
+                }
+            }
+            let page_items = match result.get(&walk.items) {
+                Some(Value::Array(page)) => page.clone(),
+                _ => {
+                    problems.push(format!("page {pages} has no `{}` array", walk.items));
+                    break;
+                }
+            };
+            for item in &page_items {
+                if let Some(key) = walk.key.as_deref().and_then(|pointer| item.pointer(pointer))
+                    && !keys.insert(key.to_string())
+                {
+                    problems.push(format!("{key} appears on more than one page or twice"));
+                }
+                if let Some(matcher) = &walk.expect_item {
+                    let check = check_matcher(
+                        format!("an item of {}", walk.method),
+                        tag,
+                        matcher,
+                        Some(item),
+                        &mut self.ctx,
+                    );
+                    if check.verdict != Verdict::Pass {
+                        self.checks.push(check);
+                    }
+                }
+            }
+            items.extend(page_items);
+            match result.get("nextCursor") {
+                None | Some(Value::Null) => break,
+                Some(next) => cursor = Some(next.clone()),
+            }
+        }
+        if let Some(var) = &walk.capture {
+            self.ctx.vars.insert(var.clone(), Value::Array(items.clone()));
+        }
+        self.checks.push(if problems.is_empty() {
+            Check::pass(name, &tag.requirement, tag.level, tag.span)
+        } else {
+            Check::broken(name, &tag.requirement, tag.level, tag.span, problems.join("\n"))
+        });
+        Stop::Done
+    }
+
+    /// Serves the peer for `duration`; returns how it went away, if it did.
+    async fn idle(&mut self, duration: Duration, answers: &'s [ScriptedAnswer]) -> Option<WaitError> {
+        let deadline = Instant::now() + duration;
+        match self.wait(Wait::Idle, deadline, answers).await {
+            Err(WaitError::TimedOut) | Ok(_) => None,
+            Err(error) => Some(error),
+        }
+    }
+
+    /// Waits for something while answering the peer's requests from the
+    /// script; records the checks the answers make.
+    pub async fn wait(
+        &mut self,
+        wait: Wait<'_>,
+        deadline: Instant,
+        answers: &'s [ScriptedAnswer],
+    ) -> Result<Got, WaitError> {
+        let mut handler = ScriptHandler {
+            step: answers,
+            scenario: &self.scenario.answers,
+            vars: &mut self.ctx,
+            declared: &self.scenario.client.capabilities,
+            version: Some(self.version),
+            checks: Vec::new(),
+            used: Vec::new(),
+        };
+        let session = &mut self.session;
+        let got = match wait {
+            Wait::Response(id) => session
+                .wait_response(id, deadline, &mut handler)
+                .await
+                .map(Got::Message),
+            Wait::AnyResponse => session
+                .wait_any_response(deadline, &mut handler)
+                .await
+                .map(Got::Message),
+            Wait::Notification(seen) => session
+                .wait_notification(seen, deadline, &mut handler)
+                .await
+                .map(Got::Message),
+            Wait::PeerRequest(seen) => session
+                .wait_peer_request(seen, deadline, &mut handler)
+                .await
+                .map(Got::PeerRequest),
+            Wait::Idle => match session.idle_until(deadline, &mut handler).await {
+                Some(exit) => Err(WaitError::Closed(exit)),
+                None => Err(WaitError::TimedOut),
+            },
+        };
+        let (checks, used) = (handler.checks, handler.used);
+        self.checks.extend(checks);
+        self.used_answers
+            .extend(used.into_iter().filter_map(|source| match source {
+                AnswerSource::Scenario(index) => Some(index),
+                AnswerSource::Step(_) => None,
+            }));
+        got
+    }
+
+    /// A step's answers that expect something of the peer's request must
+    /// have been asked for during the step: when they were not, a required
+    /// one is broken and any other is not-observed.
+    fn check_required_answers(&mut self, answers: &[ScriptedAnswer], before: usize) {
+        let asked: BTreeSet<&str> = self.session.peer_requests()[before..]
+            .iter()
+            .map(|r| r.method.as_str())
+            .collect();
+        let missing: Vec<Check> = answers
+            .iter()
+            .filter(|a| !asked.contains(a.method.as_str()))
+            .filter_map(unasked)
+            .collect();
+        self.checks.extend(missing);
+    }
+
+    /// The same for the scenario's answers, at its end.
+    pub fn finish_answers(&mut self) {
+        let used = &self.used_answers;
+        let missing: Vec<Check> = self
+            .scenario
+            .answers
+            .iter()
+            .enumerate()
+            .filter(|(index, _)| !used.contains(index))
+            .filter_map(|(_, answer)| unasked(answer))
+            .collect();
+        self.checks.extend(missing);
+    }
+
+    /// The scenario's budget ran out in the middle of a step.
+    pub fn timed_out(&mut self, budget: Duration) {
+        let requirement = self
+            .scenario
+            .requirements
+            .first()
+            .cloned()
+            .unwrap_or_else(|| "RPC-004".into());
+        let message = format!(
+            "the scenario did not finish within its {} ms budget",
+            budget.as_millis()
+        );
+        self.checks.push(Check::broken(
+            "scenario budget",
+            &requirement,
+            Level::Must,
+            self.scenario.span,
+            message,
+        ));
+    }
+
+    /// The peer went away (or we could not write to it): a failed check
+    /// tagged like the expectation in progress, and the scenario stops.
+    pub fn peer_gone(&mut self, tag: &CheckTag, error: &WaitError) -> Stop {
+        let message = self.describe(error);
+        self.checks.push(Check::broken(
+            "the peer stays up",
+            &tag.requirement,
+            tag.level,
+            tag.span,
+            message.clone(),
+        ));
+        Stop::halted(Verdict::Pass, message)
+    }
+
+    /// Words for a wait error.
+    pub fn describe(&self, error: &WaitError) -> String {
+        match error {
+            WaitError::TimedOut => "timed out".into(),
+            WaitError::Closed(exit) => format!("the peer exited: {}", exit.description),
+            WaitError::Transport(message) => message.clone(),
+        }
+    }
+
+    fn with_progress_token(&mut self, params: Option<Value>) -> Value {
+        self.progress_tokens += 1;
+        let token = format!("mcp-conform-progress-{}", self.progress_tokens);
+        let mut params = params.unwrap_or_else(|| json!({}));
+        if let Some(object) = params.as_object_mut() {
+            let meta = object.entry("_meta").or_insert_with(|| json!({}));
+            meta["progressToken"] = json!(token);
+        }
+        self.ctx.vars.insert("progress_token".into(), json!(token));
+        params
+    }
+
+    /// Substitutes variables in a value to send. An undefined variable means
+    /// an earlier step did not capture what this one needs: not observed.
+    fn render(&self, template: Option<&Value>) -> Result<Option<Value>, Stop> {
+        template
+            .map(|t| render_template(t, &self.ctx.vars))
+            .transpose()
+            .map_err(|undefined| Stop::halted(Verdict::NotObserved, format!("cannot send: {undefined}")))
+    }
+
+    fn expect_tag(&self, expect: Option<&ResponseCheck>) -> CheckTag {
+        expect.map_or_else(
+            || CheckTag {
+                level: Level::Must,
+                requirement: "RPC-004".into(),
+                span: self.scenario.span,
+            },
+            |e| e.tag.clone(),
+        )
+    }
+
+    fn default_tag(&self, step: &Step) -> CheckTag {
+        CheckTag {
+            level: Level::Must,
+            requirement: self
+                .scenario
+                .requirements
+                .first()
+                .cloned()
+                .unwrap_or_else(|| "RPC-004".into()),
+            span: step.span,
+        }
+    }
+}
+
+/// The check for a scripted answer the peer never asked for.
+fn unasked(answer: &ScriptedAnswer) -> Option<Check> {
+    let expect = answer.expect.as_ref()?;
+    let tag = &expect.tag;
+    let name = format!("the peer asks for {}", answer.method);
+    let message = format!("the peer never sent {}", answer.method);
+    let check = Check::broken(name, &tag.requirement, tag.level, answer.span, message);
+    Some(if expect.required {
+        check
+    } else {
+        check.with_verdict(Verdict::NotObserved)
+    })
+}

@@ -1,0 +1,49 @@
+//! Which scenarios a run uses: files and directories given on the command
+//! line, or the bundled suite; then filters.
+
+use std::path::PathBuf;
+
+use mcp_conform_core::diag::Diagnostic;
+use mcp_conform_core::scenario::Scenario;
+use mcp_conform_core::scenario::load::{discover, load_file, load_str};
+use mcp_conform_core::scenario::profile::Profile;
+
+use crate::bundled;
+
+/// Loads every scenario under `paths` (the bundled suite when empty),
+/// keeping those whose id contains one of `filters` (all when empty).
+/// Every broken file is reported, not just the first.
+pub fn load_scenarios(paths: &[PathBuf], filters: &[String]) -> Result<Vec<Scenario>, Vec<Diagnostic>> {
+    let loaded: Vec<Result<Scenario, Vec<Diagnostic>>> = if paths.is_empty() {
+        bundled::scenario_files()
+            .into_iter()
+            .map(|(path, text)| load_str(&path, text))
+            .collect()
+    } else {
+        discover(paths)?
+            .iter()
+            .map(|path| load_file(path))
+            .collect()
+    };
+    let mut scenarios = Vec::new();
+    let mut diagnostics = Vec::new();
+    for result in loaded {
+        match result {
+            Ok(scenario) => scenarios.push(scenario),
+            Err(errors) => diagnostics.extend(errors),
+        }
+    }
+    if !diagnostics.is_empty() {
+        return Err(diagnostics);
+    }
+    scenarios.retain(|s| filters.is_empty() || filters.iter().any(|f| s.id.contains(f.as_str())));
+    Ok(scenarios)
+}
+
+/// A profile by bundled name or by path.
+pub fn load_profile(name_or_path: &str) -> Result<Profile, String> {
+    match bundled::profile(name_or_path) {
+        Some((path, text)) => Profile::parse(text).map_err(|e| format!("{}: {e}", path.display())),
+        None => Profile::load(std::path::Path::new(name_or_path)).map_err(|e| e.to_string()),
+    }
+}

@@ -1,0 +1,127 @@
+//! The command line end to end: exit codes, located diagnostics, bad peers
+//! that never answer or crash, and the bundled reference server all green.
+
+use assert_cmd::Command;
+
+fn mcp_conform() -> Command {
+    let mut command = Command::cargo_bin("mcp-conform").expect("binary built");
+    command.env_remove("CI").env("NO_COLOR", "1");
+    command
+}
+
+fn fixture(path: &str) -> String {
+    format!("{}/../{path}", env!("CARGO_MANIFEST_DIR"))
+}
+
+fn stdout_of(output: &std::process::Output) -> String {
+    String::from_utf8_lossy(&output.stdout).into_owned()
+}
+
+#[test]
+fn the_bundled_suite_passes_against_the_reference_server() {
+    let output = mcp_conform().args(["run", "--jobs", "2"]).output().unwrap();
+    let stdout = stdout_of(&output);
+    assert_eq!(
+        output.status.code(),
+        Some(0),
+        "{stdout}\n{}",
+        String::from_utf8_lossy(&output.stderr)
+    );
+    assert!(!stdout.contains("FAIL") && !stdout.contains("ERROR"), "{stdout}");
+    assert!(stdout.contains("elicitation.accept"), "{stdout}");
+}
+
+#[test]
+fn a_broken_scenario_file_is_a_located_diagnostic_and_exit_2() {
+    let output = mcp_conform()
+        .args(["run", &fixture("fixtures/invalid-scenarios")])
+        .output()
+        .unwrap();
+    assert_eq!(output.status.code(), Some(2));
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert!(stderr.contains("error"), "{stderr}");
+    assert!(
+        stderr.contains("invalid-scenarios/") && stderr.contains(".yaml:"),
+        "{stderr}"
+    );
+}
+
+#[test]
+fn a_server_that_never_answers_gets_a_timeout_verdict_within_budget() {
+    let output = mcp_conform()
+        .args([
+            "run",
+            "--stdio",
+            "sleep 600",
+            "--startup-timeout",
+            "1",
+            "--filter",
+            "lifecycle.ping",
+        ])
+        .timeout(std::time::Duration::from_secs(30))
+        .output()
+        .unwrap();
+    let stdout = stdout_of(&output);
+    assert_eq!(output.status.code(), Some(1), "{stdout}");
+    assert!(
+        stdout.contains("no answer to initialize within 1000 ms"),
+        "{stdout}"
+    );
+}
+
+#[test]
+fn a_server_that_crashes_mid_scenario_is_reported_with_its_exit_status() {
+    let script = fixture("fixtures/servers/crash-after-initialize.sh");
+    let output = mcp_conform()
+        .args([
+            "run",
+            "--stdio",
+            &format!("sh {script}"),
+            "--filter",
+            "lifecycle.ping",
+        ])
+        .timeout(std::time::Duration::from_secs(30))
+        .output()
+        .unwrap();
+    let stdout = stdout_of(&output);
+    assert_eq!(output.status.code(), Some(1), "{stdout}");
+    assert!(stdout.contains("exited with status 7"), "{stdout}");
+    assert!(
+        stdout.contains("about to crash"),
+        "the stderr tail is shown: {stdout}"
+    );
+}
+
+#[test]
+fn a_server_that_cannot_start_is_an_infrastructure_error() {
+    let output = mcp_conform()
+        .args([
+            "run",
+            "--stdio",
+            "/nonexistent/mcp-server",
+            "--filter",
+            "lifecycle.ping",
+        ])
+        .output()
+        .unwrap();
+    assert_eq!(output.status.code(), Some(3), "{}", stdout_of(&output));
+}
+
+#[test]
+fn a_run_that_selects_nothing_is_an_error_not_green() {
+    let output = mcp_conform()
+        .args(["run", "--filter", "no-such-scenario-id"])
+        .output()
+        .unwrap();
+    assert_eq!(output.status.code(), Some(2));
+}
+
+#[test]
+fn the_schema_command_prints_the_checked_in_schema() {
+    let output = mcp_conform().arg("schema").output().unwrap();
+    let printed: serde_json::Value = serde_json::from_slice(&output.stdout).unwrap();
+    let checked_in: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(fixture("scenarios/scenario.schema.json")).unwrap())
+            .unwrap();
+    assert_eq!(printed, checked_in);
+}

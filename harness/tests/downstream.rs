@@ -1,0 +1,76 @@
+//! The README's downstream recipe, for real: a scratch crate with a server
+//! binary and a 10-line `tests/conformance.rs` runs the suite under
+//! `cargo test`. It builds offline into `target/downstream`.
+
+use std::path::Path;
+use std::process::Command;
+
+const CONFORMANCE_RS: &str = r#"fn main() -> std::process::ExitCode {
+    mcp_conform::libtest::Suite::binary(env!("CARGO_BIN_EXE_downstream-server"))
+        .profile("reference")
+        .run()
+}
+"#;
+
+#[test]
+fn a_downstream_crate_runs_the_suite_under_cargo_test() {
+    let workspace = Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("..")
+        .canonicalize()
+        .unwrap();
+    let scratch = tempfile::tempdir().unwrap();
+    let dir = scratch.path();
+    let manifest = format!(
+        r#"[package]
+name = "downstream-server"
+version = "0.1.0"
+edition = "2024"
+
+[dependencies]
+mcp-mock-peers = {{ path = "{ws}/mock-peers" }}
+
+[dev-dependencies]
+mcp-conform = {{ path = "{ws}/harness" }}
+
+[[test]]
+name = "conformance"
+harness = false
+
+[workspace]
+"#,
+        ws = workspace.display()
+    );
+    std::fs::write(dir.join("Cargo.toml"), manifest).unwrap();
+    std::fs::copy(workspace.join("Cargo.lock"), dir.join("Cargo.lock")).unwrap();
+    std::fs::create_dir_all(dir.join("src")).unwrap();
+    std::fs::create_dir_all(dir.join("tests")).unwrap();
+    std::fs::write(
+        dir.join("src/main.rs"),
+        "fn main() -> std::io::Result<()> {\n    mcp_mock_peers::reference::serve_stdio_blocking()\n}\n",
+    )
+    .unwrap();
+    std::fs::write(dir.join("tests/conformance.rs"), CONFORMANCE_RS).unwrap();
+    assert!(CONFORMANCE_RS.lines().count() <= 10);
+    // Its own target directory: the outer `cargo test` holds the lock on ours.
+    let target = workspace.join("target/downstream");
+    let output = Command::new(env!("CARGO"))
+        .args([
+            "test",
+            "--offline",
+            "--test",
+            "conformance",
+            "--",
+            "--test-threads",
+            "2",
+        ])
+        .current_dir(dir)
+        .env("CARGO_TARGET_DIR", target)
+        .env_remove("CI")
+        .output()
+        .unwrap();
+    let stdout = String::from_utf8_lossy(&output.stdout);
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert!(output.status.success(), "{stdout}\n{stderr}");
+    assert!(stdout.contains("test lifecycle.ping ... ok"), "{stdout}");
+    assert!(stdout.contains("0 failed"), "{stdout}");
+}

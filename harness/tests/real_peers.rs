@@ -1,0 +1,86 @@
+//! The suite against real servers nobody here wrote, installed by
+//! `scripts/install-peers.sh`. Their verdict tables are snapshotted, so our
+//! judgement of real servers is itself under test. Without the peers the
+//! tests skip visibly, except under `CI=true`, where the test command has
+//! installed them and their absence is a failure.
+
+use std::collections::BTreeMap;
+use std::path::PathBuf;
+
+use assert_cmd::Command;
+
+fn peers_env() -> Option<BTreeMap<String, String>> {
+    let dir = std::env::var_os("MCP_CONFORM_PEERS")
+        .map(PathBuf::from)
+        .unwrap_or_else(|| PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../target/peers"));
+    let text = std::fs::read_to_string(dir.join("peers.env")).ok()?;
+    let pairs = text.lines().filter_map(|line| {
+        let (key, value) = line.trim().strip_prefix("export ")?.split_once('=')?;
+        Some((
+            key.to_owned(),
+            value.trim_matches(|c| c == '"' || c == '\'').to_owned(),
+        ))
+    });
+    Some(pairs.collect())
+}
+
+/// Runs the bundled suite against `command`; returns (verdict table, full stdout).
+fn verdict_table(command_key: &str, profile: &str) -> Option<(String, String)> {
+    let Some(env) = peers_env() else {
+        assert!(
+            std::env::var("CI").is_err(),
+            "real peers are missing; the test command (scripts/test-all.sh) installs them"
+        );
+        eprintln!("skipped: real peers not installed (run scripts/install-peers.sh)");
+        return None;
+    };
+    let command = env
+        .get(command_key)
+        .unwrap_or_else(|| panic!("{command_key} missing from peers.env"));
+    let output = Command::cargo_bin("mcp-conform")
+        .unwrap()
+        .env("NO_COLOR", "1")
+        .args(["run", "--stdio", command, "--profile", profile, "--jobs", "2"])
+        .timeout(std::time::Duration::from_secs(600))
+        .output()
+        .unwrap();
+    let stdout = String::from_utf8_lossy(&output.stdout).into_owned();
+    // The table: id and verdict of each scenario line (the block after the
+    // header), sorted because scenarios finish in any order.
+    let mut table: Vec<String> = stdout
+        .split("\n\n")
+        .nth(1)
+        .unwrap_or_default()
+        .lines()
+        .filter_map(|line| {
+            let mut words = line.split_whitespace();
+            let verdict = words.next()?;
+            let id = words.next()?;
+            Some(format!("{id:<40} {verdict}"))
+        })
+        .collect();
+    table.sort();
+    Some((table.join("\n"), stdout))
+}
+
+fn judge(command_key: &str, profile: &str, snapshot: &str) {
+    let Some((table, stdout)) = verdict_table(command_key, profile) else {
+        return;
+    };
+    assert!(
+        !table.contains("ERROR"),
+        "no error verdicts against a real peer:\n{stdout}"
+    );
+    assert!(table.lines().count() > 10, "the whole suite ran:\n{stdout}");
+    insta::assert_snapshot!(snapshot, table);
+}
+
+#[test]
+fn everything_server_over_stdio() {
+    judge("EVERYTHING_SERVER_CMD", "everything", "everything_stdio");
+}
+
+#[test]
+fn python_sdk_server_over_stdio() {
+    judge("PYTHON_SERVER_CMD", "python", "python_stdio");
+}
