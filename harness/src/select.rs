@@ -20,10 +20,7 @@ pub fn load_scenarios(paths: &[PathBuf], filters: &[String]) -> Result<Vec<Scena
             .map(|(path, text)| load_str(&path, text))
             .collect()
     } else {
-        discover(paths)?
-            .iter()
-            .map(|path| load_file(path))
-            .collect()
+        discover(paths)?.iter().map(|path| load_file(path)).collect()
     };
     let mut scenarios = Vec::new();
     let mut diagnostics = Vec::new();

@@ -66,10 +66,6 @@ const TYPES: [&str; 7] = [
 ];
 
 pub(super) fn compile(value: &Value, exact: bool, pointer: &str) -> Result<Node, CompileError> {
-    let error = |message: String| CompileError {
-        pointer: pointer.to_owned(),
-        message,
-    };
     match value {
         Value::String(text) if has_reference(text) => Ok(Node::Template {
             text: text.clone(),
@@ -77,7 +73,7 @@ pub(super) fn compile(value: &Value, exact: bool, pointer: &str) -> Result<Node,
         }),
         Value::Object(map) if map.len() == 1 && is_operator(map) => {
             let (key, arg) = map.iter().next().expect("one member");
-            operator(key, arg, exact, pointer).map_err(error)
+            operator(key, arg, exact, pointer)
         }
         Value::Object(map) => {
             let members = map
@@ -122,19 +118,58 @@ fn is_operator(map: &Map<String, Value>) -> bool {
         .is_some_and(|k| k.starts_with('$') && !k.starts_with("$$"))
 }
 
-fn operator(key: &str, arg: &Value, exact: bool, pointer: &str) -> Result<Node, String> {
-    let inner = |v: &Value| compile(v, exact, &pointer_join(pointer, key)).map_err(|e| e.to_string());
-    let list = |v: &Value| -> Result<Vec<Node>, String> {
+fn operator(key: &str, arg: &Value, exact: bool, pointer: &str) -> Result<Node, CompileError> {
+    operator_node(key, arg, exact, pointer).map_err(|failure| match failure {
+        Failure::Nested(error) => error,
+        Failure::Here(message) => CompileError {
+            pointer: pointer.to_owned(),
+            message,
+        },
+    })
+}
+
+/// Why an operator did not compile: inside its argument (located there) or itself.
+enum Failure {
+    Nested(CompileError),
+    Here(String),
+}
+
+impl From<CompileError> for Failure {
+    fn from(error: CompileError) -> Failure {
+        Failure::Nested(error)
+    }
+}
+
+impl From<String> for Failure {
+    fn from(message: String) -> Failure {
+        Failure::Here(message)
+    }
+}
+
+impl From<&str> for Failure {
+    fn from(message: &str) -> Failure {
+        Failure::Here(message.to_owned())
+    }
+}
+
+fn operator_node(key: &str, arg: &Value, exact: bool, pointer: &str) -> Result<Node, Failure> {
+    let inner_pointer = pointer_join(pointer, key);
+    let inner = |v: &Value| compile(v, exact, &inner_pointer);
+    let list = |v: &Value| -> Result<Vec<Node>, Failure> {
         let items = v
             .as_array()
             .filter(|a| !a.is_empty())
             .ok_or(format!("`{key}` takes a non-empty list"))?;
-        items.iter().map(inner).collect()
+        Ok(items
+            .iter()
+            .enumerate()
+            .map(|(i, v)| compile(v, exact, &format!("{inner_pointer}/{i}")))
+            .collect::<Result<_, _>>()?)
     };
     Ok(match key {
         "$any" => Node::Any,
         "$absent" => Node::Absent,
-        "$exact" => compile(arg, true, &pointer_join(pointer, key)).map_err(|e| e.to_string())?,
+        "$exact" => compile(arg, true, &inner_pointer)?,
         "$type" => {
             let names: Vec<String> = match arg {
                 Value::String(name) => vec![name.clone()],
@@ -147,12 +182,17 @@ fn operator(key: &str, arg: &Value, exact: bool, pointer: &str) -> Result<Node, 
             };
             match names.iter().find(|n| !TYPES.contains(&n.as_str())) {
                 _ if names.is_empty() => {
-                    return Err(format!(
+                    return Err(Failure::from(format!(
                         "`$type` takes one of {} or a list of them",
                         TYPES.join(", ")
-                    ));
+                    )));
                 }
-                Some(bad) => return Err(format!("unknown type `{bad}`; types are {}", TYPES.join(", "))),
+                Some(bad) => {
+                    return Err(Failure::from(format!(
+                        "unknown type `{bad}`; types are {}",
+                        TYPES.join(", ")
+                    )));
+                }
                 None => Node::Type(names),
             }
         }
@@ -171,14 +211,20 @@ fn operator(key: &str, arg: &Value, exact: bool, pointer: &str) -> Result<Node, 
             };
             let ordered = !matches!(compare, Compare::Eq | Compare::Ne);
             if ordered && !arg.is_number() && !arg.as_str().is_some_and(has_reference) {
-                return Err(format!("`{key}` takes a number or a `${{variable}}`"));
+                return Err(Failure::from(format!(
+                    "`{key}` takes a number or a `${{variable}}`"
+                )));
             }
             Node::Compare(compare, Box::new(inner(arg)?))
         }
         "$len" => match arg {
             Value::Number(n) if n.is_u64() => Node::Len(Box::new(Node::Literal(arg.clone()))),
             Value::Object(_) => Node::Len(Box::new(inner(arg)?)),
-            _ => return Err("`$len` takes a count or a matcher such as `{$gte: 1}`".into()),
+            _ => {
+                return Err(Failure::from(
+                    "`$len` takes a count or a matcher such as `{$gte: 1}`",
+                ));
+            }
         },
         "$contains" => Node::Contains(Box::new(inner(arg)?)),
         "$each" => Node::Each(Box::new(inner(arg)?)),
@@ -211,6 +257,10 @@ fn operator(key: &str, arg: &Value, exact: bool, pointer: &str) -> Result<Node, 
             Node::Schema(arg.clone())
         }
         "$capture" => Node::Capture(arg.as_str().ok_or("`$capture` takes a variable name")?.to_owned()),
-        other => return Err(format!("unknown operator `{other}`; operators are {OPERATORS}")),
+        other => {
+            return Err(Failure::from(format!(
+                "unknown operator `{other}`; operators are {OPERATORS}"
+            )));
+        }
     })
 }

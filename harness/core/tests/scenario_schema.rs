@@ -1,0 +1,53 @@
+//! The checked-in `scenarios/scenario.schema.json` is what the types
+//! generate, and every bundled scenario points editors at it.
+
+use std::path::Path;
+
+use mcp_conform_core::scenario::schema::scenario_json_schema;
+
+fn repo() -> &'static Path {
+    Path::new(concat!(env!("CARGO_MANIFEST_DIR"), "/../.."))
+}
+
+#[test]
+fn the_checked_in_schema_is_current() {
+    let path = repo().join("scenarios/scenario.schema.json");
+    let generated = scenario_json_schema();
+    if std::env::var_os("UPDATE_SCHEMA").is_some() && std::env::var("CI").is_err() {
+        std::fs::write(&path, serde_json::to_string_pretty(&generated).unwrap() + "\n").unwrap();
+    }
+    let checked_in: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(&path).unwrap()).unwrap();
+    assert!(
+        checked_in == generated,
+        "scenarios/scenario.schema.json is stale: run `cargo run -p mcp-conform -- schema > scenarios/scenario.schema.json`"
+    );
+}
+
+#[test]
+fn every_bundled_scenario_has_the_schema_modeline() {
+    let mut missing = Vec::new();
+    let mut stack = vec![repo().join("scenarios")];
+    while let Some(dir) = stack.pop() {
+        for entry in std::fs::read_dir(dir).unwrap() {
+            let path = entry.unwrap().path();
+            if path.is_dir() {
+                if !path.ends_with("profiles") {
+                    stack.push(path);
+                }
+            } else if path.extension().is_some_and(|e| e == "yaml") {
+                let text = std::fs::read_to_string(&path).unwrap();
+                let first = text.lines().next().unwrap_or_default();
+                if !first.starts_with("# yaml-language-server: $schema=")
+                    || !first.ends_with("scenario.schema.json")
+                {
+                    missing.push(path.display().to_string());
+                }
+            }
+        }
+    }
+    assert!(
+        missing.is_empty(),
+        "scenarios without the schema modeline: {missing:?}"
+    );
+}
