@@ -125,3 +125,46 @@ fn the_schema_command_prints_the_checked_in_schema() {
             .unwrap();
     assert_eq!(printed, checked_in);
 }
+
+#[test]
+fn ctrl_c_stops_the_run_kills_the_peer_and_still_reports() {
+    let marker = format!("mcp-conform-ctrl-c-{}", std::process::id());
+    let server = format!("sh -c 'sleep 600; echo {marker}'");
+    let mut child = std::process::Command::new(assert_cmd::cargo::cargo_bin("mcp-conform"))
+        .args([
+            "run",
+            "--stdio",
+            &server,
+            "--filter",
+            "lifecycle.ping",
+            "--startup-timeout",
+            "60",
+        ])
+        .env("NO_COLOR", "1")
+        .stdout(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    std::thread::sleep(std::time::Duration::from_millis(1500));
+    let status = std::process::Command::new("kill")
+        .args(["-INT", &child.id().to_string()])
+        .status()
+        .unwrap();
+    assert!(status.success());
+    let started = std::time::Instant::now();
+    let output = child.wait_with_output().unwrap();
+    assert!(
+        started.elapsed() < std::time::Duration::from_secs(10),
+        "stopped promptly"
+    );
+    assert_eq!(output.status.code(), Some(3));
+    let stdout = stdout_of(&output);
+    assert!(
+        stdout.contains("ERROR") && stdout.contains("interrupted"),
+        "{stdout}"
+    );
+    let leftover = std::process::Command::new("pgrep")
+        .args(["-f", &marker])
+        .output()
+        .unwrap();
+    assert!(leftover.stdout.is_empty(), "the peer's process group is gone");
+}

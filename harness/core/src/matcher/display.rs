@@ -1,110 +1,119 @@
-//! How patterns read in reports, and actual values moved toward them so a
-//! text diff shows only real divergences.
+//! The expected side as a plain value, and the actual side normalised to line up with it.
+//!
+//! A text diff of the two shows only real divergences: whatever a wildcard or operator
+//! accepted is replaced in the actual by the expected side's display.
 
 use serde_json::{Map, Value, json};
 
 use super::MatchContext;
-use super::compile::{Compare, Node};
-use super::eval::{eval, json_equal, resolve};
+use super::compile::{Node, Op, Operand, REST_MARKER};
+use super::eval::matches;
 
-/// The expected side as a value: literals as written, operators compact.
-pub(super) fn expected(node: &Node, ctx: &MatchContext) -> Value {
-    let op = |name: &str, arg: Value| json!({ name: arg });
+/// The expected value with `${vars}` substituted (left as written when unknown) and operators compact.
+pub(super) fn display(node: &Node, ctx: &MatchContext) -> Value {
     match node {
-        Node::Literal(v) => v.clone(),
-        Node::Template { text, exact } => {
-            resolve(text, *exact, ctx).map_or_else(|_| Value::String(text.clone()), |n| expected(&n, ctx))
-        }
+        Node::Scalar(value) => value.clone(),
+        Node::Text(template) => template
+            .render(&ctx.vars)
+            .unwrap_or_else(|_| Value::String(template.source().to_owned())),
         Node::Object { members, .. } => Value::Object(
             members
                 .iter()
-                .map(|(k, n)| (k.clone(), expected(n, ctx)))
+                .map(|(key, member)| (key.clone(), display(member, ctx)))
                 .collect(),
         ),
-        Node::Array { items, prefix } => {
-            let mut list: Vec<Value> = items.iter().map(|n| expected(n, ctx)).collect();
-            if *prefix {
-                list.push("...".into());
+        Node::Array { items, open } => {
+            let mut shown: Vec<Value> = items.iter().map(|item| display(item, ctx)).collect();
+            if *open {
+                shown.push(Value::from(REST_MARKER));
             }
-            Value::Array(list)
+            Value::Array(shown)
         }
-        Node::Any => "$any".into(),
-        Node::Absent => "$absent".into(),
-        Node::Type(types) if types.len() == 1 => op("$type", types[0].clone().into()),
-        Node::Type(types) => op("$type", json!(types)),
-        Node::Regex(regex) => op("$regex", regex.as_str().into()),
-        Node::Compare(compare, operand) => {
-            let name = match compare {
-                Compare::Eq => "$eq",
-                Compare::Ne => "$ne",
-                Compare::Gt => "$gt",
-                Compare::Gte => "$gte",
-                Compare::Lt => "$lt",
-                Compare::Lte => "$lte",
-            };
-            op(name, expected(operand, ctx))
-        }
-        Node::Len(inner) => op("$len", expected(inner, ctx)),
-        Node::Contains(inner) => op("$contains", expected(inner, ctx)),
-        Node::Each(inner) => op("$each", expected(inner, ctx)),
-        Node::OneOf(all) => op("$one_of", all.iter().map(|n| expected(n, ctx)).collect()),
-        Node::AllOf(all) => op("$all_of", all.iter().map(|n| expected(n, ctx)).collect()),
-        Node::Not(inner) => op("$not", expected(inner, ctx)),
-        Node::Unique => "$unique".into(),
-        Node::UniqueBy(by) => op("$unique_by", by.clone().into()),
-        Node::Select { source, node, .. } => {
-            op("$select", json!({"path": source, "match": expected(node, ctx)}))
-        }
-        Node::Schema(schema) => op("$schema", schema.clone()),
-        Node::Capture(name) => op("$capture", name.clone().into()),
+        Node::Op(op) => display_op(op, ctx),
     }
 }
 
-/// The actual value as the diff's right-hand side.
+fn display_op(op: &Op, ctx: &MatchContext) -> Value {
+    let all = |nodes: &[Node]| Value::Array(nodes.iter().map(|n| display(n, ctx)).collect());
+    match op {
+        Op::Any => json!("$any"),
+        Op::Absent => json!("$absent"),
+        Op::Unique => json!("$unique"),
+        Op::Exact(inner) => display(inner, ctx),
+        Op::Type(types) => match types.as_slice() {
+            [single] => json!({"$type": single.name()}),
+            _ => json!({"$type": types.iter().map(|t| t.name()).collect::<Vec<_>>()}),
+        },
+        Op::Regex(regex) => json!({"$regex": regex.as_str()}),
+        Op::Compare(comparison, operand) => {
+            let bound = match operand {
+                Operand::Number(n) => Value::Number(n.clone()),
+                Operand::Var(template) => template
+                    .render(&ctx.vars)
+                    .unwrap_or_else(|_| Value::String(template.source().to_owned())),
+            };
+            single(comparison.operator(), bound)
+        }
+        Op::Len(inner) => json!({"$len": display(inner, ctx)}),
+        Op::Contains(inner) => json!({"$contains": display(inner, ctx)}),
+        Op::Each(inner) => json!({"$each": display(inner, ctx)}),
+        Op::Not(inner) => json!({"$not": display(inner, ctx)}),
+        Op::OneOf(alternatives) => json!({"$one_of": all(alternatives)}),
+        Op::AllOf(alternatives) => json!({"$all_of": all(alternatives)}),
+        Op::UniqueBy(key) => json!({"$unique_by": key}),
+        Op::Select { path_text, then, .. } => {
+            json!({"$select": {"path": path_text, "match": display(then, ctx)}})
+        }
+        Op::Schema { schema, .. } => json!({"$schema": schema}),
+        Op::Capture(name) => json!({"$capture": name}),
+    }
+}
+
+fn single(key: &str, value: Value) -> Value {
+    Value::Object(Map::from_iter([(key.to_owned(), value)]))
+}
+
+/// `actual` with every part that `node` accepts replaced by the expected display; parts that
+/// diverge stay as they are, and members a subset match ignores are dropped.
 pub(super) fn normalize(node: &Node, actual: &Value, ctx: &MatchContext) -> Value {
     match (node, actual) {
         (Node::Object { members, exact }, Value::Object(map)) => {
             let mut out = Map::new();
             for (key, member) in members {
-                if let Some(value) = map.get(key) {
-                    out.insert(key.clone(), normalize(member, value, ctx));
+                match map.get(key) {
+                    Some(value) => {
+                        out.insert(key.clone(), normalize(member, value, ctx));
+                    }
+                    None if matches(member, None, ctx) => {
+                        out.insert(key.clone(), display(member, ctx));
+                    }
+                    None => {}
                 }
             }
             if *exact {
                 for (key, value) in map {
-                    out.entry(key.clone()).or_insert_with(|| value.clone());
+                    if !out.contains_key(key) {
+                        out.insert(key.clone(), value.clone());
+                    }
                 }
             }
             Value::Object(out)
         }
-        (Node::Array { items, prefix }, Value::Array(list)) => {
-            let mut out: Vec<Value> = list
+        (Node::Array { items, open }, Value::Array(elements)) => {
+            let mut out: Vec<Value> = items
                 .iter()
-                .zip(items)
-                .map(|(v, n)| normalize(n, v, ctx))
+                .zip(elements)
+                .map(|(item, element)| normalize(item, element, ctx))
                 .collect();
-            if *prefix && list.len() >= items.len() {
-                out.push("...".into());
-            } else {
-                out.extend(list.iter().skip(items.len()).cloned());
+            match elements.get(items.len()..) {
+                Some(_) if *open => out.push(Value::from(REST_MARKER)),
+                Some(rest) => out.extend(rest.iter().cloned()),
+                None => {}
             }
             Value::Array(out)
         }
-        (Node::Template { text, exact }, _) => match resolve(text, *exact, ctx) {
-            Ok(resolved) => normalize(&resolved, actual, ctx),
-            Err(_) => actual.clone(),
-        },
-        (Node::Literal(want), _) if json_equal(want, actual) => want.clone(),
-        (Node::Literal(_), _) => actual.clone(),
-        (operator, _) => {
-            let mut trial = ctx.clone();
-            let mut out = Vec::new();
-            eval(operator, Some(actual), "", &mut trial, &mut out);
-            if out.is_empty() {
-                expected(operator, ctx)
-            } else {
-                actual.clone()
-            }
-        }
+        (Node::Op(Op::Exact(inner)), _) => normalize(inner, actual, ctx),
+        _ if matches(node, Some(actual), ctx) => display(node, ctx),
+        _ => actual.clone(),
     }
 }

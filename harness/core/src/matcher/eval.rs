@@ -1,261 +1,436 @@
-//! Matching an actual value against a [`Node`].
+//! Matching an actual value against compiled nodes, collecting every mismatch.
 
-use std::collections::BTreeSet;
+use std::cmp::Ordering;
 
-use serde_json::Value;
+use serde_json::{Number, Value};
 
-use super::compile::{Compare, Node, compile};
-use super::display::expected;
-use super::template::render_string;
-use super::{MatchContext, Mismatch, pointer_join};
+use super::compile::{Comparison, Node, Op, Operand};
+use super::display::display;
+use super::path::{element, member};
+use super::{MatchContext, Mismatch};
 
+/// Appends to `out` every way `actual` (at `pointer`; `None` = absent) fails `node`.
 pub(super) fn eval(
     node: &Node,
     actual: Option<&Value>,
-    at: &str,
+    pointer: &str,
     ctx: &mut MatchContext,
     out: &mut Vec<Mismatch>,
 ) {
-    let mut fail = |message: String, ctx: &MatchContext| {
-        out.push(Mismatch {
-            pointer: at.to_owned(),
-            expected: expected(node, ctx).to_string(),
-            actual: actual.cloned(),
-            message,
-        });
+    let mut run = Run { ctx, out: Vec::new() };
+    run.node(node, actual, pointer);
+    out.append(&mut run.out);
+}
+
+/// Whether `actual` matches `node`, without touching `ctx`.
+pub(super) fn matches(node: &Node, actual: Option<&Value>, ctx: &MatchContext) -> bool {
+    trial(node, actual, "", ctx).1.is_empty()
+}
+
+/// Evaluates on a copy of the context, so a failed attempt leaves no captures behind.
+fn trial(
+    node: &Node,
+    actual: Option<&Value>,
+    pointer: &str,
+    ctx: &MatchContext,
+) -> (MatchContext, Vec<Mismatch>) {
+    let mut attempt = ctx.clone();
+    let mut run = Run {
+        ctx: &mut attempt,
+        out: Vec::new(),
     };
-    match (node, actual) {
-        (Node::Absent, None) => {}
-        (Node::Absent, Some(_)) => fail("must be absent".into(), ctx),
-        (Node::Not(inner), _) => {
-            if matches(inner, actual, ctx) {
-                fail("matches what it must not".into(), ctx);
+    run.node(node, actual, pointer);
+    let failures = run.out;
+    (attempt, failures)
+}
+
+/// One evaluation: the variables it reads and captures into, and the mismatches found.
+struct Run<'c> {
+    ctx: &'c mut MatchContext,
+    out: Vec<Mismatch>,
+}
+
+impl Run<'_> {
+    fn node(&mut self, node: &Node, actual: Option<&Value>, pointer: &str) {
+        match (node, actual) {
+            (Node::Op(op), _) => self.op(node, op, actual, pointer),
+            (_, None) => self.fail(node, None, pointer, "missing"),
+            (Node::Scalar(expected), Some(actual)) => self.equal(node, Ok(expected.clone()), actual, pointer),
+            (Node::Text(template), Some(actual)) => {
+                self.equal(node, template.render(&self.ctx.vars), actual, pointer);
+            }
+            (Node::Object { members, exact }, Some(actual)) => {
+                self.object(node, members, *exact, actual, pointer)
+            }
+            (Node::Array { items, open }, Some(actual)) => self.array(node, items, *open, actual, pointer),
+        }
+    }
+
+    fn fail(&mut self, node: &Node, actual: Option<&Value>, pointer: &str, message: impl Into<String>) {
+        let found = mismatch(node, actual, pointer, self.ctx, message);
+        self.out.push(found);
+    }
+
+    fn equal(&mut self, node: &Node, expected: Result<Value, String>, actual: &Value, pointer: &str) {
+        match expected {
+            Ok(expected) if values_equal(&expected, actual) => {}
+            Ok(expected) => self.fail(node, Some(actual), pointer, differ_message(&expected, actual)),
+            Err(message) => self.fail(node, Some(actual), pointer, message),
+        }
+    }
+
+    fn object(
+        &mut self,
+        node: &Node,
+        members: &[(String, Node)],
+        exact: bool,
+        actual: &Value,
+        pointer: &str,
+    ) {
+        let Value::Object(map) = actual else {
+            return self.fail(node, Some(actual), pointer, kind_message("an object", actual));
+        };
+        for (key, expected) in members {
+            self.node(expected, map.get(key), &member(pointer, key));
+        }
+        if exact {
+            let unlisted = map
+                .iter()
+                .filter(|(key, _)| !members.iter().any(|(k, _)| k == *key));
+            for (key, value) in unlisted {
+                self.out.push(Mismatch {
+                    pointer: member(pointer, key),
+                    expected: "nothing".to_owned(),
+                    actual: Some(value.clone()),
+                    message: format!("unexpected member `{key}` (members must match exactly)"),
+                });
             }
         }
-        (Node::OneOf(alternatives), _) => {
-            if !alternatives.iter().any(|alt| matches_capturing(alt, actual, ctx)) {
-                fail("matches none of the alternatives".into(), ctx);
-            }
+    }
+
+    fn array(&mut self, node: &Node, items: &[Node], open: bool, actual: &Value, pointer: &str) {
+        let Value::Array(elements) = actual else {
+            return self.fail(node, Some(actual), pointer, kind_message("an array", actual));
+        };
+        for (i, expected) in items.iter().enumerate() {
+            self.node(expected, elements.get(i), &element(pointer, i));
         }
-        (Node::AllOf(all), _) => all.iter().for_each(|n| eval(n, actual, at, ctx, out)),
-        (Node::Template { text, exact }, _) => match resolve(text, *exact, ctx) {
-            Ok(resolved) => eval(&resolved, actual, at, ctx, out),
-            Err(message) => fail(message, ctx),
-        },
-        (_, None) => fail("missing".into(), ctx),
-        (Node::Any, Some(_)) => {}
-        (Node::Capture(name), Some(value)) => {
-            ctx.vars.insert(name.clone(), value.clone());
+        if !open && elements.len() > items.len() {
+            self.out.push(Mismatch {
+                pointer: element(pointer, items.len()),
+                expected: "nothing".to_owned(),
+                actual: Some(elements[items.len()].clone()),
+                message: format!(
+                    "expected {} elements, got {} (end the expected list with \"...\" to allow more)",
+                    items.len(),
+                    elements.len()
+                ),
+            });
         }
-        (Node::Literal(want), Some(got)) => {
-            if !json_equal(want, got) {
-                fail("differs".into(), ctx);
+    }
+
+    fn op(&mut self, node: &Node, op: &Op, actual: Option<&Value>, pointer: &str) {
+        match (op, actual) {
+            (Op::Absent, None) | (Op::Any, Some(_)) => {}
+            (Op::Absent, Some(value)) => self.fail(node, Some(value), pointer, "must be absent"),
+            (Op::Exact(inner), _) => self.node(inner, actual, pointer),
+            (Op::AllOf(alternatives), _) => {
+                for alternative in alternatives {
+                    self.node(alternative, actual, pointer);
+                }
             }
-        }
-        (Node::Object { members, exact }, Some(got)) => {
-            let Some(map) = got.as_object() else {
-                return fail("expected an object".into(), ctx);
-            };
-            for (key, member) in members {
-                eval(member, map.get(key), &pointer_join(at, key), ctx, out);
+            (Op::OneOf(alternatives), _) => self.one_of(node, alternatives, actual, pointer),
+            (Op::Not(inner), _) => {
+                if trial(inner, actual, pointer, self.ctx).1.is_empty() {
+                    let message = format!("matches {}, which `$not` forbids", display(inner, self.ctx));
+                    self.fail(node, actual, pointer, message);
+                }
             }
-            if *exact {
-                for key in map.keys().filter(|k| !members.iter().any(|(m, _)| m == *k)) {
-                    out.push(Mismatch {
-                        pointer: pointer_join(at, key),
-                        expected: "nothing (exact)".into(),
-                        actual: map.get(key).cloned(),
-                        message: "unexpected member".into(),
+            (_, None) => self.fail(node, None, pointer, "missing"),
+            (Op::Capture(name), Some(value)) => {
+                self.ctx.vars.insert(name.clone(), value.clone());
+            }
+            (Op::Type(types), Some(value)) => {
+                if !types.iter().any(|t| t.admits(value)) {
+                    let names: Vec<&str> = types.iter().map(|t| t.name()).collect();
+                    let message = format!("expected type {}, got {}", names.join(" or "), kind(value));
+                    self.fail(node, Some(value), pointer, message);
+                }
+            }
+            (Op::Regex(regex), Some(value)) => match value {
+                Value::String(text) if regex.is_match(text) => {}
+                Value::String(_) => {
+                    self.fail(
+                        node,
+                        Some(value),
+                        pointer,
+                        format!("does not match /{}/", regex.as_str()),
+                    );
+                }
+                other => self.fail(node, Some(value), pointer, kind_message("a string", other)),
+            },
+            (Op::Compare(comparison, operand), Some(value)) => {
+                if let Err(message) = compare(*comparison, operand, value, self.ctx) {
+                    self.fail(node, Some(value), pointer, message);
+                }
+            }
+            (Op::Len(expected), Some(value)) => self.len(node, expected, value, pointer),
+            (Op::Contains(expected), Some(value)) => self.contains(node, expected, value, pointer),
+            (Op::Each(expected), Some(Value::Array(elements))) => {
+                for (i, item) in elements.iter().enumerate() {
+                    self.node(expected, Some(item), &element(pointer, i));
+                }
+            }
+            (Op::Unique, Some(Value::Array(elements))) => self.unique(elements, Some, pointer, ""),
+            (Op::UniqueBy(key), Some(Value::Array(elements))) => {
+                self.unique(elements, |item| item.pointer(key), pointer, key);
+            }
+            (Op::Each(_) | Op::Unique | Op::UniqueBy(_), Some(other)) => {
+                self.fail(node, Some(other), pointer, kind_message("an array", other));
+            }
+            (
+                Op::Select {
+                    path_text,
+                    path,
+                    then,
+                },
+                Some(value),
+            ) => {
+                let located = path.query_located(value);
+                let locations: Vec<String> = located.iter().map(|n| n.location().to_json_pointer()).collect();
+                let nodes = Value::Array(located.iter().map(|n| n.node().clone()).collect());
+                let mut inner = Vec::new();
+                eval(then, Some(&nodes), "", self.ctx, &mut inner);
+                self.out.extend(
+                    inner
+                        .into_iter()
+                        .map(|m| relocate(m, pointer, path_text, &locations)),
+                );
+            }
+            (Op::Schema { validator, .. }, Some(value)) => {
+                for error in validator.iter_errors(value) {
+                    self.out.push(Mismatch {
+                        pointer: format!("{pointer}{}", error.instance_path().as_str()),
+                        expected: "a value valid against the `$schema`".to_owned(),
+                        actual: Some(error.instance().clone().into_owned()),
+                        message: error.to_string(),
                     });
                 }
             }
         }
-        (Node::Array { items, prefix }, Some(got)) => {
-            let Some(list) = got.as_array() else {
-                return fail("expected an array".into(), ctx);
-            };
-            let count_ok = if *prefix {
-                list.len() >= items.len()
-            } else {
-                list.len() == items.len()
-            };
-            if !count_ok {
-                let at_least = if *prefix { "at least " } else { "" };
-                fail(
-                    format!("expected {at_least}{} items, got {}", items.len(), list.len()),
-                    ctx,
-                );
-            }
-            for (i, item) in items.iter().enumerate().take(list.len()) {
-                eval(item, list.get(i), &format!("{at}/{i}"), ctx, out);
-            }
-        }
-        (Node::Type(types), Some(got)) => {
-            if !types.iter().any(|t| has_type(got, t)) {
-                fail(format!("expected type {}", types.join(" or ")), ctx);
-            }
-        }
-        (Node::Regex(regex), Some(got)) => match got.as_str() {
-            Some(text) if regex.is_match(text) => {}
-            Some(_) => fail(format!("does not match /{regex}/"), ctx),
-            None => fail("expected a string".into(), ctx),
-        },
-        (Node::Compare(op, operand), Some(got)) => match operand_value(operand, ctx) {
-            Ok(want) if compare(*op, got, &want) => {}
-            Ok(_) => fail("comparison does not hold".into(), ctx),
-            Err(message) => fail(message, ctx),
-        },
-        (Node::Len(inner), Some(got)) => {
-            let len = match got {
-                Value::Array(a) => a.len(),
-                Value::String(s) => s.chars().count(),
-                Value::Object(o) => o.len(),
-                _ => return fail("has no length".into(), ctx),
-            };
-            if !matches(inner, Some(&Value::from(len)), ctx) {
-                fail(format!("length is {len}"), ctx);
-            }
-        }
-        (Node::Contains(inner), Some(got)) => {
-            let found = match (got, inner.as_ref()) {
-                (Value::Array(items), _) => {
-                    items.iter().any(|item| matches_capturing(inner, Some(item), ctx))
-                }
-                (Value::String(text), Node::Literal(Value::String(part))) => text.contains(part.as_str()),
-                _ => false,
-            };
-            if !found {
-                fail("contains no matching element".into(), ctx);
-            }
-        }
-        (Node::Each(inner), Some(got)) => match got.as_array() {
-            Some(items) => {
-                for (i, item) in items.iter().enumerate() {
-                    eval(inner, Some(item), &format!("{at}/{i}"), ctx, out);
-                }
-            }
-            None => fail("expected an array".into(), ctx),
-        },
-        (Node::Unique, Some(got)) => check_unique(got, |item| Some(item.to_string()), at, out),
-        (Node::UniqueBy(by), Some(got)) => {
-            check_unique(got, |item| item.pointer(by).map(Value::to_string), at, out)
-        }
-        (Node::Select { path, node, .. }, Some(got)) => {
-            let selected = Value::Array(path.query(got).all().into_iter().cloned().collect());
-            eval(node, Some(&selected), at, ctx, out);
-        }
-        (Node::Schema(schema), Some(got)) => match jsonschema::validator_for(schema) {
-            Ok(validator) => {
-                let errors: Vec<String> = validator
-                    .iter_errors(got)
-                    .map(|e| format!("{} at {}", e, e.instance_path()))
-                    .collect();
-                if !errors.is_empty() {
-                    fail(format!("does not validate: {}", errors.join("; ")), ctx);
-                }
-            }
-            Err(e) => fail(format!("invalid JSON Schema: {e}"), ctx),
-        },
     }
-}
 
-/// Whether a node matches, leaving captures untouched.
-fn matches(node: &Node, actual: Option<&Value>, ctx: &MatchContext) -> bool {
-    let mut trial = ctx.clone();
-    let mut out = Vec::new();
-    eval(node, actual, "", &mut trial, &mut out);
-    out.is_empty()
-}
-
-/// Whether a node matches; on a match, its captures are kept.
-fn matches_capturing(node: &Node, actual: Option<&Value>, ctx: &mut MatchContext) -> bool {
-    let mut trial = ctx.clone();
-    let mut out = Vec::new();
-    eval(node, actual, "", &mut trial, &mut out);
-    let matched = out.is_empty();
-    if matched {
-        *ctx = trial;
+    fn one_of(&mut self, node: &Node, alternatives: &[Node], actual: Option<&Value>, pointer: &str) {
+        let mut reasons = Vec::new();
+        for (i, alternative) in alternatives.iter().enumerate() {
+            let (attempt, failures) = trial(alternative, actual, pointer, self.ctx);
+            if failures.is_empty() {
+                *self.ctx = attempt;
+                return;
+            }
+            reasons.push(format!("#{i}: {}", failures[0].message));
+        }
+        let message = format!("matches none of the alternatives ({})", reasons.join("; "));
+        self.fail(node, actual, pointer, message);
     }
-    matched
-}
 
-/// A template string resolved and compiled: a variable may hold a pattern.
-pub(super) fn resolve(text: &str, exact: bool, ctx: &MatchContext) -> Result<Node, String> {
-    let value = render_string(text, &ctx.vars)?;
-    compile(&value, exact, "").map_err(|e| format!("`{text}` holds an invalid matcher: {e}"))
-}
-
-fn operand_value(operand: &Node, ctx: &MatchContext) -> Result<Value, String> {
-    match operand {
-        Node::Literal(value) => Ok(value.clone()),
-        Node::Template { text, .. } => render_string(text, &ctx.vars),
-        other => Ok(expected(other, ctx)),
+    fn len(&mut self, node: &Node, expected: &Node, actual: &Value, pointer: &str) {
+        let Some(len) = length(actual) else {
+            return self.fail(
+                node,
+                Some(actual),
+                pointer,
+                kind_message("an array, string or object", actual),
+            );
+        };
+        let len = Value::from(len);
+        if !trial(expected, Some(&len), pointer, self.ctx).1.is_empty() {
+            let message = format!("length is {len}, expected {}", display(expected, self.ctx));
+            self.fail(node, Some(actual), pointer, message);
+        }
     }
-}
 
-fn compare(op: Compare, got: &Value, want: &Value) -> bool {
-    match op {
-        Compare::Eq => json_equal(want, got),
-        Compare::Ne => !json_equal(want, got),
-        _ => match (got.as_f64(), want.as_f64()) {
-            (Some(g), Some(w)) => match op {
-                Compare::Gt => g > w,
-                Compare::Gte => g >= w,
-                Compare::Lt => g < w,
-                _ => g <= w,
+    fn contains(&mut self, node: &Node, expected: &Node, actual: &Value, pointer: &str) {
+        let message = match (actual, expected) {
+            (Value::Array(elements), _) => {
+                for (i, item) in elements.iter().enumerate() {
+                    let (attempt, failures) = trial(expected, Some(item), &element(pointer, i), self.ctx);
+                    if failures.is_empty() {
+                        *self.ctx = attempt;
+                        return;
+                    }
+                }
+                format!("no element matches {}", display(expected, self.ctx))
+            }
+            (Value::String(text), Node::Text(template)) => match template.render(&self.ctx.vars) {
+                Ok(Value::String(needle)) if text.contains(&needle) => return,
+                Ok(Value::String(needle)) => format!("does not contain {needle:?}"),
+                Ok(other) => format!("`$contains` on a string needs a string to look for, not {other}"),
+                Err(message) => message,
             },
-            _ => false,
-        },
+            (Value::String(_), _) => "`$contains` on a string needs a string to look for".to_owned(),
+            (other, _) => kind_message("an array or a string", other),
+        };
+        self.fail(node, Some(actual), pointer, message);
+    }
+
+    fn unique<'v>(
+        &mut self,
+        elements: &'v [Value],
+        key_of: impl Fn(&'v Value) -> Option<&'v Value>,
+        pointer: &str,
+        key: &str,
+    ) {
+        let mut seen: Vec<(usize, &Value)> = Vec::new();
+        for (i, item) in elements.iter().enumerate() {
+            let at = element(pointer, i);
+            let Some(value) = key_of(item) else {
+                self.out.push(Mismatch {
+                    pointer: at,
+                    expected: format!("an element with `{key}`"),
+                    actual: Some(item.clone()),
+                    message: format!("element has no `{key}` to compare"),
+                });
+                continue;
+            };
+            match seen.iter().find(|(_, earlier)| values_equal(earlier, value)) {
+                Some((first, _)) => self.out.push(Mismatch {
+                    pointer: format!("{at}{key}"),
+                    expected: "a value not seen before".to_owned(),
+                    actual: Some(value.clone()),
+                    message: format!("duplicate of element {first}"),
+                }),
+                None => seen.push((i, value)),
+            }
+        }
     }
 }
 
-/// Equality with numbers compared by value (`1` equals `1.0`).
-pub(super) fn json_equal(a: &Value, b: &Value) -> bool {
-    match (a, b) {
-        (Value::Number(x), Value::Number(y)) => x == y || x.as_f64() == y.as_f64(),
-        (Value::Array(x), Value::Array(y)) => {
-            x.len() == y.len() && x.iter().zip(y).all(|(a, b)| json_equal(a, b))
+/// Maps a mismatch inside the `$select` node list back to where the node sits in the actual.
+fn relocate(mut found: Mismatch, base: &str, path_text: &str, locations: &[String]) -> Mismatch {
+    let mut segments = found.pointer.splitn(3, '/').skip(1);
+    let index = segments.next().and_then(|s| s.parse::<usize>().ok());
+    match index.and_then(|i| locations.get(i)) {
+        Some(location) => {
+            let rest = segments.next().map(|r| format!("/{r}")).unwrap_or_default();
+            found.pointer = format!("{base}{location}{rest}");
         }
-        (Value::Object(x), Value::Object(y)) => {
-            x.len() == y.len() && x.iter().all(|(k, v)| y.get(k).is_some_and(|w| json_equal(v, w)))
+        None => {
+            found.pointer = base.to_owned();
+            found.message = format!("nodes selected by `{path_text}`: {}", found.message);
+        }
+    }
+    found
+}
+
+fn compare(
+    comparison: Comparison,
+    operand: &Operand,
+    actual: &Value,
+    ctx: &MatchContext,
+) -> Result<(), String> {
+    let bound = match operand {
+        Operand::Number(n) => n.clone(),
+        Operand::Var(template) => match template.render(&ctx.vars)? {
+            Value::Number(n) => n,
+            other => {
+                return Err(format!(
+                    "`{}` resolved to {other}, not a number",
+                    template.source()
+                ));
+            }
+        },
+    };
+    let Value::Number(n) = actual else {
+        return Err(kind_message("a number", actual));
+    };
+    let ordering = compare_numbers(n, &bound);
+    let holds = match comparison {
+        Comparison::Eq => ordering == Some(Ordering::Equal),
+        Comparison::Ne => ordering != Some(Ordering::Equal),
+        Comparison::Gt => ordering == Some(Ordering::Greater),
+        Comparison::Gte => matches!(ordering, Some(Ordering::Greater | Ordering::Equal)),
+        Comparison::Lt => ordering == Some(Ordering::Less),
+        Comparison::Lte => matches!(ordering, Some(Ordering::Less | Ordering::Equal)),
+    };
+    if holds {
+        Ok(())
+    } else {
+        Err(format!("{n} fails `{}` {bound}", comparison.operator()))
+    }
+}
+
+fn length(value: &Value) -> Option<usize> {
+    match value {
+        Value::Array(items) => Some(items.len()),
+        Value::String(text) => Some(text.chars().count()),
+        Value::Object(map) => Some(map.len()),
+        _ => None,
+    }
+}
+
+/// Compares exactly when both are integers, else as floats.
+fn compare_numbers(a: &Number, b: &Number) -> Option<Ordering> {
+    if let (Some(x), Some(y)) = (a.as_i64(), b.as_i64()) {
+        return Some(x.cmp(&y));
+    }
+    if let (Some(x), Some(y)) = (a.as_u64(), b.as_u64()) {
+        return Some(x.cmp(&y));
+    }
+    a.as_f64()?.partial_cmp(&b.as_f64()?)
+}
+
+/// JSON equality with numbers compared by value (`1 == 1.0`).
+pub(super) fn values_equal(a: &Value, b: &Value) -> bool {
+    match (a, b) {
+        (Value::Number(x), Value::Number(y)) => compare_numbers(x, y) == Some(Ordering::Equal),
+        (Value::Array(xs), Value::Array(ys)) => {
+            xs.len() == ys.len() && xs.iter().zip(ys).all(|(x, y)| values_equal(x, y))
+        }
+        (Value::Object(xs), Value::Object(ys)) => {
+            xs.len() == ys.len()
+                && xs
+                    .iter()
+                    .all(|(k, x)| ys.get(k).is_some_and(|y| values_equal(x, y)))
         }
         _ => a == b,
     }
 }
 
-fn has_type(value: &Value, name: &str) -> bool {
-    match name {
-        "string" => value.is_string(),
-        "number" => value.is_number(),
-        "integer" => value.is_i64() || value.is_u64() || value.as_f64().is_some_and(|f| f.fract() == 0.0),
-        "boolean" => value.is_boolean(),
-        "object" => value.is_object(),
-        "array" => value.is_array(),
-        _ => value.is_null(),
+fn kind(value: &Value) -> &'static str {
+    match value {
+        Value::Null => "null",
+        Value::Bool(_) => "a boolean",
+        Value::Number(_) => "a number",
+        Value::String(_) => "a string",
+        Value::Array(_) => "an array",
+        Value::Object(_) => "an object",
     }
 }
 
-fn check_unique(got: &Value, key: impl Fn(&Value) -> Option<String>, at: &str, out: &mut Vec<Mismatch>) {
-    let Some(items) = got.as_array() else {
-        out.push(Mismatch {
-            pointer: at.into(),
-            expected: "an array".into(),
-            actual: Some(got.clone()),
-            message: "expected an array".into(),
-        });
-        return;
-    };
-    let mut seen = BTreeSet::new();
-    for (i, item) in items.iter().enumerate() {
-        if let Some(k) = key(item)
-            && !seen.insert(k.clone())
-        {
-            out.push(Mismatch {
-                pointer: format!("{at}/{i}"),
-                expected: "a value not seen before".into(),
-                actual: Some(item.clone()),
-                message: format!("duplicate {k}"),
-            });
-        }
+fn kind_message(wanted: &str, actual: &Value) -> String {
+    format!("expected {wanted}, got {}", kind(actual))
+}
+
+fn differ_message(expected: &Value, actual: &Value) -> String {
+    if std::mem::discriminant(expected) == std::mem::discriminant(actual) {
+        "values differ".to_owned()
+    } else {
+        kind_message(kind(expected), actual)
+    }
+}
+
+fn mismatch(
+    node: &Node,
+    actual: Option<&Value>,
+    pointer: &str,
+    ctx: &MatchContext,
+    message: impl Into<String>,
+) -> Mismatch {
+    Mismatch {
+        pointer: pointer.to_owned(),
+        expected: display(node, ctx).to_string(),
+        actual: actual.cloned(),
+        message: message.into(),
     }
 }

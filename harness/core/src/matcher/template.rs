@@ -1,86 +1,111 @@
-//! `${name.path.0}` references: substituted in values to send, and resolved
-//! on the expected side at match time.
+//! `${var}` interpolation in strings, shared by matchers and values to be sent.
 
 use std::collections::BTreeMap;
-use std::sync::LazyLock;
 
-use regex::Regex;
 use serde_json::Value;
 
-static REFERENCE: LazyLock<Regex> = LazyLock::new(|| Regex::new(r"\$\{([^}]+)\}").expect("valid regex"));
+use super::path::resolve_var;
 
-/// Whether a string refers to any variable.
-pub(super) fn has_reference(text: &str) -> bool {
-    REFERENCE.is_match(text)
+/// A string split into literal text and `${...}` references. `$${` writes a literal `${`.
+#[derive(Debug, Clone, PartialEq)]
+pub(super) struct Template {
+    source: String,
+    parts: Vec<Part>,
 }
 
-/// Substitutes `${...}` in a value to be sent. A string that is exactly one
-/// reference takes the variable's JSON value; a reference inside a longer
-/// string is spliced in as text. Errors name the first undefined variable.
-pub fn render_template(template: &Value, vars: &BTreeMap<String, Value>) -> Result<Value, String> {
-    match template {
-        Value::String(text) => render_string(text, vars),
-        Value::Array(items) => items
-            .iter()
-            .map(|v| render_template(v, vars))
-            .collect::<Result<_, _>>()
-            .map(Value::Array),
-        Value::Object(map) => map
-            .iter()
-            .map(|(k, v)| {
-                Ok((
-                    render_string(k, vars)?.as_str().unwrap_or(k).to_owned(),
-                    render_template(v, vars)?,
-                ))
-            })
-            .collect::<Result<_, String>>()
-            .map(Value::Object),
-        other => Ok(other.clone()),
-    }
+#[derive(Debug, Clone, PartialEq)]
+enum Part {
+    Text(String),
+    Var(String),
 }
 
-/// Renders one string (see [`render_template`]).
-pub(super) fn render_string(text: &str, vars: &BTreeMap<String, Value>) -> Result<Value, String> {
-    if let Some(found) = REFERENCE.captures(text)
-        && found
-            .get(0)
-            .is_some_and(|m| m.start() == 0 && m.end() == text.len())
-    {
-        return lookup(&found[1], vars).cloned();
+impl Template {
+    /// Splits `source`; an unterminated or empty `${` is an error.
+    pub(super) fn parse(source: &str) -> Result<Template, String> {
+        let mut parts = Vec::new();
+        let mut text = String::new();
+        let mut rest = source;
+        while let Some(at) = rest.find("${") {
+            if rest[..at].ends_with('$') {
+                text.push_str(&rest[..at - 1]);
+                text.push_str("${");
+                rest = &rest[at + 2..];
+                continue;
+            }
+            text.push_str(&rest[..at]);
+            let after = &rest[at + 2..];
+            let end = after
+                .find('}')
+                .ok_or_else(|| format!("unterminated `${{` in {source:?}"))?;
+            let name = after[..end].trim();
+            if name.is_empty() {
+                return Err(format!("empty `${{}}` in {source:?}"));
+            }
+            if !text.is_empty() {
+                parts.push(Part::Text(std::mem::take(&mut text)));
+            }
+            parts.push(Part::Var(name.to_owned()));
+            rest = &after[end + 1..];
+        }
+        text.push_str(rest);
+        if !text.is_empty() || parts.is_empty() {
+            parts.push(Part::Text(text));
+        }
+        Ok(Template {
+            source: source.to_owned(),
+            parts,
+        })
     }
-    let mut error = None;
-    let spliced = REFERENCE.replace_all(text, |found: &regex::Captures<'_>| {
-        match lookup(&found[1], vars) {
-            Ok(Value::String(s)) => s.clone(),
-            Ok(other) => other.to_string(),
-            Err(e) => {
-                error.get_or_insert(e);
-                String::new()
+
+    /// The text as written, for display when variables cannot be resolved.
+    pub(super) fn source(&self) -> &str {
+        &self.source
+    }
+
+    /// The variable of a template that is exactly one `${...}`.
+    pub(super) fn whole_var(&self) -> Option<&str> {
+        match self.parts.as_slice() {
+            [Part::Var(name)] => Some(name),
+            _ => None,
+        }
+    }
+
+    /// The value: a whole `${x}` keeps x's JSON type; embedded references become text.
+    pub(super) fn render(&self, vars: &BTreeMap<String, Value>) -> Result<Value, String> {
+        if let Some(name) = self.whole_var() {
+            return resolve_var(vars, name);
+        }
+        let mut out = String::new();
+        for part in &self.parts {
+            match part {
+                Part::Text(text) => out.push_str(text),
+                Part::Var(name) => match resolve_var(vars, name)? {
+                    Value::String(text) => out.push_str(&text),
+                    other => out.push_str(&other.to_string()),
+                },
             }
         }
-    });
-    match error {
-        Some(e) => Err(e),
-        None => Ok(Value::String(spliced.into_owned())),
+        Ok(Value::String(out))
     }
 }
 
-/// A dotted reference: the longest dotted prefix that names a variable,
-/// then object keys and array indexes.
-fn lookup<'v>(reference: &str, vars: &'v BTreeMap<String, Value>) -> Result<&'v Value, String> {
-    let parts: Vec<&str> = reference.trim().split('.').collect();
-    for split in (1..=parts.len()).rev() {
-        if let Some(root) = vars.get(&parts[..split].join(".")) {
-            return parts[split..]
+/// Substitutes `${...}` in every string of `template` (object keys are left alone).
+pub(super) fn render_value(template: &Value, vars: &BTreeMap<String, Value>) -> Result<Value, String> {
+    Ok(match template {
+        Value::String(text) => Template::parse(text)?.render(vars)?,
+        Value::Array(items) => Value::Array(
+            items
                 .iter()
-                .try_fold(root, |value, key| match value {
-                    Value::Array(items) => key.parse::<usize>().ok().and_then(|i| items.get(i)),
-                    other => other.get(key),
-                })
-                .ok_or_else(|| format!("`${{{reference}}}` has no `{}`", parts[split..].join(".")));
-        }
-    }
-    Err(format!("undefined variable `${{{reference}}}`"))
+                .map(|item| render_value(item, vars))
+                .collect::<Result<_, _>>()?,
+        ),
+        Value::Object(map) => Value::Object(
+            map.iter()
+                .map(|(key, value)| Ok((key.clone(), render_value(value, vars)?)))
+                .collect::<Result<_, String>>()?,
+        ),
+        scalar => scalar.clone(),
+    })
 }
 
 #[cfg(test)]
@@ -89,33 +114,54 @@ mod tests {
 
     use super::*;
 
+    fn vars() -> BTreeMap<String, Value> {
+        BTreeMap::from([
+            ("n".to_owned(), json!(5)),
+            ("s".to_owned(), json!("hi")),
+            ("o".to_owned(), json!({"k": [1, 2]})),
+        ])
+    }
+
     #[test]
-    fn whole_references_keep_their_type_and_embedded_ones_are_text() {
-        let vars = BTreeMap::from([
-            (
-                "page".to_owned(),
-                json!({"cursor": "abc", "tools": [{"name": "echo"}]}),
-            ),
-            ("call.id".to_owned(), json!(7)),
-        ]);
-        let rendered = render_template(
-            &json!({"c": "${page.cursor}", "t": "${page.tools.0}", "id": "${call.id}", "s": "n=${call.id}"}),
-            &vars,
-        )
-        .unwrap();
+    fn whole_reference_keeps_the_json_type() {
+        assert_eq!(Template::parse("${n}").unwrap().render(&vars()), Ok(json!(5)));
         assert_eq!(
-            rendered,
-            json!({"c": "abc", "t": {"name": "echo"}, "id": 7, "s": "n=7"})
+            Template::parse("${ o.k }").unwrap().render(&vars()),
+            Ok(json!([1, 2]))
         );
-        assert!(
-            render_template(&json!("${nope}"), &vars)
-                .unwrap_err()
-                .contains("undefined variable `${nope}`")
+    }
+
+    #[test]
+    fn embedded_references_become_text() {
+        let rendered = Template::parse("a ${s} b ${n} ${o.k}").unwrap().render(&vars());
+        assert_eq!(rendered, Ok(json!("a hi b 5 [1,2]")));
+    }
+
+    #[test]
+    fn plain_text_and_escapes_are_literal() {
+        let template = Template::parse("cost $5 and $${n}").unwrap();
+        assert_eq!(template.whole_var(), None);
+        assert_eq!(template.render(&BTreeMap::new()), Ok(json!("cost $5 and ${n}")));
+        assert_eq!(
+            Template::parse("").unwrap().render(&BTreeMap::new()),
+            Ok(json!(""))
         );
+    }
+
+    #[test]
+    fn malformed_references_are_errors() {
+        assert!(Template::parse("x ${n").unwrap_err().contains("unterminated"));
+        assert!(Template::parse("${ }").unwrap_err().contains("empty"));
+    }
+
+    #[test]
+    fn render_value_walks_arrays_and_objects_but_not_keys() {
+        let rendered = render_value(&json!({"${s}": ["${n}", {"x": "${s}!"}], "t": true}), &vars());
+        assert_eq!(rendered, Ok(json!({"${s}": [5, {"x": "hi!"}], "t": true})));
         assert!(
-            render_template(&json!("${page.missing}"), &vars)
+            render_value(&json!(["${zzz}"]), &vars())
                 .unwrap_err()
-                .contains("no `missing`")
+                .contains("zzz")
         );
     }
 }
