@@ -130,7 +130,7 @@ fn the_schema_command_prints_the_checked_in_schema() {
 fn ctrl_c_stops_the_run_kills_the_peer_and_still_reports() {
     let marker = format!("mcp-conform-ctrl-c-{}", std::process::id());
     let server = format!("sh -c 'sleep 600; echo {marker}'");
-    let mut child = std::process::Command::new(assert_cmd::cargo::cargo_bin("mcp-conform"))
+    let child = std::process::Command::new(assert_cmd::cargo::cargo_bin("mcp-conform"))
         .args([
             "run",
             "--stdio",
