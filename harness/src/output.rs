@@ -92,7 +92,7 @@ fn check_details(outcome: &ScenarioOutcome, check: &Check) -> String {
     };
     writeln!(
         out,
-        "   {} {} [{} {:?}]{at}",
+        "   {} {} [{} {}]{at}",
         label(check.verdict),
         check.name,
         check.requirement,
