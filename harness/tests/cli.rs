@@ -48,21 +48,8 @@ fn a_broken_scenario_file_is_a_located_diagnostic_and_exit_2() {
 
 #[test]
 fn a_server_that_never_answers_gets_a_timeout_verdict_within_budget() {
-    let output = mcp_conform()
-        .args([
-            "run",
-            "--stdio",
-            "sleep 600",
-            "--startup-timeout",
-            "1",
-            "--filter",
-            "lifecycle.ping",
-        ])
-        .timeout(std::time::Duration::from_secs(30))
-        .output()
-        .unwrap();
-    let stdout = stdout_of(&output);
-    assert_eq!(output.status.code(), Some(1), "{stdout}");
+    let (code, stdout) = run_ping("sleep 600", &["--startup-timeout", "1"]);
+    assert_eq!(code, Some(1), "{stdout}");
     assert!(
         stdout.contains("no answer to initialize within 1000 ms"),
         "{stdout}"
@@ -72,24 +59,24 @@ fn a_server_that_never_answers_gets_a_timeout_verdict_within_budget() {
 #[test]
 fn a_server_that_crashes_mid_scenario_is_reported_with_its_exit_status() {
     let script = fixture("fixtures/servers/crash-after-initialize.sh");
-    let output = mcp_conform()
-        .args([
-            "run",
-            "--stdio",
-            &format!("sh {script}"),
-            "--filter",
-            "lifecycle.ping",
-        ])
-        .timeout(std::time::Duration::from_secs(30))
-        .output()
-        .unwrap();
-    let stdout = stdout_of(&output);
-    assert_eq!(output.status.code(), Some(1), "{stdout}");
+    let (code, stdout) = run_ping(&format!("sh {script}"), &[]);
+    assert_eq!(code, Some(1), "{stdout}");
     assert!(stdout.contains("exited with status 7"), "{stdout}");
     assert!(
         stdout.contains("about to crash"),
         "the stderr tail is shown: {stdout}"
     );
+}
+
+/// Runs the ping scenario against `server`; returns the exit code and stdout.
+fn run_ping(server: &str, extra: &[&str]) -> (Option<i32>, String) {
+    let output = mcp_conform()
+        .args(["run", "--stdio", server, "--filter", "lifecycle.ping"])
+        .args(extra)
+        .timeout(std::time::Duration::from_secs(30))
+        .output()
+        .unwrap();
+    (output.status.code(), stdout_of(&output))
 }
 
 #[test]

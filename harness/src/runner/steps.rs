@@ -299,8 +299,32 @@ impl<'s> StepRunner<'s> {
         let waited = self.wait(Wait::Response(id), deadline, answers).await;
         self.check_required_answers(answers, before);
         let tag = self.expect_tag(expect);
+        let missing = format!(
+            "no response to {method} (id {id}) within {} ms",
+            timeout.as_millis()
+        );
+        match self.judge_response(name, waited, expect, &tag, missing) {
+            Ok(response) => {
+                apply_captures(capture, &response, &mut self.ctx);
+                Stop::Done
+            }
+            Err(stop) => stop,
+        }
+    }
+
+    /// Judges what a wait for a response found: the response against the
+    /// expectation, a timeout (a pass when no response may come), or the
+    /// peer gone. Returns the response when there was one.
+    fn judge_response(
+        &mut self,
+        name: String,
+        waited: Result<Got, WaitError>,
+        expect: Option<&ResponseCheck>,
+        tag: &CheckTag,
+        missing: String,
+    ) -> Result<Value, Stop> {
         let expects_none = matches!(expect.map(|e| &e.expect), Some(ResponseExpect::NoResponse));
-        match waited {
+        let check = match waited {
             Ok(got) => {
                 let response = got.message();
                 let check = match expect {
@@ -308,30 +332,16 @@ impl<'s> StepRunner<'s> {
                     None => Check::pass(name, &tag.requirement, tag.level, tag.span),
                 };
                 self.checks.push(check);
-                apply_captures(capture, &response, &mut self.ctx);
-                Stop::Done
+                return Ok(response);
             }
             Err(WaitError::TimedOut) if expects_none => {
-                self.checks
-                    .push(Check::pass(name, &tag.requirement, tag.level, tag.span));
-                Stop::Done
+                Check::pass(name, &tag.requirement, tag.level, tag.span)
             }
-            Err(WaitError::TimedOut) => {
-                let message = format!(
-                    "no response to {method} (id {id}) within {} ms",
-                    timeout.as_millis()
-                );
-                self.checks.push(Check::broken(
-                    name,
-                    &tag.requirement,
-                    tag.level,
-                    tag.span,
-                    message,
-                ));
-                Stop::Done
-            }
-            Err(error) => self.peer_gone(&tag, &error),
-        }
+            Err(WaitError::TimedOut) => Check::broken(name, &tag.requirement, tag.level, tag.span, missing),
+            Err(error) => return Err(self.peer_gone(tag, &error)),
+        };
+        self.checks.push(check);
+        Err(Stop::Done)
     }
 
     async fn send_raw(
@@ -350,31 +360,18 @@ impl<'s> StepRunner<'s> {
             return self.peer_gone(&tag, &WaitError::Transport(error.to_string()));
         }
         let Some(expect) = expect else { return Stop::Done };
-        let name = "response to the raw input".to_owned();
         let deadline = Instant::now() + timeout;
-        match self.wait(Wait::AnyResponse, deadline, &[]).await {
-            Ok(got) => {
-                let check = check_response(name, expect, &got.message(), &mut self.ctx);
-                self.checks.push(check);
-                Stop::Done
-            }
-            Err(WaitError::TimedOut) if matches!(expect.expect, ResponseExpect::NoResponse) => {
-                self.checks
-                    .push(Check::pass(name, &tag.requirement, tag.level, tag.span));
-                Stop::Done
-            }
-            Err(WaitError::TimedOut) => {
-                let message = format!("no response within {} ms", timeout.as_millis());
-                self.checks.push(Check::broken(
-                    name,
-                    &tag.requirement,
-                    tag.level,
-                    tag.span,
-                    message,
-                ));
-                Stop::Done
-            }
-            Err(error) => self.peer_gone(&tag, &error),
+        let waited = self.wait(Wait::AnyResponse, deadline, &[]).await;
+        let missing = format!("no response within {} ms", timeout.as_millis());
+        match self.judge_response(
+            "response to the raw input".into(),
+            waited,
+            Some(expect),
+            &tag,
+            missing,
+        ) {
+            Ok(_) => Stop::Done,
+            Err(stop) => stop,
         }
     }
 
