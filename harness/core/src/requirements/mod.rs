@@ -1,1 +1,233 @@
-//! The requirement catalogue (being written).
+//! The requirement catalogue: every requirement a check can cite, with its
+//! level, the versions it binds, the party it binds and where the spec says it.
+//!
+//! The entries live in `catalogue.yaml` next to this file, embedded at build
+//! time and parsed once on first use.
+
+use std::collections::BTreeMap;
+use std::sync::LazyLock;
+
+use serde::Deserialize;
+
+use crate::Level;
+use crate::version::{ProtocolVersion, VersionSet};
+
+/// Which party a requirement binds.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Role {
+    /// Only the server.
+    Server,
+    /// Only the client.
+    Client,
+    /// Whichever party sends (or receives) the message in question.
+    Both,
+}
+
+/// How the harness verifies a requirement.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum CheckKind {
+    /// Shape checks against the protocol model or the official schema.
+    Schema,
+    /// Sequence or behaviour logic in the runner.
+    Behaviour,
+    /// Both a shape check and behaviour logic.
+    Both,
+    /// Not automatable; listed for completeness only.
+    Manual,
+}
+
+/// One requirement of the catalogue.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Requirement {
+    /// Stable identifier such as `LIFE-003`.
+    pub id: String,
+    /// Normative strength, negations folded in.
+    pub level: Level,
+    /// The protocol versions the requirement binds.
+    pub versions: VersionSet,
+    /// The party the requirement binds.
+    pub role: Role,
+    /// One-sentence paraphrase in the project's own words.
+    pub summary: String,
+    /// Spec page and section that states the rule.
+    pub source: String,
+    /// How the harness verifies it.
+    pub check: CheckKind,
+    /// Why a manual requirement cannot be automated (`None` for the others).
+    pub manual_reason: Option<String>,
+}
+
+impl Requirement {
+    /// Whether the requirement binds peers speaking `version`.
+    pub fn applies_to(&self, version: ProtocolVersion) -> bool {
+        self.versions.contains(version)
+    }
+}
+
+/// The parsed catalogue, in file order.
+#[derive(Debug)]
+pub struct Catalogue {
+    entries: Vec<Requirement>,
+    by_id: BTreeMap<String, usize>,
+}
+
+impl Catalogue {
+    /// The requirement with this ID, if the catalogue has it.
+    pub fn get(&self, id: &str) -> Option<&Requirement> {
+        self.by_id.get(id).map(|i| &self.entries[*i])
+    }
+
+    /// Every requirement, in catalogue order.
+    pub fn iter(&self) -> impl Iterator<Item = &Requirement> {
+        self.entries.iter()
+    }
+
+    /// The requirements that bind peers speaking `version`.
+    pub fn applying_to(&self, version: ProtocolVersion) -> impl Iterator<Item = &Requirement> {
+        self.iter().filter(move |r| r.applies_to(version))
+    }
+
+    /// Number of requirements.
+    pub fn len(&self) -> usize {
+        self.entries.len()
+    }
+
+    /// Whether the catalogue has no entries.
+    pub fn is_empty(&self) -> bool {
+        self.entries.is_empty()
+    }
+}
+
+/// The catalogue text as shipped with the crate.
+const CATALOGUE_YAML: &str = include_str!("catalogue.yaml");
+
+static CATALOGUE: LazyLock<Catalogue> =
+    LazyLock::new(|| parse(CATALOGUE_YAML).unwrap_or_else(|e| panic!("built-in requirement catalogue: {e}")));
+
+/// The built-in requirement catalogue.
+pub fn catalogue() -> &'static Catalogue {
+    &CATALOGUE
+}
+
+/// A catalogue entry as written in the YAML, before its version set and
+/// manual-entry fields are checked.
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct RawEntry {
+    id: String,
+    level: Level,
+    versions: String,
+    role: Role,
+    summary: String,
+    source: String,
+    check: CheckKind,
+    automatable: Option<bool>,
+    reason: Option<String>,
+}
+
+/// Why a catalogue text was rejected.
+#[derive(Debug, thiserror::Error)]
+enum CatalogueError {
+    #[error("not a list of requirement entries: {0}")]
+    Yaml(String),
+    #[error("{id}: {source}")]
+    Versions {
+        id: String,
+        source: crate::version::UnknownVersion,
+    },
+    #[error("{0}: listed twice")]
+    Duplicate(String),
+    #[error("{0}: `check: manual` goes with `automatable: false` and a `reason`, and only with them")]
+    ManualMarking(String),
+}
+
+fn parse(text: &str) -> Result<Catalogue, CatalogueError> {
+    let raw: Vec<RawEntry> = serde_saphyr::from_str(text).map_err(|e| CatalogueError::Yaml(e.to_string()))?;
+    let mut by_id = BTreeMap::new();
+    let mut entries = Vec::with_capacity(raw.len());
+    for entry in raw {
+        let manual = entry.check == CheckKind::Manual;
+        let marked_manual = entry.automatable == Some(false) && entry.reason.is_some();
+        let unmarked = entry.automatable.is_none() && entry.reason.is_none();
+        if (manual && !marked_manual) || (!manual && !unmarked) {
+            return Err(CatalogueError::ManualMarking(entry.id));
+        }
+        let versions = entry
+            .versions
+            .parse()
+            .map_err(|source| CatalogueError::Versions {
+                id: entry.id.clone(),
+                source,
+            })?;
+        if by_id.insert(entry.id.clone(), entries.len()).is_some() {
+            return Err(CatalogueError::Duplicate(entry.id));
+        }
+        entries.push(Requirement {
+            id: entry.id,
+            level: entry.level,
+            versions,
+            role: entry.role,
+            summary: entry.summary,
+            source: entry.source,
+            check: entry.check,
+            manual_reason: entry.reason,
+        });
+    }
+    Ok(Catalogue { entries, by_id })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn built_in_catalogue_parses_and_finds_harness_entries() {
+        let schema = catalogue().get("SCHEMA-002").expect("SCHEMA-002 is catalogued");
+        assert_eq!(schema.level, Level::Must);
+        assert_eq!(schema.versions, VersionSet::ALL);
+        assert_eq!(schema.check, CheckKind::Schema);
+        assert!(catalogue().get("NOPE-999").is_none());
+    }
+
+    #[test]
+    fn duplicates_are_rejected() {
+        let one =
+            "- {id: A-001, level: MUST, versions: all, role: both, summary: s, source: x, check: schema}\n";
+        let err = parse(&one.repeat(2)).unwrap_err();
+        assert!(matches!(err, CatalogueError::Duplicate(id) if id == "A-001"));
+    }
+
+    #[test]
+    fn bad_versions_name_the_entry() {
+        let text = "- {id: A-001, level: MAY, versions: 2099-01-01, role: server, summary: s, source: x, check: behaviour}\n";
+        let err = parse(text).unwrap_err();
+        assert!(err.to_string().starts_with("A-001: unknown protocol version"));
+    }
+
+    #[test]
+    fn manual_entries_must_say_why() {
+        let text = "- {id: A-001, level: SHOULD, versions: all, role: client, summary: s, source: x, check: manual}\n";
+        assert!(matches!(parse(text), Err(CatalogueError::ManualMarking(_))));
+        let text = "- {id: A-001, level: SHOULD, versions: all, role: client, summary: s, source: x, check: manual, \
+                    automatable: false, reason: a person has to look}\n";
+        let cat = parse(text).unwrap();
+        assert_eq!(
+            cat.get("A-001").unwrap().manual_reason.as_deref(),
+            Some("a person has to look")
+        );
+    }
+
+    #[test]
+    fn applying_to_filters_by_version() {
+        let text = "- {id: A-001, level: MUST, versions: legacy, role: server, summary: s, source: x, check: schema}\n\
+                    - {id: A-002, level: MUST, versions: modern, role: server, summary: s, source: x, check: schema}\n";
+        let cat = parse(text).unwrap();
+        let ids: Vec<&str> = cat
+            .applying_to(ProtocolVersion::V2026_07_28)
+            .map(|r| r.id.as_str())
+            .collect();
+        assert_eq!(ids, ["A-002"]);
+    }
+}

@@ -1,0 +1,149 @@
+//! The built-in requirement catalogue: well-formed, covering every ID the
+//! bundled scenarios cite, and (where the reference spec notes are present)
+//! calibrated against the upstream requirement tables.
+
+use std::collections::BTreeSet;
+use std::path::{Path, PathBuf};
+
+use mcp_conform_core::Level;
+use mcp_conform_core::requirements::{CheckKind, catalogue};
+use mcp_conform_core::version::VersionSet;
+use regex::Regex;
+
+fn repo_root() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("../..")
+}
+
+fn yaml_files_under(dir: &Path, out: &mut Vec<PathBuf>) {
+    for entry in std::fs::read_dir(dir).unwrap_or_else(|e| panic!("{}: {e}", dir.display())) {
+        let path = entry.unwrap().path();
+        if path.is_dir() {
+            yaml_files_under(&path, out);
+        } else if path.extension().is_some_and(|ext| ext == "yaml") {
+            out.push(path);
+        }
+    }
+}
+
+#[test]
+fn ids_are_unique_and_well_formed() {
+    let shape = Regex::new(r"^[A-Z]+-[0-9]{3}$").unwrap();
+    let mut seen = BTreeSet::new();
+    for req in catalogue().iter() {
+        assert!(shape.is_match(&req.id), "malformed ID `{}`", req.id);
+        assert!(seen.insert(req.id.as_str()), "{} listed twice", req.id);
+        assert!(!req.versions.is_empty(), "{} binds no version", req.id);
+        assert!(!req.summary.trim().is_empty(), "{} has no summary", req.id);
+        assert!(!req.source.trim().is_empty(), "{} has no source", req.id);
+        assert_eq!(
+            req.check == CheckKind::Manual,
+            req.manual_reason.is_some(),
+            "{}: only manual entries carry a reason",
+            req.id
+        );
+    }
+    assert!(
+        seen.len() > 100,
+        "catalogue looks truncated: {} entries",
+        seen.len()
+    );
+}
+
+#[test]
+fn every_id_cited_by_a_bundled_scenario_is_catalogued() {
+    let cited = Regex::new(r"\b[A-Z]+-[0-9]{3}\b").unwrap();
+    let mut files = Vec::new();
+    yaml_files_under(&repo_root().join("scenarios"), &mut files);
+    assert!(!files.is_empty(), "no scenario files found");
+    let missing: Vec<String> = files
+        .iter()
+        .flat_map(|file| {
+            let text = std::fs::read_to_string(file).unwrap();
+            cited
+                .find_iter(&text)
+                .filter(|m| catalogue().get(m.as_str()).is_none())
+                .map(|m| format!("{}: {}", file.display(), m.as_str()))
+                .collect::<Vec<_>>()
+        })
+        .collect();
+    assert!(missing.is_empty(), "uncatalogued IDs:\n{}", missing.join("\n"));
+}
+
+/// One row of the upstream tables: ID, level, versions and check columns.
+struct UpstreamRow {
+    id: String,
+    level: Level,
+    versions: VersionSet,
+    check: String,
+}
+
+fn upstream_rows(text: &str) -> Vec<UpstreamRow> {
+    let row = Regex::new(r"^\|\s*([A-Z]+-[0-9]{3})\s*\|").unwrap();
+    text.lines()
+        .filter(|line| row.is_match(line))
+        .map(|line| {
+            let cells: Vec<&str> = line.split('|').map(str::trim).collect();
+            // cells[0] is the empty text before the first bar.
+            let level = match cells[2] {
+                "MUST" | "MUST NOT" => Level::Must,
+                "SHOULD" | "SHOULD NOT" => Level::Should,
+                "MAY" => Level::May,
+                other => panic!("{}: unknown level `{other}`", cells[1]),
+            };
+            let versions = cells[3]
+                .parse()
+                .unwrap_or_else(|e| panic!("{}: versions `{}`: {e}", cells[1], cells[3]));
+            UpstreamRow {
+                id: cells[1].to_owned(),
+                level,
+                versions,
+                check: cells[7].to_owned(),
+            }
+        })
+        .collect()
+}
+
+#[test]
+fn calibrated_against_upstream_requirement_tables() {
+    let upstream = repo_root().join("../shared/spec/REQUIREMENTS.md");
+    let Ok(text) = std::fs::read_to_string(&upstream) else {
+        println!("skipped: ../shared/spec not found (calibration only)");
+        return;
+    };
+    let rows = upstream_rows(&text);
+    assert!(rows.len() > 100, "upstream tables not recognised");
+    let mut problems = Vec::new();
+    for row in &rows {
+        let automatable = row.check.starts_with('S') || row.check.starts_with('B');
+        match catalogue().get(&row.id) {
+            None if automatable => problems.push(format!("{}: missing", row.id)),
+            None => {}
+            Some(req) => {
+                if req.level != row.level {
+                    problems.push(format!(
+                        "{}: level {} upstream, {} here",
+                        row.id, row.level, req.level
+                    ));
+                }
+                if req.versions != row.versions {
+                    problems.push(format!(
+                        "{}: versions {} upstream, {} here",
+                        row.id, row.versions, req.versions
+                    ));
+                }
+                if automatable == (req.check == CheckKind::Manual) {
+                    problems.push(format!(
+                        "{}: check `{}` upstream, {:?} here",
+                        row.id, row.check, req.check
+                    ));
+                }
+            }
+        }
+    }
+    assert!(
+        problems.is_empty(),
+        "{} mismatches:\n{}",
+        problems.len(),
+        problems.join("\n")
+    );
+}
