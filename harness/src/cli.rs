@@ -11,9 +11,11 @@ use clap::{Parser, Subcommand};
 use mcp_conform_core::Verdict;
 use mcp_conform_core::diag::Diagnostic;
 use mcp_conform_core::protocol::official::OfficialSchemas;
+use mcp_conform_core::requirements::catalogue;
 use mcp_conform_core::version::ProtocolVersion;
 use mcp_mock_peers::transport::StdioCommand;
 
+use crate::coverage::{self, Coverage};
 use crate::output;
 use crate::runner::{RunConfig, RunEvent, ScenarioOutcome, Target, run_suite};
 use crate::schemas;
@@ -46,10 +48,21 @@ pub struct Cli {
 pub enum Command {
     /// Run scenarios against a server.
     Run(RunArgs),
-    /// List the scenarios that would run.
+    /// List the scenarios that would run, or the requirement catalogue with coverage.
     List {
         /// Scenario files or directories (default: the bundled suite).
         paths: Vec<PathBuf>,
+        /// List requirements and how the suite covers them.
+        #[arg(long)]
+        requirements: bool,
+        /// Only requirements of this protocol version.
+        #[arg(long, requires = "requirements")]
+        version: Option<ProtocolVersion>,
+    },
+    /// Print a requirement, its spec page and what tests it.
+    Explain {
+        /// A requirement ID such as `TOOL-002`.
+        id: String,
     },
     /// Print the JSON Schema of scenario files.
     Schema,
@@ -114,7 +127,17 @@ pub fn main() -> ExitCode {
     let cli = Cli::parse();
     ExitCode::from(match cli.command {
         Command::Run(args) => run(args),
-        Command::List { paths } => list(&paths),
+        Command::List {
+            paths,
+            requirements: false,
+            ..
+        } => list(&paths),
+        Command::List {
+            paths,
+            requirements: true,
+            version,
+        } => list_requirements(&paths, version),
+        Command::Explain { id } => explain(&id),
         Command::Schema => {
             let schema = mcp_conform_core::scenario::schema::scenario_json_schema();
             println!("{}", serde_json::to_string_pretty(&schema).unwrap_or_default());
@@ -231,6 +254,55 @@ fn list(paths: &[PathBuf]) -> u8 {
                     scenario.title
                 );
             }
+            exit::OK
+        }
+        Err(diagnostics) => report_diagnostics(&diagnostics),
+    }
+}
+
+fn list_requirements(paths: &[PathBuf], version: Option<ProtocolVersion>) -> u8 {
+    let scenarios = match load_scenarios(paths, &[]) {
+        Ok(scenarios) => scenarios,
+        Err(diagnostics) => return report_diagnostics(&diagnostics),
+    };
+    let mut counts = std::collections::BTreeMap::new();
+    for requirement in catalogue()
+        .iter()
+        .filter(|r| version.is_none_or(|v| r.applies_to(v)))
+    {
+        let coverage = coverage::coverage(requirement, &scenarios);
+        let status = coverage::status(&coverage);
+        *counts.entry(status).or_insert(0) += 1;
+        let detail = match coverage {
+            Coverage::Covered { scenarios, built_in } => {
+                let mut by = scenarios;
+                if built_in {
+                    by.insert(0, "(engine)".into());
+                }
+                by.join(", ")
+            }
+            Coverage::NotYet => String::new(),
+            Coverage::NotAutomatable(reason) => reason,
+        };
+        let versions = requirement.versions.to_string();
+        println!(
+            "{:<11} {:<6} {versions:<24} {:<16} {detail}",
+            requirement.id, requirement.level, status
+        );
+    }
+    let summary: Vec<String> = counts.iter().map(|(status, n)| format!("{n} {status}")).collect();
+    println!("\n{}", summary.join(", "));
+    exit::OK
+}
+
+fn explain(id: &str) -> u8 {
+    let Some(requirement) = catalogue().get(id) else {
+        eprintln!("error: unknown requirement `{id}` (see `mcp-conform list --requirements`)");
+        return exit::USAGE;
+    };
+    match load_scenarios(&[], &[]) {
+        Ok(scenarios) => {
+            print!("{}", coverage::explain(requirement, &scenarios));
             exit::OK
         }
         Err(diagnostics) => report_diagnostics(&diagnostics),

@@ -5,10 +5,12 @@
 //!   suite shipped in the binary.
 //! - [`output`]: the terminal reporter; [`snapshot`]: normalized transcripts.
 //! - [`libtest`]: the `cargo test` entry point; [`cli`]: the command line.
-//! - [`schemas`]: fetching official schema files.
+//! - [`schemas`]: fetching official schema files; [`coverage`]: which
+//!   requirements the suite checks.
 
 pub mod bundled;
 pub mod cli;
+pub mod coverage;
 pub mod libtest;
 pub mod output;
 pub mod runner;

@@ -155,3 +155,38 @@ fn ctrl_c_stops_the_run_kills_the_peer_and_still_reports() {
         .unwrap();
     assert!(leftover.stdout.is_empty(), "the peer's process group is gone");
 }
+
+#[test]
+fn requirements_are_listed_with_coverage_and_explained() {
+    let output = mcp_conform()
+        .args(["list", "--requirements", "--version", "2025-11-25"])
+        .output()
+        .unwrap();
+    let stdout = stdout_of(&output);
+    assert_eq!(output.status.code(), Some(0));
+    let tool_002 = stdout
+        .lines()
+        .find(|l| l.starts_with("TOOL-002"))
+        .unwrap_or_default();
+    assert!(
+        tool_002.contains("covered") && tool_002.contains("tools.list"),
+        "{stdout}"
+    );
+    assert!(stdout.contains("not automatable"), "{stdout}");
+    let explained = mcp_conform().args(["explain", "TOOL-002"]).output().unwrap();
+    let text = stdout_of(&explained);
+    assert!(
+        text.contains("modelcontextprotocol.io/specification/2025-11-25/server/tools"),
+        "{text}"
+    );
+    assert!(text.contains("scenario tools.list"), "{text}");
+    assert_eq!(
+        mcp_conform()
+            .args(["explain", "NOPE-000"])
+            .output()
+            .unwrap()
+            .status
+            .code(),
+        Some(2)
+    );
+}

@@ -27,6 +27,19 @@ pub use outcome::{Check, ScenarioOutcome};
 pub use scenario::run_scenario;
 pub use suite::{RunEvent, run_suite};
 
+/// Requirements the runner itself cites (handshake, scripted answers,
+/// official schemas), besides scenarios and the frame checker.
+pub const ENGINE_REQUIREMENTS: &[&str] = &[
+    "ELIC-002",
+    "LIFE-003",
+    "LIFE-005",
+    "LIFE-007",
+    "ROOT-001",
+    "RPC-004",
+    "SAMP-001",
+    "SCHEMA-002",
+];
+
 /// The peer under test and how to reach it.
 #[derive(Debug, Clone)]
 pub enum Target {
@@ -66,5 +79,34 @@ impl RunConfig {
             startup_timeout: Duration::from_secs(10),
             official: None,
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use std::collections::BTreeSet;
+
+    use mcp_conform_core::requirements::catalogue;
+    use regex::Regex;
+
+    use super::ENGINE_REQUIREMENTS;
+
+    #[test]
+    fn the_engine_list_matches_the_code_and_the_catalogue() {
+        let id = Regex::new(r#""([A-Z]+-[0-9]{3})""#).unwrap();
+        let code = [
+            include_str!("answers.rs"),
+            include_str!("frames.rs"),
+            include_str!("handshake.rs"),
+            include_str!("steps.rs"),
+        ]
+        .concat();
+        let cited: BTreeSet<&str> = id
+            .captures_iter(&code)
+            .map(|c| c.get(1).unwrap().as_str())
+            .collect();
+        let listed: BTreeSet<&str> = ENGINE_REQUIREMENTS.iter().copied().collect();
+        assert_eq!(cited, listed);
+        assert!(listed.iter().all(|id| catalogue().get(id).is_some()));
     }
 }

@@ -16,6 +16,7 @@ use super::model::{self, AnswerKind, Reply, Scenario};
 use crate::Level;
 use crate::diag::Diagnostic;
 use crate::matcher::Matcher;
+use crate::requirements::catalogue;
 use crate::span::{Located, SourceFile, Span};
 use crate::version::VersionSet;
 
@@ -152,7 +153,14 @@ impl Validator<'_> {
                 id.span,
                 format!("`{}` is not a requirement ID", id.value),
                 "not an ID",
-                "requirement IDs look like `TOOL-002` (see the requirement catalogue)",
+                "requirement IDs look like `TOOL-002` (see `mcp-conform list --requirements`)",
+            );
+        } else if catalogue().get(&id.value).is_none() {
+            self.error_help(
+                id.span,
+                format!("unknown requirement `{}`", id.value),
+                "not in the catalogue",
+                "`mcp-conform list --requirements` lists the known IDs",
             );
         }
     }

@@ -1,0 +1,121 @@
+//! Which requirements the suite checks: cited by a scenario, by the frame
+//! checker or by the engine itself; not yet; or not automatable.
+
+use std::collections::BTreeSet;
+use std::fmt::Write as _;
+use std::sync::LazyLock;
+
+use mcp_conform_core::protocol::CHECKED_REQUIREMENTS;
+use mcp_conform_core::requirements::{CheckKind, Requirement};
+use mcp_conform_core::scenario::Scenario;
+use regex::Regex;
+
+use crate::runner::ENGINE_REQUIREMENTS;
+
+static ID: LazyLock<Regex> = LazyLock::new(|| Regex::new(r"\b[A-Z]+-[0-9]{3}\b").expect("valid regex"));
+
+/// How a requirement is covered.
+#[derive(Debug, Clone, PartialEq)]
+pub enum Coverage {
+    /// Scenarios citing it, and whether built-in checks cite it.
+    Covered {
+        scenarios: Vec<String>,
+        built_in: bool,
+    },
+    NotYet,
+    /// Listed for completeness only.
+    NotAutomatable(String),
+}
+
+/// Every requirement ID a scenario cites, anywhere in its file.
+pub fn cited_by(scenario: &Scenario) -> BTreeSet<String> {
+    ID.find_iter(&scenario.source.text)
+        .map(|m| m.as_str().to_owned())
+        .collect()
+}
+
+/// The coverage of one requirement by these scenarios and the built-in checks.
+pub fn coverage(requirement: &Requirement, scenarios: &[Scenario]) -> Coverage {
+    if requirement.check == CheckKind::Manual {
+        return Coverage::NotAutomatable(requirement.manual_reason.clone().unwrap_or_default());
+    }
+    let citing: Vec<String> = scenarios
+        .iter()
+        .filter(|s| cited_by(s).contains(&requirement.id))
+        .map(|s| s.id.clone())
+        .collect();
+    let id = requirement.id.as_str();
+    let built_in = CHECKED_REQUIREMENTS.contains(&id) || ENGINE_REQUIREMENTS.contains(&id);
+    if citing.is_empty() && !built_in {
+        Coverage::NotYet
+    } else {
+        Coverage::Covered {
+            scenarios: citing,
+            built_in,
+        }
+    }
+}
+
+/// The short status word of a coverage.
+pub fn status(coverage: &Coverage) -> &'static str {
+    match coverage {
+        Coverage::Covered { .. } => "covered",
+        Coverage::NotYet => "not yet",
+        Coverage::NotAutomatable(_) => "not automatable",
+    }
+}
+
+/// What `mcp-conform explain ID` prints.
+pub fn explain(requirement: &Requirement, scenarios: &[Scenario]) -> String {
+    let mut out = String::new();
+    let r = requirement;
+    writeln!(out, "{} ({}, {}, {:?})", r.id, r.level, r.versions, r.role).expect("String");
+    writeln!(out, "  {}", r.summary).expect("String");
+    writeln!(out, "  source: {}", r.source).expect("String");
+    if let Some(page) = spec_page(&r.source) {
+        writeln!(out, "  spec:   {page}").expect("String");
+    }
+    match coverage(r, scenarios) {
+        Coverage::NotAutomatable(reason) => writeln!(out, "  not automatable: {reason}").expect("String"),
+        Coverage::NotYet => writeln!(out, "  not covered yet").expect("String"),
+        Coverage::Covered {
+            scenarios: citing,
+            built_in,
+        } => {
+            if built_in {
+                writeln!(out, "  checked on every frame or handshake by the engine").expect("String");
+            }
+            for id in citing {
+                let path = scenarios
+                    .iter()
+                    .find(|s| s.id == id)
+                    .map(|s| s.source.path.display().to_string());
+                writeln!(out, "  scenario {id} ({})", path.unwrap_or_default()).expect("String");
+            }
+        }
+    }
+    out
+}
+
+/// `2025-11-25/basic/lifecycle.mdx § Initialization` → its page on the spec site.
+fn spec_page(source: &str) -> Option<String> {
+    let page = source.split([' ', ';']).next()?.strip_suffix(".mdx")?;
+    let (version, path) = page.split_once('/')?;
+    Some(format!(
+        "https://modelcontextprotocol.io/specification/{version}/{path}"
+    ))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn spec_pages_are_derived_from_sources() {
+        assert_eq!(
+            spec_page("2025-11-25/basic/lifecycle.mdx § Initialization").as_deref(),
+            Some("https://modelcontextprotocol.io/specification/2025-11-25/basic/lifecycle")
+        );
+        assert_eq!(spec_page("schema.json `ModelPreferences`"), None);
+    }
+}
