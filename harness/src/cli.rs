@@ -284,10 +284,10 @@ fn list_requirements(paths: &[PathBuf], version: Option<ProtocolVersion>) -> u8 
             Coverage::NotYet => String::new(),
             Coverage::NotAutomatable(reason) => reason,
         };
-        let versions = requirement.versions.to_string();
+        let (level, versions) = (requirement.level.to_string(), requirement.versions.to_string());
         println!(
-            "{:<11} {:<6} {versions:<24} {:<16} {detail}",
-            requirement.id, requirement.level, status
+            "{:<11} {level:<6} {versions:<24} {status:<16} {detail}",
+            requirement.id
         );
     }
     let summary: Vec<String> = counts.iter().map(|(status, n)| format!("{n} {status}")).collect();
