@@ -34,6 +34,11 @@ pub struct FrameChecker {
     server_capabilities: Option<Value>,
     /// The client has sent `notifications/initialized`.
     initialized: bool,
+    /// Progress tokens of requests still in flight, with the sender's request
+    /// key and the last progress seen.
+    tokens: BTreeMap<String, ((bool, String), Option<f64>)>,
+    /// Tokens whose request has been answered.
+    finished_tokens: BTreeSet<String>,
     frames: usize,
 }
 
@@ -48,6 +53,8 @@ impl FrameChecker {
             answered: BTreeSet::new(),
             server_capabilities: None,
             initialized: false,
+            tokens: BTreeMap::new(),
+            finished_tokens: BTreeSet::new(),
             frames: 0,
         }
     }
@@ -118,6 +125,9 @@ impl FrameChecker {
                     params.as_ref(),
                     self.version,
                 ));
+                if let Some(token) = params.as_ref().and_then(|p| p.pointer("/_meta/progressToken")) {
+                    self.tokens.insert(token.to_string(), (key.clone(), None));
+                }
                 self.pending.insert(key, method);
             }
             Classified::Notification { method, params } => {
@@ -126,6 +136,9 @@ impl FrameChecker {
                 }
                 if sender_is_server {
                     found.extend(self.list_changed_gate(&method));
+                }
+                if method == "notifications/progress" {
+                    found.extend(self.progress(ours, params.as_ref()));
                 }
                 found.extend(shapes::check(
                     &method,
@@ -157,11 +170,53 @@ impl FrameChecker {
         }
     }
 
+    /// Progress names a token of a request of the other side still in
+    /// flight, and increases (PROG-002, PROG-003, PROG-004).
+    fn progress(&mut self, ours: bool, params: Option<&Value>) -> Option<Violation> {
+        let params = params?;
+        let token = params.get("progressToken")?.to_string();
+        let progress = params.get("progress").and_then(Value::as_f64)?;
+        let Some(((requester_is_us, _), last)) = self.tokens.get_mut(&token) else {
+            let message = if self.finished_tokens.contains(&token) {
+                return Some(Violation::must(
+                    "PROG-004",
+                    format!("progress for token {token} after its response"),
+                ));
+            } else {
+                format!("progress for token {token}, which no request in flight carries")
+            };
+            return Some(Violation::must("PROG-003", message));
+        };
+        if *requester_is_us == ours {
+            return Some(Violation::must(
+                "PROG-003",
+                format!("progress for token {token} sent by its own requester"),
+            ));
+        }
+        let previous = last.replace(progress);
+        previous.filter(|p| progress <= *p).map(|p| {
+            Violation::must(
+                "PROG-002",
+                format!("progress for token {token} went from {p} to {progress}"),
+            )
+        })
+    }
+
     /// Files a response; returns the method it answers.
     fn answer(&mut self, ours: bool, id: &RequestId, found: &mut Vec<Violation>) -> Option<String> {
         let key = (!ours, id_key(id));
         match self.pending.remove(&key) {
             Some(method) => {
+                let done: Vec<String> = self
+                    .tokens
+                    .iter()
+                    .filter(|(_, (k, _))| *k == key)
+                    .map(|(t, _)| t.clone())
+                    .collect();
+                for token in done {
+                    self.tokens.remove(&token);
+                    self.finished_tokens.insert(token);
+                }
                 self.answered.insert(key);
                 Some(method)
             }
@@ -311,6 +366,45 @@ mod tests {
             ]
         );
         assert!(found.iter().all(|v| !v.by_us));
+    }
+
+    #[test]
+    fn progress_names_a_live_token_and_increases() {
+        let mut checker = FrameChecker::new(PeerRole::Client);
+        let progress = |p: u32| {
+            format!(
+                r#"{{"jsonrpc":"2.0","method":"notifications/progress","params":{{"progressToken":"t","progress":{p}}}}}"#
+            )
+        };
+        let found = frames(
+            &mut checker,
+            &[
+                (Direction::Sent, INIT),
+                (Direction::Received, INIT_OK),
+                (
+                    Direction::Sent,
+                    r#"{"jsonrpc":"2.0","method":"notifications/initialized"}"#,
+                ),
+                (Direction::Received, &progress(1)),
+                (
+                    Direction::Sent,
+                    r#"{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"x","_meta":{"progressToken":"t"}}}"#,
+                ),
+                (Direction::Received, &progress(1)),
+                (Direction::Received, &progress(2)),
+                (Direction::Received, &progress(2)),
+                (
+                    Direction::Received,
+                    r#"{"jsonrpc":"2.0","id":2,"result":{"content":[]}}"#,
+                ),
+                (Direction::Received, &progress(3)),
+            ],
+        );
+        let ids: Vec<_> = found
+            .iter()
+            .map(|v| (v.requirement, v.frame_index.unwrap()))
+            .collect();
+        assert_eq!(ids, [("PROG-003", 3), ("PROG-002", 7), ("PROG-004", 9)]);
     }
 
     #[test]
