@@ -1,197 +1,285 @@
-//! The per-connection frame checker: every frame, in both directions, in
-//! order. It keeps what the rules need to know: the negotiated version,
-//! both sides' capabilities, the requests still waiting for an answer, and
-//! the ids each side has used.
+//! The per-connection frame checker: JSON-RPC envelope rules, request/response
+//! bookkeeping, and the method rules of the negotiated version.
 
-use std::collections::{BTreeMap, BTreeSet};
+use std::collections::{HashMap, HashSet};
 
 use serde_json::Value;
 
-use super::shapes::{self, Part};
+use super::model::{Gate, MethodKind, PeerRole, member_gates, method, method_in};
+use super::shape::SCHEMA_001;
 use super::violation::Violation;
 use crate::Level;
-use crate::version::ProtocolVersion;
+use crate::version::{Era, ProtocolVersion};
 use crate::wire::{Classified, Direction, Frame, Invalid, RequestId, classify};
 
-/// A party of an MCP connection.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
-pub enum PeerRole {
-    Server,
-    Client,
-}
+/// The methods checked before any version is known.
+const LIFECYCLE: [&str; 3] = ["initialize", "notifications/initialized", "ping"];
 
-/// Checks the frames of one connection.
+/// Judges every frame of one connection, in order.
+///
+/// Before a version is negotiated, methods are checked against the version
+/// the `initialize` request offered; before that request, only the
+/// lifecycle methods are checked. The stateless version 2026-07-28 is not
+/// modelled yet: under it only envelope rules apply.
 #[derive(Debug)]
 pub struct FrameChecker {
     us: PeerRole,
-    version: ProtocolVersion,
-    /// Requests waiting for a response, by sender: id → method.
-    pending: BTreeMap<(bool, String), String>,
-    /// Ids each side has used (true: ours).
-    used_ids: BTreeSet<(bool, String)>,
-    /// Responses already seen, so a second answer is caught.
-    answered: BTreeSet<(bool, String)>,
-    server_capabilities: Option<Value>,
+    negotiated: Option<ProtocolVersion>,
+    offered: Option<ProtocolVersion>,
+    next_index: usize,
+    /// Every request id each side has used.
+    used_ids: HashSet<(PeerRole, RequestId)>,
+    /// Requests not answered yet, by sender and id, with their method.
+    outstanding: HashMap<(PeerRole, RequestId), String>,
+    answered: HashSet<(PeerRole, RequestId)>,
+    /// Capabilities each side declared during the handshake.
+    capabilities: HashMap<PeerRole, Value>,
+    /// Whether the checker sees the connection from its start, so that
+    /// rules about earlier frames apply.
+    whole_connection: bool,
     /// The client has sent `notifications/initialized`.
     initialized: bool,
-    /// Progress tokens of requests still in flight, with the sender's request
-    /// key and the last progress seen.
-    tokens: BTreeMap<String, ((bool, String), Option<f64>)>,
+    /// Progress tokens of requests in flight: the request, and the last
+    /// progress reported for it.
+    tokens: HashMap<String, ((PeerRole, RequestId), Option<f64>)>,
     /// Tokens whose request has been answered.
-    finished_tokens: BTreeSet<String>,
-    frames: usize,
+    finished_tokens: HashSet<String>,
 }
 
 impl FrameChecker {
-    /// A checker for a connection on which the harness plays `us`.
-    pub fn new(us: PeerRole) -> FrameChecker {
+    /// A checker for a connection on which the harness plays `us`: frames
+    /// with [`Direction::Sent`] come from `us`.
+    pub fn new(us: PeerRole) -> Self {
         FrameChecker {
             us,
-            version: ProtocolVersion::V2025_11_25,
-            pending: BTreeMap::new(),
-            used_ids: BTreeSet::new(),
-            answered: BTreeSet::new(),
-            server_capabilities: None,
+            negotiated: None,
+            offered: None,
+            next_index: 0,
+            used_ids: HashSet::new(),
+            outstanding: HashMap::new(),
+            answered: HashSet::new(),
+            capabilities: HashMap::new(),
+            whole_connection: true,
             initialized: false,
-            tokens: BTreeMap::new(),
-            finished_tokens: BTreeSet::new(),
-            frames: 0,
+            tokens: HashMap::new(),
+            finished_tokens: HashSet::new(),
         }
     }
 
-    /// The version whose rules apply (the negotiated one).
+    /// Fixes the version to check against (for example when the
+    /// handshake happened out of view).
     pub fn set_version(&mut self, version: ProtocolVersion) {
-        self.version = version;
+        self.negotiated = Some(version);
     }
 
-    /// Every rule the next frame breaks.
+    /// The version frames are checked against now, if any.
+    pub fn version(&self) -> Option<ProtocolVersion> {
+        self.negotiated.or(self.offered)
+    }
+
+    /// Every rule the next frame of the connection breaks.
     pub fn check(&mut self, frame: &Frame) -> Vec<Violation> {
-        let index = self.frames;
-        self.frames += 1;
-        let ours = frame.direction == Direction::Sent;
-        let mut found = Vec::new();
+        let index = self.next_index;
+        self.next_index += 1;
+        let sender = match frame.direction {
+            Direction::Sent => self.us,
+            Direction::Received => self.us.other(),
+        };
+        let mut out = Vec::new();
         match classify(&frame.raw) {
             Classified::Batch(items) => {
-                if self.version != ProtocolVersion::V2025_03_26 {
-                    let requirement = if self.version >= ProtocolVersion::V2025_06_18 {
-                        "STDIO-006"
-                    } else {
-                        "RPC-014"
-                    };
-                    found.push(Violation::must(
-                        requirement,
-                        format!("a JSON-RPC batch on {}, which has none", self.version),
-                    ));
-                }
-                for item in items {
-                    self.message(item, ours, &mut found);
-                }
+                let raw: Value = serde_json::from_slice(&frame.raw).unwrap_or(Value::Null);
+                self.check_batch(items, &raw, sender, &mut out);
             }
-            other => self.message(other, ours, &mut found),
+            Classified::Invalid(invalid) => {
+                let raw: Option<Value> = serde_json::from_slice(&frame.raw).ok();
+                out.push(invalid_violation(&invalid, raw.as_ref(), ""));
+            }
+            message => self.check_message(message, sender, "", &mut out),
         }
-        for violation in &mut found {
+        for violation in &mut out {
             violation.frame_index = Some(index);
-            violation.by_us = ours;
+            violation.by_us = sender == self.us;
         }
-        found
+        out
     }
 
-    fn message(&mut self, message: Classified, ours: bool, found: &mut Vec<Violation>) {
-        let sender_is_server = (self.us == PeerRole::Server) == ours;
+    fn check_batch(
+        &mut self,
+        items: Vec<Classified>,
+        raw: &Value,
+        sender: PeerRole,
+        out: &mut Vec<Violation>,
+    ) {
+        if self.version() != Some(ProtocolVersion::V2025_03_26) {
+            let version = self
+                .version()
+                .map_or("this connection".to_owned(), |v| v.to_string());
+            let message = format!("a JSON-RPC batch, but batches exist only in 2025-03-26, not in {version}");
+            out.push(Violation::must("RPC-001", message).at(""));
+        }
+        if items.is_empty() {
+            out.push(Violation::must("RPC-001", "an empty batch").at(""));
+        }
+        for (i, item) in items.into_iter().enumerate() {
+            let prefix = format!("/{i}");
+            if item.method() == Some("initialize") {
+                out.push(Violation::must("RPC-014", "`initialize` sent inside a batch").at(prefix.clone()));
+            }
+            match item {
+                Classified::Invalid(invalid) => out.push(invalid_violation(&invalid, raw.get(i), &prefix)),
+                Classified::Batch(_) => {
+                    out.push(Violation::must("RPC-001", "a batch nested in a batch").at(prefix))
+                }
+                message => self.check_message(message, sender, &prefix, out),
+            }
+        }
+    }
+
+    fn check_message(
+        &mut self,
+        message: Classified,
+        sender: PeerRole,
+        prefix: &str,
+        out: &mut Vec<Violation>,
+    ) {
+        let mut found = Vec::new();
         match message {
-            Classified::Invalid(invalid) => found.push(invalid_violation(&invalid)),
-            Classified::Batch(_) => found.push(Violation::must("RPC-001", "a batch inside a batch")),
             Classified::Request { id, method, params } => {
-                let key = (ours, id_key(&id));
-                if !self.used_ids.insert(key.clone()) {
-                    found.push(
-                        Violation::must(
-                            "RPC-003",
-                            format!("request id {} is used a second time", id_key(&id)),
-                        )
-                        .at("/id"),
-                    );
+                if method == "initialize" {
+                    self.note_initialize_request(params.as_ref());
                 }
-                if sender_is_server && !self.initialized && method != "ping" {
-                    found.push(Violation::new(
-                        "LIFE-009",
-                        Level::Should,
-                        format!("{method} sent before the client's notifications/initialized"),
-                    ));
+                if sender == PeerRole::Server
+                    && !self.initialized
+                    && method != "ping"
+                    && self.whole_connection
+                {
+                    let message = format!("`{method}` sent before the client's notifications/initialized");
+                    found.push(Violation::new("LIFE-009", Level::Should, message).at("/method"));
                 }
-                found.extend(shapes::check(
-                    &method,
-                    Part::Params,
-                    params.as_ref(),
-                    self.version,
-                ));
                 if let Some(token) = params.as_ref().and_then(|p| p.pointer("/_meta/progressToken")) {
-                    self.tokens.insert(token.to_string(), (key.clone(), None));
+                    self.tokens
+                        .insert(token.to_string(), ((sender, id.clone()), None));
                 }
-                self.pending.insert(key, method);
+                self.note_request(sender, &id, &method, &mut found);
+                self.check_method(sender, &method, MethodKind::Request, params.as_ref(), &mut found);
             }
             Classified::Notification { method, params } => {
-                if !sender_is_server && method == "notifications/initialized" {
+                if method == "notifications/cancelled" && self.whole_connection {
+                    self.check_cancelled(sender, params.as_ref(), &mut found);
+                }
+                if method == "notifications/initialized" && sender == PeerRole::Client {
                     self.initialized = true;
                 }
-                if sender_is_server {
-                    found.extend(self.list_changed_gate(&method));
+                if method == "notifications/progress" && self.whole_connection {
+                    found.extend(self.check_progress(sender, params.as_ref()));
                 }
-                if method == "notifications/progress" {
-                    found.extend(self.progress(ours, params.as_ref()));
-                }
-                found.extend(shapes::check(
+                self.check_method(
+                    sender,
                     &method,
-                    Part::Params,
+                    MethodKind::Notification,
                     params.as_ref(),
-                    self.version,
-                ));
+                    &mut found,
+                );
             }
             Classified::Result { id, result } => {
-                if let Some(method) = self.answer(ours, &id, found) {
+                if let Some(method) = self.take_answered(sender, &id, &mut found) {
                     if method == "initialize" {
-                        self.server_capabilities = result.get("capabilities").cloned();
-                        if let Some(version) = result
-                            .get("protocolVersion")
-                            .and_then(Value::as_str)
-                            .and_then(|v| v.parse().ok())
-                        {
-                            self.version = version;
-                        }
+                        self.note_initialize_result(&result);
                     }
-                    found.extend(shapes::check(&method, Part::Result, Some(&result), self.version));
+                    self.check_result(&method, &result, &mut found);
                 }
             }
-            Classified::Error { id: Some(id), .. } => {
-                self.answer(ours, &id, found);
+            Classified::Error { id, error } => {
+                if let Some(id) = id {
+                    self.take_answered(sender, &id, &mut found);
+                }
+                if error.code.is_none() {
+                    found.push(
+                        Violation::must("RPC-006", "the error `code` is missing or not an integer")
+                            .at("/error/code"),
+                    );
+                }
+                if error.message.is_none() {
+                    let text = "the error `message` is missing or not a string";
+                    found.push(Violation::must("RPC-006", text).at("/error/message"));
+                }
             }
-            // An error without id answers a request that could not be read.
-            Classified::Error { id: None, .. } => {}
+            Classified::Batch(_) | Classified::Invalid(_) => unreachable!("handled by the caller"),
         }
+        out.extend(found.into_iter().map(|v| rebase(v, prefix)));
     }
 
-    /// Progress names a token of a request of the other side still in
-    /// flight, and increases (PROG-002, PROG-003, PROG-004).
-    fn progress(&mut self, ours: bool, params: Option<&Value>) -> Option<Violation> {
+    fn note_request(&mut self, sender: PeerRole, id: &RequestId, method: &str, out: &mut Vec<Violation>) {
+        let key = (sender, id.clone());
+        if !self.used_ids.insert(key.clone()) {
+            out.push(
+                Violation::must(
+                    "RPC-003",
+                    format!("request id {id} was already used by the same side"),
+                )
+                .at("/id"),
+            );
+            return;
+        }
+        self.outstanding.insert(key, method.to_owned());
+    }
+
+    /// Marks the request answered by a response from `responder`, and
+    /// returns its method; reports a response that answers nothing.
+    fn take_answered(
+        &mut self,
+        responder: PeerRole,
+        id: &RequestId,
+        out: &mut Vec<Violation>,
+    ) -> Option<String> {
+        let key = (responder.other(), id.clone());
+        if let Some(method) = self.outstanding.remove(&key) {
+            let finished: Vec<String> = self
+                .tokens
+                .iter()
+                .filter(|(_, (request, _))| *request == key)
+                .map(|(t, _)| t.clone())
+                .collect();
+            for token in finished {
+                self.tokens.remove(&token);
+                self.finished_tokens.insert(token);
+            }
+            self.answered.insert(key);
+            return Some(method);
+        }
+        let message = if self.answered.contains(&key) {
+            format!("request {id} was already answered")
+        } else {
+            format!("no request with id {id} was sent by the other side")
+        };
+        out.push(Violation::must("RPC-004", message).at("/id"));
+        None
+    }
+
+    /// Progress names the token of a request in flight, comes from the
+    /// side that received that request, and increases (PROG-002/003/004).
+    fn check_progress(&mut self, sender: PeerRole, params: Option<&Value>) -> Option<Violation> {
         let params = params?;
         let token = params.get("progressToken")?.to_string();
         let progress = params.get("progress").and_then(Value::as_f64)?;
-        let Some(((requester_is_us, _), last)) = self.tokens.get_mut(&token) else {
-            let message = if self.finished_tokens.contains(&token) {
-                return Some(Violation::must(
+        let Some(((requester, _), last)) = self.tokens.get_mut(&token) else {
+            let violation = if self.finished_tokens.contains(&token) {
+                Violation::must(
                     "PROG-004",
                     format!("progress for token {token} after its response"),
-                ));
+                )
             } else {
-                format!("progress for token {token}, which no request in flight carries")
+                Violation::must(
+                    "PROG-003",
+                    format!("progress for token {token}, which no request in flight carries"),
+                )
             };
-            return Some(Violation::must("PROG-003", message));
+            return Some(violation.at("/params/progressToken"));
         };
-        if *requester_is_us == ours {
-            return Some(Violation::must(
-                "PROG-003",
-                format!("progress for token {token} sent by its own requester"),
-            ));
+        if *requester == sender {
+            let message = format!("progress for token {token} sent by the side that made the request");
+            return Some(Violation::must("PROG-003", message).at("/params/progressToken"));
         }
         let previous = last.replace(progress);
         previous.filter(|p| progress <= *p).map(|p| {
@@ -199,94 +287,250 @@ impl FrameChecker {
                 "PROG-002",
                 format!("progress for token {token} went from {p} to {progress}"),
             )
+            .at("/params/progress")
         })
     }
 
-    /// Files a response; returns the method it answers.
-    fn answer(&mut self, ours: bool, id: &RequestId, found: &mut Vec<Violation>) -> Option<String> {
-        let key = (!ours, id_key(id));
-        match self.pending.remove(&key) {
-            Some(method) => {
-                let done: Vec<String> = self
-                    .tokens
-                    .iter()
-                    .filter(|(_, (k, _))| *k == key)
-                    .map(|(t, _)| t.clone())
-                    .collect();
-                for token in done {
-                    self.tokens.remove(&token);
-                    self.finished_tokens.insert(token);
-                }
-                self.answered.insert(key);
-                Some(method)
-            }
-            None if self.answered.contains(&key) => {
-                found.push(
-                    Violation::must("RPC-004", format!("a second response to request {}", key.1)).at("/id"),
-                );
-                None
-            }
-            None => {
-                found.push(
-                    Violation::must(
-                        "RPC-004",
-                        format!("a response to {}, which no request used", key.1),
-                    )
-                    .at("/id"),
-                );
-                None
-            }
+    fn check_cancelled(&self, sender: PeerRole, params: Option<&Value>, out: &mut Vec<Violation>) {
+        let Some(id) = params
+            .and_then(|p| p.get("requestId"))
+            .and_then(RequestId::from_value)
+        else {
+            return;
+        };
+        if !self.used_ids.contains(&(sender, id.clone())) {
+            let message = format!("cancels request {id}, which the sender never issued");
+            out.push(Violation::must("CANC-001", message).at("/params/requestId"));
         }
     }
 
-    /// `*/list_changed` only when the matching `listChanged` was declared.
-    fn list_changed_gate(&self, method: &str) -> Option<Violation> {
-        let capability = match method {
-            "notifications/tools/list_changed" => "tools",
-            "notifications/prompts/list_changed" => "prompts",
-            "notifications/resources/list_changed" => "resources",
-            _ => return None,
-        };
-        let declared = self
-            .server_capabilities
-            .as_ref()
-            .and_then(|c| c.get(capability))
-            .and_then(|c| c.get("listChanged"))
-            .and_then(Value::as_bool)
-            .unwrap_or(false);
-        if declared || self.server_capabilities.is_none() {
-            return None;
+    fn note_initialize_request(&mut self, params: Option<&Value>) {
+        let Some(params) = params else { return };
+        let offered = params
+            .get("protocolVersion")
+            .and_then(Value::as_str)
+            .and_then(stateful_version);
+        self.offered = Some(offered.unwrap_or(ProtocolVersion::LATEST_STATEFUL));
+        if let Some(capabilities) = params.get("capabilities") {
+            self.capabilities.insert(PeerRole::Client, capabilities.clone());
         }
-        let (requirement, level) = if self.version >= ProtocolVersion::V2025_06_18 {
-            ("LIST-002", Level::Must)
+    }
+
+    fn note_initialize_result(&mut self, result: &Value) {
+        if let Some(version) = result
+            .get("protocolVersion")
+            .and_then(Value::as_str)
+            .and_then(stateful_version)
+        {
+            self.negotiated = Some(version);
+        }
+        if let Some(capabilities) = result.get("capabilities") {
+            self.capabilities.insert(PeerRole::Server, capabilities.clone());
+        }
+    }
+
+    /// The version to check `name` with, if it is checked at all.
+    fn version_for(&self, name: &str) -> Option<ProtocolVersion> {
+        match self.version() {
+            Some(version) if version.era() == Era::Stateless => None,
+            Some(version) => Some(version),
+            None => LIFECYCLE
+                .contains(&name)
+                .then_some(ProtocolVersion::LATEST_STATEFUL),
+        }
+    }
+
+    fn check_method(
+        &self,
+        sender: PeerRole,
+        name: &str,
+        kind: MethodKind,
+        params: Option<&Value>,
+        out: &mut Vec<Violation>,
+    ) {
+        let Some(version) = self.version_for(name) else {
+            return;
+        };
+        let Some(spec) = method_in(name, version) else {
+            // A request of ours for an unknown method probes the peer, which should answer -32601.
+            if !(sender == self.us && kind == MethodKind::Request) {
+                out.push(unknown_method(name, version));
+            }
+            return;
+        };
+        match (spec.kind, kind) {
+            (MethodKind::Notification, MethodKind::Request) => {
+                out.push(
+                    Violation::must("RPC-007", format!("`{name}` is a notification and has no `id`"))
+                        .at("/id"),
+                );
+            }
+            (MethodKind::Request, MethodKind::Notification) => {
+                let message = format!("`{name}` is a request and needs an `id`");
+                out.push(Violation::must(SCHEMA_001, message).at(""));
+            }
+            _ => {}
+        }
+        out.extend(spec.check_params(params, version));
+        if !spec.direction.allows(sender) {
+            let message = format!("`{name}` is not sent by the {}", role_name(sender));
+            out.push(Violation::must(SCHEMA_001, message).at("/method"));
         } else {
-            ("LIFE-010", Level::Should)
+            if let Some(gate) = spec.gate {
+                self.check_gate(&gate, version, &format!("`{name}`"), "/method", out);
+            }
+            let used = member_gates(name).filter(|g| params.is_some_and(|p| g.applies_to(p)));
+            for member in used {
+                let what = format!("`{}` in `{name}`", member.member);
+                self.check_gate(
+                    &member.gate,
+                    version,
+                    &what,
+                    &format!("/params/{}", member.member),
+                    out,
+                );
+            }
+        }
+    }
+
+    /// Reports `what` used although the holder of `gate` did not declare its capability.
+    fn check_gate(
+        &self,
+        gate: &Gate,
+        version: ProtocolVersion,
+        what: &str,
+        pointer: &str,
+        out: &mut Vec<Violation>,
+    ) {
+        let Some(declared) = self.capabilities.get(&gate.holder) else {
+            return;
         };
-        Some(Violation::new(
-            requirement,
-            level,
-            format!("{method} without `{capability}.listChanged` declared"),
-        ))
+        if gate.versions.contains(version) && !gate.is_open(declared) {
+            let message = format!(
+                "{what} needs the {} capability `{}`, which was not declared",
+                role_name(gate.holder),
+                gate.path
+            );
+            out.push(
+                Violation::new(gate.requirement, gate_level(gate.requirement, version), message).at(pointer),
+            );
+        }
+    }
+
+    fn check_result(&self, name: &str, result: &Value, out: &mut Vec<Violation>) {
+        let spec = self
+            .version_for(name)
+            .and_then(|version| Some((method_in(name, version)?, version)));
+        if let Some((spec, version)) = spec {
+            out.extend(spec.check_result(result, version));
+        }
     }
 }
 
-fn id_key(id: &RequestId) -> String {
-    id.to_value().to_string()
+/// Every rule one message breaks in `version`, judged on its own: no
+/// handshake, no declared capabilities. `sender` sent it; a response is
+/// judged as the answer to a request for `answering`.
+pub fn check_message(
+    version: ProtocolVersion,
+    sender: PeerRole,
+    message: &Value,
+    answering: Option<&str>,
+) -> Vec<Violation> {
+    let mut checker = FrameChecker::new(sender.other());
+    checker.set_version(version);
+    checker.whole_connection = false;
+    if let (Some(method), Some(id)) = (answering, message.get("id").and_then(RequestId::from_value)) {
+        checker.note_request(sender.other(), &id, method, &mut Vec::new());
+    }
+    let raw = serde_json::to_vec(message).unwrap_or_default();
+    checker.check(&Frame::new(Direction::Received, raw, std::time::Duration::ZERO))
 }
 
-fn invalid_violation(invalid: &Invalid) -> Violation {
-    let requirement = match invalid {
-        Invalid::NotUtf8 { .. } | Invalid::NotJson { .. } => "STDIO-001",
-        Invalid::NotAnObject { .. } => "RPC-001",
-        Invalid::Envelope { reason } if reason.contains("jsonrpc") => "RPC-001",
-        Invalid::Envelope { reason } if reason.contains("`id`") => "RPC-002",
-        Invalid::Envelope { reason } if reason.contains("`error` is") => "RPC-006",
-        Invalid::Envelope { reason } if reason.contains("`result`") || reason.contains("neither") => {
-            "RPC-005"
-        }
-        Invalid::Envelope { .. } => "RPC-001",
+fn stateful_version(text: &str) -> Option<ProtocolVersion> {
+    text.parse()
+        .ok()
+        .filter(|v: &ProtocolVersion| v.era() == Era::Stateful)
+}
+
+fn role_name(role: PeerRole) -> &'static str {
+    match role {
+        PeerRole::Server => "server",
+        PeerRole::Client => "client",
+    }
+}
+
+/// A method that `version` does not define: one from another version breaks
+/// the rule to stay on the negotiated version; an unheard-of one is a shape error.
+fn unknown_method(name: &str, version: ProtocolVersion) -> Violation {
+    match method(name) {
+        Some(other) if version >= ProtocolVersion::V2025_06_18 => Violation::must(
+            "LIFE-011",
+            format!(
+                "`{name}` does not exist in {version} (only in {})",
+                other.versions
+            ),
+        ),
+        Some(other) => Violation::new(
+            "LIFE-010",
+            Level::Should,
+            format!(
+                "`{name}` does not exist in {version} (only in {})",
+                other.versions
+            ),
+        ),
+        None => Violation::must(SCHEMA_001, format!("unknown method `{name}`")),
+    }
+    .at("/method")
+}
+
+/// Capability rules that are only SHOULD in some versions.
+fn gate_level(requirement: &str, version: ProtocolVersion) -> Level {
+    match requirement {
+        "LIST-002" | "LIST-006" if version < ProtocolVersion::V2025_06_18 => Level::Should,
+        "RES-007" | "SAMP-006" => Level::Should,
+        _ => Level::Must,
+    }
+}
+
+/// The violation for a frame `classify` could not read; `raw` is its JSON,
+/// when it is JSON, to tell which envelope rule broke.
+fn invalid_violation(invalid: &Invalid, raw: Option<&Value>, pointer: &str) -> Violation {
+    let requirement = match (invalid, raw) {
+        (Invalid::Envelope { .. }, Some(value)) => envelope_requirement(value),
+        _ => "RPC-001",
     };
-    Violation::must(requirement, invalid.to_string())
+    Violation::must(requirement, invalid.to_string()).at(pointer)
+}
+
+fn envelope_requirement(value: &Value) -> &'static str {
+    let Some(obj) = value.as_object() else {
+        return "RPC-001";
+    };
+    if obj.get("jsonrpc").and_then(Value::as_str) != Some("2.0") {
+        return "RPC-001";
+    }
+    let (has_result, has_error) = (obj.contains_key("result"), obj.contains_key("error"));
+    if let Some(method) = obj.get("method") {
+        return match () {
+            _ if !method.is_string() => "RPC-001",
+            _ if has_result || has_error => "RPC-005",
+            _ if obj.get("params").is_some_and(|p| !p.is_object() && !p.is_array()) => SCHEMA_001,
+            _ => "RPC-002",
+        };
+    }
+    match (has_result, has_error) {
+        (true, true) | (false, false) => "RPC-005",
+        (false, true) if !obj["error"].is_object() => "RPC-006",
+        _ => "RPC-004",
+    }
+}
+
+/// Moves a violation's pointer under `prefix` (a batch element).
+fn rebase(mut violation: Violation, prefix: &str) -> Violation {
+    if !prefix.is_empty() {
+        violation.pointer = Some(format!("{prefix}{}", violation.pointer.unwrap_or_default()));
+    }
+    violation
 }
 
 #[cfg(test)]
@@ -294,123 +538,270 @@ mod tests {
     use std::time::Duration;
 
     use super::*;
+    use ProtocolVersion::*;
 
-    fn frames(checker: &mut FrameChecker, lines: &[(Direction, &str)]) -> Vec<Violation> {
-        lines
-            .iter()
-            .flat_map(|(direction, text)| {
-                checker.check(&Frame::new(*direction, text.as_bytes().to_vec(), Duration::ZERO))
-            })
-            .collect()
+    /// A client-playing checker, with frames given as text.
+    struct Session(FrameChecker);
+
+    impl Session {
+        fn new() -> Self {
+            Session(FrameChecker::new(PeerRole::Client))
+        }
+
+        fn sent(&mut self, text: &str) -> Vec<Violation> {
+            self.0.check(&Frame::new(
+                Direction::Sent,
+                text.as_bytes().to_vec(),
+                Duration::ZERO,
+            ))
+        }
+
+        fn received(&mut self, text: &str) -> Vec<Violation> {
+            self.0.check(&Frame::new(
+                Direction::Received,
+                text.as_bytes().to_vec(),
+                Duration::ZERO,
+            ))
+        }
+
+        fn handshake(version: &str, server_capabilities: &str) -> Self {
+            let mut session = Session::new();
+            let init = format!(
+                r#"{{"jsonrpc":"2.0","id":0,"method":"initialize","params":{{"protocolVersion":"{version}","capabilities":{{}},"clientInfo":{{"name":"c","version":"1"}}}}}}"#
+            );
+            assert_eq!(session.sent(&init), []);
+            let result = format!(
+                r#"{{"jsonrpc":"2.0","id":0,"result":{{"protocolVersion":"{version}","capabilities":{server_capabilities},"serverInfo":{{"name":"s","version":"1"}}}}}}"#
+            );
+            assert_eq!(session.received(&result), []);
+            assert_eq!(
+                session.sent(r#"{"jsonrpc":"2.0","method":"notifications/initialized"}"#),
+                []
+            );
+            session
+        }
     }
 
-    const INIT: &str = r#"{"jsonrpc":"2.0","id":1,"method":"initialize","params":{}}"#;
-    const INIT_OK: &str = r#"{"jsonrpc":"2.0","id":1,"result":{"protocolVersion":"2025-06-18","capabilities":{"tools":{}},"serverInfo":{"name":"s","version":"1"}}}"#;
-
-    #[test]
-    fn a_clean_exchange_has_no_violations() {
-        let mut checker = FrameChecker::new(PeerRole::Client);
-        let found = frames(
-            &mut checker,
-            &[
-                (Direction::Sent, INIT),
-                (Direction::Received, INIT_OK),
-                (
-                    Direction::Sent,
-                    r#"{"jsonrpc":"2.0","method":"notifications/initialized"}"#,
-                ),
-            ],
-        );
-        assert_eq!(found, []);
+    fn requirements(found: &[Violation]) -> Vec<&'static str> {
+        found.iter().map(|v| v.requirement).collect()
     }
 
     #[test]
-    fn envelope_id_and_sequence_rules() {
-        let mut checker = FrameChecker::new(PeerRole::Client);
-        let found = frames(
-            &mut checker,
-            &[
-                (Direction::Sent, INIT),
-                (Direction::Received, INIT_OK),
-                (Direction::Received, INIT_OK),
-                (Direction::Received, r#"{"jsonrpc":"1.0","id":2,"result":{}}"#),
-                (Direction::Received, "hello"),
-                (
-                    Direction::Received,
-                    r#"{"jsonrpc":"2.0","id":9,"method":"roots/list"}"#,
-                ),
-                (
-                    Direction::Received,
-                    r#"{"jsonrpc":"2.0","method":"notifications/tools/list_changed"}"#,
-                ),
-                (
-                    Direction::Received,
-                    r#"[{"jsonrpc":"2.0","method":"notifications/message","params":{"level":"loud","data":1}}]"#,
-                ),
-            ],
-        );
-        let ids: Vec<_> = found
-            .iter()
-            .map(|v| (v.requirement, v.frame_index.unwrap()))
-            .collect();
-        assert_eq!(
-            ids,
-            [
-                ("RPC-004", 2),
-                ("RPC-001", 3),
-                ("STDIO-001", 4),
-                ("LIFE-009", 5),
-                ("LIST-002", 6),
-                ("STDIO-006", 7),
-                ("SCHEMA-001", 7)
-            ]
-        );
-        assert!(found.iter().all(|v| !v.by_us));
+    fn negotiates_the_version_and_records_frame_indices() {
+        let mut session = Session::handshake("2025-06-18", r#"{"tools":{}}"#);
+        assert_eq!(session.0.version(), Some(V2025_06_18));
+        let found = session.received(r#"{"jsonrpc":"2.0","id":1,"method":"ping","params":[]}"#);
+        assert_eq!(requirements(&found), ["SCHEMA-001"]);
+        assert_eq!(found[0].frame_index, Some(3));
+        assert!(!found[0].by_us);
     }
 
     #[test]
     fn progress_names_a_live_token_and_increases() {
-        let mut checker = FrameChecker::new(PeerRole::Client);
+        let mut session = Session::handshake("2025-06-18", r#"{"tools":{}}"#);
         let progress = |p: u32| {
             format!(
                 r#"{{"jsonrpc":"2.0","method":"notifications/progress","params":{{"progressToken":"t","progress":{p}}}}}"#
             )
         };
-        let found = frames(
-            &mut checker,
-            &[
-                (Direction::Sent, INIT),
-                (Direction::Received, INIT_OK),
-                (
-                    Direction::Sent,
-                    r#"{"jsonrpc":"2.0","method":"notifications/initialized"}"#,
-                ),
-                (Direction::Received, &progress(1)),
-                (
-                    Direction::Sent,
-                    r#"{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"x","_meta":{"progressToken":"t"}}}"#,
-                ),
-                (Direction::Received, &progress(1)),
-                (Direction::Received, &progress(2)),
-                (Direction::Received, &progress(2)),
-                (
-                    Direction::Received,
-                    r#"{"jsonrpc":"2.0","id":2,"result":{"content":[]}}"#,
-                ),
-                (Direction::Received, &progress(3)),
-            ],
+        assert_eq!(requirements(&session.received(&progress(1))), ["PROG-003"]);
+        let call = r#"{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"x","_meta":{"progressToken":"t"}}}"#;
+        assert_eq!(session.sent(call), []);
+        assert_eq!(session.received(&progress(1)), []);
+        assert_eq!(session.received(&progress(2)), []);
+        assert_eq!(requirements(&session.received(&progress(2))), ["PROG-002"]);
+        assert_eq!(
+            session.received(r#"{"jsonrpc":"2.0","id":2,"result":{"content":[]}}"#),
+            []
         );
-        let ids: Vec<_> = found
-            .iter()
-            .map(|v| (v.requirement, v.frame_index.unwrap()))
-            .collect();
-        assert_eq!(ids, [("PROG-003", 3), ("PROG-002", 7), ("PROG-004", 9)]);
+        assert_eq!(requirements(&session.received(&progress(3))), ["PROG-004"]);
     }
 
     #[test]
-    fn our_own_frames_are_marked() {
-        let mut checker = FrameChecker::new(PeerRole::Client);
-        let found = frames(&mut checker, &[(Direction::Sent, "{not json")]);
-        assert!(found[0].by_us);
+    fn server_requests_wait_for_initialized() {
+        let mut session = Session::new();
+        let init = r#"{"jsonrpc":"2.0","id":0,"method":"initialize","params":{"protocolVersion":"2025-06-18","capabilities":{"roots":{}},"clientInfo":{"name":"c","version":"1"}}}"#;
+        assert_eq!(session.sent(init), []);
+        let roots = r#"{"jsonrpc":"2.0","id":5,"method":"roots/list"}"#;
+        assert_eq!(requirements(&session.received(roots)), ["LIFE-009"]);
+        assert_eq!(
+            session.received(r#"{"jsonrpc":"2.0","id":6,"method":"ping"}"#),
+            []
+        );
+    }
+
+    #[test]
+    fn envelope_rules_cite_their_requirements() {
+        let mut session = Session::new();
+        assert_eq!(requirements(&session.received("{oops")), ["RPC-001"]);
+        assert_eq!(
+            requirements(&session.received(r#"{"jsonrpc":"1.0","method":"ping","id":1}"#)),
+            ["RPC-001"]
+        );
+        assert_eq!(
+            requirements(&session.received(r#"{"jsonrpc":"2.0","method":"ping","id":null}"#)),
+            ["RPC-002"]
+        );
+        assert_eq!(
+            requirements(&session.received(r#"{"jsonrpc":"2.0","method":"ping","id":1.5}"#)),
+            ["RPC-002"]
+        );
+        assert_eq!(
+            requirements(&session.received(r#"{"jsonrpc":"2.0","id":1,"result":{},"error":{}}"#)),
+            ["RPC-005"]
+        );
+        assert_eq!(
+            requirements(&session.received(r#"{"jsonrpc":"2.0","id":1}"#)),
+            ["RPC-005"]
+        );
+        let bad_error = session.received(r#"{"jsonrpc":"2.0","id":null,"error":{"code":"x"}}"#);
+        assert_eq!(requirements(&bad_error), ["RPC-006", "RPC-006"]);
+        assert!(session.sent("\u{1}").iter().all(|v| v.by_us));
+    }
+
+    #[test]
+    fn request_ids_are_unique_and_answered_once() {
+        let mut session = Session::handshake("2025-11-25", "{}");
+        assert_eq!(
+            session.sent(r#"{"jsonrpc":"2.0","id":0,"method":"ping"}"#)[0].requirement,
+            "RPC-003"
+        );
+        assert_eq!(session.sent(r#"{"jsonrpc":"2.0","id":"a","method":"ping"}"#), []);
+        // The other side may use the same id for its own requests.
+        assert_eq!(
+            session.received(r#"{"jsonrpc":"2.0","id":"a","method":"ping"}"#),
+            []
+        );
+        assert_eq!(session.received(r#"{"jsonrpc":"2.0","id":"a","result":{}}"#), []);
+        let again = session.received(r#"{"jsonrpc":"2.0","id":"a","result":{}}"#);
+        assert_eq!(requirements(&again), ["RPC-004"]);
+        assert!(again[0].message.contains("already answered"));
+        let stray = session.received(r#"{"jsonrpc":"2.0","id":99,"error":{"code":-32603,"message":"x"}}"#);
+        assert_eq!(requirements(&stray), ["RPC-004"]);
+    }
+
+    #[test]
+    fn results_are_checked_against_the_request_method() {
+        let mut session = Session::handshake("2025-06-18", r#"{"tools":{}}"#);
+        assert_eq!(
+            session.sent(r#"{"jsonrpc":"2.0","id":1,"method":"tools/list"}"#),
+            []
+        );
+        let found = session.received(r#"{"jsonrpc":"2.0","id":1,"result":{"tools":[{"name":"t"}]}}"#);
+        assert_eq!(requirements(&found), ["TOOL-002"]);
+        assert_eq!(found[0].pointer.as_deref(), Some("/result/tools/0"));
+    }
+
+    #[test]
+    fn direction_kind_and_unknown_methods() {
+        let mut session = Session::handshake("2025-03-26", r#"{"logging":{}}"#);
+        let wrong_way = session.received(r#"{"jsonrpc":"2.0","id":5,"method":"tools/list"}"#);
+        assert_eq!(requirements(&wrong_way), ["SCHEMA-001"]);
+        let ungated = session.sent(r#"{"jsonrpc":"2.0","id":6,"method":"tools/list"}"#);
+        assert_eq!(requirements(&ungated), ["LIST-006"]);
+        assert_eq!(
+            ungated[0].level,
+            Level::Should,
+            "capabilities are a SHOULD before 2025-06-18"
+        );
+        assert!(ungated[0].by_us);
+        let with_id = session.sent(r#"{"jsonrpc":"2.0","id":7,"method":"notifications/initialized"}"#);
+        assert_eq!(requirements(&with_id), ["RPC-007"]);
+        assert_eq!(
+            session.sent(r#"{"jsonrpc":"2.0","id":8,"method":"x/probe"}"#),
+            [],
+            "probing is allowed"
+        );
+        let unknown = session.received(r#"{"jsonrpc":"2.0","method":"x/unknown"}"#);
+        assert_eq!(requirements(&unknown), ["SCHEMA-001"]);
+        let too_new =
+            session.received(r#"{"jsonrpc":"2.0","id":9,"method":"elicitation/create","params":{}}"#);
+        assert_eq!(requirements(&too_new), ["LIFE-010"]);
+    }
+
+    #[test]
+    fn capability_gates_hold_from_2025_06_18() {
+        let mut session = Session::handshake("2025-06-18", "{}");
+        let log = session.received(
+            r#"{"jsonrpc":"2.0","method":"notifications/message","params":{"level":"info","data":1}}"#,
+        );
+        assert_eq!(requirements(&log), ["LOG-001"]);
+        let sampling = session.received(
+            r#"{"jsonrpc":"2.0","id":1,"method":"sampling/createMessage","params":{"messages":[],"maxTokens":1}}"#,
+        );
+        assert_eq!(requirements(&sampling), ["SAMP-001"]);
+        assert_eq!(sampling[0].level, Level::Must);
+    }
+
+    #[test]
+    fn members_with_capabilities_of_their_own() {
+        let mut session = Session::new();
+        let init = r#"{"jsonrpc":"2.0","id":0,"method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{"sampling":{},"elicitation":{}},"clientInfo":{"name":"c","version":"1"}}}"#;
+        assert_eq!(session.sent(init), []);
+        assert_eq!(
+            session.sent(r#"{"jsonrpc":"2.0","method":"notifications/initialized"}"#),
+            []
+        );
+        let sampling = r#"{"jsonrpc":"2.0","id":1,"method":"sampling/createMessage","params":{"messages":[],"maxTokens":1,"tools":[],"includeContext":"thisServer"}}"#;
+        let found = session.received(sampling);
+        assert_eq!(requirements(&found), ["SAMP-007", "SAMP-006"]);
+        assert_eq!(found[0].pointer.as_deref(), Some("/params/tools"));
+        assert_eq!(found[1].level, Level::Should);
+        let url = r#"{"jsonrpc":"2.0","id":2,"method":"elicitation/create","params":{"mode":"url","message":"m","url":"https://x","elicitationId":"e"}}"#;
+        assert_eq!(requirements(&session.received(url)), ["ELIC-002"]);
+        let form = r#"{"jsonrpc":"2.0","id":3,"method":"elicitation/create","params":{"message":"m","requestedSchema":{"type":"object","properties":{}}}}"#;
+        assert_eq!(session.received(form), []);
+    }
+
+    #[test]
+    fn batches_exist_only_in_2025_03_26() {
+        let mut session = Session::handshake("2025-03-26", "{}");
+        let batch = r#"[{"jsonrpc":"2.0","id":1,"method":"ping"},{"jsonrpc":"2.0","method":"notifications/progress","params":{}}]"#;
+        let found = session.sent(batch);
+        assert_eq!(requirements(&found), ["SCHEMA-001", "SCHEMA-001"]);
+        assert!(found[0].pointer.as_deref().unwrap().starts_with("/1/params"));
+        let mut later = Session::handshake("2025-06-18", "{}");
+        assert_eq!(
+            requirements(&later.sent(r#"[{"jsonrpc":"2.0","id":1,"method":"ping"}]"#)),
+            ["RPC-001"]
+        );
+        let mut early = Session::new();
+        early.0.set_version(V2025_03_26);
+        let init = r#"[{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-03-26","capabilities":{},"clientInfo":{"name":"c","version":"1"}}}]"#;
+        assert_eq!(requirements(&early.sent(init)), ["RPC-014"]);
+    }
+
+    #[test]
+    fn before_initialize_only_lifecycle_is_checked() {
+        let mut session = Session::new();
+        assert_eq!(
+            session.received(r#"{"jsonrpc":"2.0","method":"notifications/message","params":{}}"#),
+            []
+        );
+        let init = session.sent(
+            r#"{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2024-11-05"}}"#,
+        );
+        assert_eq!(requirements(&init), ["LIFE-002", "LIFE-002"]);
+        assert_eq!(session.0.version(), Some(V2024_11_05));
+        let cancel = session
+            .received(r#"{"jsonrpc":"2.0","method":"notifications/cancelled","params":{"requestId":1}}"#);
+        assert_eq!(requirements(&cancel), ["CANC-001"]);
+    }
+
+    #[test]
+    fn messages_are_checked_alone() {
+        let result = serde_json::json!({"jsonrpc": "2.0", "id": 4, "result": {"roots": [{"uri": 1}]}});
+        let found = check_message(V2024_11_05, PeerRole::Client, &result, Some("roots/list"));
+        assert_eq!(requirements(&found), ["ROOT-002"]);
+        let stray = check_message(V2024_11_05, PeerRole::Client, &result, None);
+        assert_eq!(requirements(&stray), ["RPC-004"]);
+        let ping = serde_json::json!({"jsonrpc": "2.0", "id": 1, "method": "ping"});
+        assert_eq!(check_message(V2025_11_25, PeerRole::Server, &ping, None), []);
+    }
+
+    #[test]
+    fn checker_is_send() {
+        fn assert_send<T: Send>() {}
+        assert_send::<FrameChecker>();
     }
 }

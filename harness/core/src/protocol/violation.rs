@@ -1,25 +1,24 @@
-//! One broken rule found in a frame.
+use mcp_conform_report::Level;
 
-use crate::Level;
-
-/// Which requirement, how strong, where.
+/// One broken rule found in a frame: which requirement, how strong, where.
 #[derive(Debug, Clone, PartialEq)]
 pub struct Violation {
     /// The requirement ID the rule belongs to (for example `TOOL-002`).
     pub requirement: &'static str,
     pub level: Level,
     pub message: String,
-    /// A JSON Pointer into the frame (for example `/result/tools/0/name`).
+    /// A JSON Pointer into the frame (for example `/params/tools/0/name`).
     pub pointer: Option<String>,
-    /// The index of the frame in the connection's transcript.
+    /// The index of the frame in the connection's transcript, when known.
     pub frame_index: Option<usize>,
-    /// The frame was sent by the harness: a scenario's deliberate input or
-    /// our bug, never a finding about the peer.
+    /// The frame was sent by the harness: the violation is a harness or
+    /// scenario bug, not a finding about the peer under test.
     pub by_us: bool,
 }
 
 impl Violation {
-    pub fn new(requirement: &'static str, level: Level, message: impl Into<String>) -> Violation {
+    /// A violation with no location yet.
+    pub fn new(requirement: &'static str, level: Level, message: impl Into<String>) -> Self {
         Violation {
             requirement,
             level,
@@ -30,14 +29,33 @@ impl Violation {
         }
     }
 
-    /// A MUST-level violation.
-    pub fn must(requirement: &'static str, message: impl Into<String>) -> Violation {
+    /// A MUST-level violation: every shape rule is one.
+    pub fn must(requirement: &'static str, message: impl Into<String>) -> Self {
         Violation::new(requirement, Level::Must, message)
     }
 
     /// The same violation located at `pointer`.
-    pub fn at(mut self, pointer: impl Into<String>) -> Violation {
+    pub fn at(mut self, pointer: impl Into<String>) -> Self {
         self.pointer = Some(pointer.into());
         self
+    }
+}
+
+/// Appends `key` to a JSON Pointer, escaping `~` and `/` as RFC 6901 asks.
+pub(crate) fn pointer_join(base: &str, key: &str) -> String {
+    format!("{base}/{}", key.replace('~', "~0").replace('/', "~1"))
+}
+
+/// A short name of a JSON value's kind, for messages.
+pub(crate) fn kind_of(value: &serde_json::Value) -> &'static str {
+    use serde_json::Value;
+    match value {
+        Value::Null => "null",
+        Value::Bool(_) => "a boolean",
+        Value::Number(n) if n.is_i64() || n.is_u64() => "an integer",
+        Value::Number(_) => "a number",
+        Value::String(_) => "a string",
+        Value::Array(_) => "an array",
+        Value::Object(_) => "an object",
     }
 }
