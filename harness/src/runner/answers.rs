@@ -1,10 +1,8 @@
 //! Answers the peer's own requests from the scenario's script, and judges
 //! what the peer asked for.
 
-use mcp_conform_core::Level;
 use mcp_conform_core::matcher::{MatchContext, render_template};
 use mcp_conform_core::scenario::model::{Reply, ScriptedAnswer};
-use mcp_conform_core::version::ProtocolVersion;
 use mcp_mock_peers::client::{PeerRequest, RequestHandler, default_reply};
 use serde_json::{Value, json};
 
@@ -25,9 +23,8 @@ pub struct ScriptHandler<'a> {
     pub step: &'a [ScriptedAnswer],
     pub scenario: &'a [ScriptedAnswer],
     pub vars: &'a mut MatchContext,
-    /// Client capabilities we declared: the peer may only ask for these.
+    /// Client capabilities we declared: what the fallback replies follow.
     pub declared: &'a Value,
-    pub version: Option<ProtocolVersion>,
     pub checks: Vec<Check>,
     pub used: Vec<AnswerSource>,
 }
@@ -40,44 +37,10 @@ impl ScriptHandler<'_> {
             in_scenario.map(|(i, a)| (AnswerSource::Scenario(i), a))
         })
     }
-
-    /// A peer request for a client feature we never declared breaks the
-    /// capability rules (SHOULD NOT before 2025-06-18, MUST NOT after).
-    fn capability_check(&self, request: &PeerRequest) -> Option<Check> {
-        let (capability, requirement) = match request.method.as_str() {
-            "elicitation/create" => ("elicitation", "ELIC-002"),
-            "sampling/createMessage" => ("sampling", "SAMP-001"),
-            "roots/list" => ("roots", "ROOT-001"),
-            _ => return None,
-        };
-        let level = match self.version {
-            Some(v) if v < ProtocolVersion::V2025_06_18 => Level::Should,
-            _ => Level::Must,
-        };
-        let name = format!("{} only to a client that declared `{capability}`", request.method);
-        let declared = self.declared.get(capability).is_some_and(|c| !c.is_null());
-        Some(if declared {
-            Check::pass(name, requirement, level, Default::default())
-        } else {
-            Check::broken(
-                name,
-                requirement,
-                level,
-                Default::default(),
-                format!(
-                    "the peer sent {} but we did not declare `{capability}`",
-                    request.method
-                ),
-            )
-        })
-    }
 }
 
 impl RequestHandler for ScriptHandler<'_> {
     fn answer(&mut self, request: &PeerRequest) -> Reply {
-        if let Some(check) = self.capability_check(request) {
-            self.checks.push(check.at_frame(Some(request.index)));
-        }
         let Some((source, answer)) = self.find(&request.method) else {
             return fallback_reply(&request.method, self.declared);
         };

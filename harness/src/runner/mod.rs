@@ -29,16 +29,7 @@ pub use suite::{RunEvent, run_suite};
 
 /// Requirements the runner itself cites (handshake, scripted answers,
 /// official schemas), besides scenarios and the frame checker.
-pub const ENGINE_REQUIREMENTS: &[&str] = &[
-    "ELIC-002",
-    "LIFE-003",
-    "LIFE-005",
-    "LIFE-007",
-    "ROOT-001",
-    "RPC-004",
-    "SAMP-001",
-    "SCHEMA-002",
-];
+pub const ENGINE_REQUIREMENTS: &[&str] = &["LIFE-003", "LIFE-005", "LIFE-007", "RPC-004", "SCHEMA-002"];
 
 /// The peer under test and how to reach it.
 #[derive(Debug, Clone)]

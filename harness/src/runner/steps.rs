@@ -703,7 +703,6 @@ impl<'s> StepRunner<'s> {
             scenario: &self.scenario.answers,
             vars: &mut self.ctx,
             declared: &self.scenario.client.capabilities,
-            version: Some(self.version),
             checks: Vec::new(),
             used: Vec::new(),
         };
