@@ -44,3 +44,25 @@ pub fn load_profile(name_or_path: &str) -> Result<Profile, String> {
         None => Profile::load(std::path::Path::new(name_or_path)).map_err(|e| e.to_string()),
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn every_bundled_profile_loads_and_binds_tools_by_name() {
+        let names = bundled::profile_names();
+        assert!(names.len() >= 4, "{names:?}");
+        for name in names {
+            let profile = load_profile(name).unwrap_or_else(|e| panic!("{name}: {e}"));
+            assert_eq!(profile.name, name);
+            for (trigger, binding) in &profile.triggers {
+                assert!(binding["name"].is_string(), "{name}: {trigger} names no tool");
+                assert!(
+                    binding["arguments"].is_object(),
+                    "{name}: {trigger} has no arguments object"
+                );
+            }
+        }
+    }
+}
