@@ -319,7 +319,11 @@ fn fetch(url: &str, dest: Option<PathBuf>, versions: Vec<ProtocolVersion>) -> u8
     match schemas::fetch(url, &versions, &dest) {
         Ok(report) => {
             println!("{report}");
-            exit::OK
+            if report.is_complete() {
+                exit::OK
+            } else {
+                exit::ERROR
+            }
         }
         Err(error) => {
             eprintln!("error: {error}");

@@ -1,20 +1,21 @@
 //! `mcp-conform schemas fetch`: downloads the official MCP schema files into
 //! a user cache, for `run --schema-dir`. They are the user's copy, never
-//! shipped with the project. Plain `http://` needs nothing; `https://` needs
-//! the `tls` feature (kept off by default to keep builds lean).
+//! shipped with the project. Plain `http://` needs nothing more; `https://`
+//! needs the `tls` feature (off by default, so the default build carries no
+//! TLS stack).
 
 use std::fmt;
-use std::io::{Read, Write};
-use std::net::TcpStream;
 use std::path::{Path, PathBuf};
 use std::time::Duration;
 
 use mcp_conform_core::version::ProtocolVersion;
 
-/// Where the specification repository keeps its schemas; `{base}/{version}/schema.json`.
+/// Where the specification repository keeps its schemas; files are at
+/// `{base}/{version}/schema.json`.
 pub const DEFAULT_BASE_URL: &str =
     "https://raw.githubusercontent.com/modelcontextprotocol/modelcontextprotocol/main/schema";
 
+/// For the whole exchange of one file, connect to last byte.
 const TIMEOUT: Duration = Duration::from_secs(30);
 
 /// The default cache: `$MCP_CONFORM_CACHE`, else `$XDG_CACHE_HOME/mcp-conform`,
@@ -32,10 +33,20 @@ pub fn default_cache_dir() -> PathBuf {
     base.join("schemas")
 }
 
-/// What a fetch did.
-#[derive(Debug, Clone, PartialEq)]
+/// What a fetch did: the files written, and the versions that failed (the
+/// others are still written). A fetch with failures should end in an error
+/// exit status.
+#[derive(Debug, Default)]
 pub struct FetchReport {
     pub written: Vec<PathBuf>,
+    pub failed: Vec<FetchError>,
+}
+
+impl FetchReport {
+    /// Whether every version asked for was written.
+    pub fn is_complete(&self) -> bool {
+        self.failed.is_empty()
+    }
 }
 
 impl fmt::Display for FetchReport {
@@ -43,13 +54,25 @@ impl fmt::Display for FetchReport {
         for path in &self.written {
             writeln!(f, "wrote {}", path.display())?;
         }
-        write!(f, "{} schema file(s)", self.written.len())
+        for error in &self.failed {
+            writeln!(f, "failed: {error}")?;
+        }
+        write!(
+            f,
+            "{} schema file(s) written, {} failed",
+            self.written.len(),
+            self.failed.len()
+        )
     }
 }
 
-/// Why a fetch failed.
+/// Why a fetch, or the fetch of one version, failed.
 #[derive(Debug, thiserror::Error)]
 pub enum FetchError {
+    #[error("{url}: https needs the `tls` feature (build with `--features tls`), or give an http:// mirror")]
+    TlsNeeded { url: String },
+    #[error("{url}: only http:// and https:// URLs are supported")]
+    UnsupportedUrl { url: String },
     #[error("{url}: {reason}")]
     Download { url: String, reason: String },
     #[error("{url}: not an MCP schema file: {reason}")]
@@ -59,97 +82,132 @@ pub enum FetchError {
 }
 
 /// Downloads `{base_url}/{version}/schema.json` for each version into
-/// `dest/{version}/schema.json`, each checked to be a JSON schema file and
-/// written atomically.
+/// `dest/{version}/schema.json`. Each body must be JSON with a `$schema` and
+/// `definitions` or `$defs`, and is written atomically (a temporary file
+/// renamed into place), so a failed fetch never leaves a half-written
+/// schema. An unusable base URL fails the whole fetch; a version that fails
+/// is listed in the report and the others are still fetched.
 pub fn fetch(base_url: &str, versions: &[ProtocolVersion], dest: &Path) -> Result<FetchReport, FetchError> {
-    let mut written = Vec::new();
+    let base = base_url.trim_end_matches('/');
+    check_scheme(base)?;
+    let agent: ureq::Agent = ureq::Agent::config_builder()
+        .timeout_global(Some(TIMEOUT))
+        .http_status_as_error(false)
+        .build()
+        .into();
+    let mut report = FetchReport::default();
     for version in versions {
-        let url = format!("{}/{version}/schema.json", base_url.trim_end_matches('/'));
-        let body = get(&url).map_err(|reason| FetchError::Download {
-            url: url.clone(),
-            reason,
-        })?;
-        let parsed: serde_json::Value =
-            serde_json::from_slice(&body).map_err(|e| FetchError::NotASchema {
-                url: url.clone(),
-                reason: e.to_string(),
-            })?;
-        if parsed
-            .get("definitions")
-            .or_else(|| parsed.get("$defs"))
-            .is_none()
-        {
-            let reason = "no `definitions` or `$defs`".to_owned();
-            return Err(FetchError::NotASchema { url, reason });
+        let url = format!("{base}/{version}/schema.json");
+        let fetched = download(&agent, &url)
+            .and_then(|body| check_schema(&url, &body).map(|()| body))
+            .and_then(|body| write_atomically(&dest.join(version.as_str()), &body));
+        match fetched {
+            Ok(path) => report.written.push(path),
+            Err(error) => report.failed.push(error),
         }
-        let dir = dest.join(version.as_str());
-        let path = dir.join("schema.json");
-        let write_error = |source| FetchError::Write {
-            path: path.clone(),
-            source,
-        };
-        std::fs::create_dir_all(&dir).map_err(write_error)?;
-        let partial = dir.join("schema.json.partial");
-        std::fs::write(&partial, &body).map_err(write_error)?;
-        std::fs::rename(&partial, &path).map_err(write_error)?;
-        written.push(path);
     }
-    Ok(FetchReport { written })
+    Ok(report)
 }
 
-fn get(url: &str) -> Result<Vec<u8>, String> {
-    if let Some(rest) = url.strip_prefix("http://") {
-        return get_plain(rest);
-    }
-    if url.starts_with("https://") {
-        return get_tls(url);
-    }
-    Err("only http:// and https:// URLs are supported".into())
-}
-
-#[cfg(feature = "tls")]
-fn get_tls(url: &str) -> Result<Vec<u8>, String> {
-    let response = ureq::get(url).call().map_err(|e| e.to_string())?;
-    response.into_body().read_to_vec().map_err(|e| e.to_string())
-}
-
-#[cfg(not(feature = "tls"))]
-fn get_tls(_url: &str) -> Result<Vec<u8>, String> {
-    Err("https needs the `tls` feature (cargo install/run with `--features tls`), or give an http:// mirror with --url".into())
-}
-
-/// A minimal HTTP/1.1 GET (no redirects, no chunked encoding needed: we ask
-/// for `Connection: close` and read to the end).
-fn get_plain(rest: &str) -> Result<Vec<u8>, String> {
-    let (authority, path) = rest
-        .split_once('/')
-        .map_or((rest, "/".to_owned()), |(a, p)| (a, format!("/{p}")));
-    let address = if authority.contains(':') {
-        authority.to_owned()
+fn check_scheme(url: &str) -> Result<(), FetchError> {
+    let url = url.to_owned();
+    if url.starts_with("http://") {
+        Ok(())
+    } else if url.starts_with("https://") {
+        if cfg!(feature = "tls") {
+            Ok(())
+        } else {
+            Err(FetchError::TlsNeeded { url })
+        }
     } else {
-        format!("{authority}:80")
+        Err(FetchError::UnsupportedUrl { url })
+    }
+}
+
+fn download(agent: &ureq::Agent, url: &str) -> Result<Vec<u8>, FetchError> {
+    let failed = |reason: String| FetchError::Download {
+        url: url.to_owned(),
+        reason,
     };
-    let mut stream = TcpStream::connect(&address).map_err(|e| format!("cannot connect to {address}: {e}"))?;
-    stream
-        .set_read_timeout(Some(TIMEOUT))
-        .map_err(|e| e.to_string())?;
-    let request = format!(
-        "GET {path} HTTP/1.1\r\nHost: {authority}\r\nConnection: close\r\nUser-Agent: mcp-conform\r\n\r\n"
-    );
-    stream.write_all(request.as_bytes()).map_err(|e| e.to_string())?;
-    let mut response = Vec::new();
-    stream.read_to_end(&mut response).map_err(|e| e.to_string())?;
-    let split = response
-        .windows(4)
-        .position(|w| w == b"\r\n\r\n")
-        .ok_or("malformed HTTP response")?;
-    let head = String::from_utf8_lossy(&response[..split]);
-    let status = head.split_whitespace().nth(1).unwrap_or("?");
-    if status != "200" {
-        return Err(format!("HTTP {status}"));
+    let response = agent.get(url).call().map_err(|e| failed(e.to_string()))?;
+    if !response.status().is_success() {
+        return Err(failed(format!("HTTP {}", response.status())));
     }
-    if head.to_ascii_lowercase().contains("transfer-encoding: chunked") {
-        return Err("chunked responses are not supported over plain http".into());
+    response
+        .into_body()
+        .read_to_vec()
+        .map_err(|e| failed(e.to_string()))
+}
+
+fn check_schema(url: &str, body: &[u8]) -> Result<(), FetchError> {
+    let not_a_schema = |reason: String| FetchError::NotASchema {
+        url: url.to_owned(),
+        reason,
+    };
+    let document: serde_json::Value =
+        serde_json::from_slice(body).map_err(|e| not_a_schema(format!("not JSON: {e}")))?;
+    if !document.get("$schema").is_some_and(serde_json::Value::is_string) {
+        return Err(not_a_schema("no `$schema`".into()));
     }
-    Ok(response[split + 4..].to_vec())
+    if !["definitions", "$defs"]
+        .iter()
+        .any(|key| document.get(key).is_some_and(serde_json::Value::is_object))
+    {
+        return Err(not_a_schema("no `definitions` or `$defs`".into()));
+    }
+    Ok(())
+}
+
+/// Writes `dir/schema.json` through a temporary file in the same folder, so
+/// the rename is atomic.
+fn write_atomically(dir: &Path, body: &[u8]) -> Result<PathBuf, FetchError> {
+    let path = dir.join("schema.json");
+    let partial = dir.join(format!(".schema.json.{}.partial", std::process::id()));
+    let result = std::fs::create_dir_all(dir)
+        .and_then(|()| std::fs::write(&partial, body))
+        .and_then(|()| std::fs::rename(&partial, &path));
+    if result.is_err() {
+        // Best effort: the write error is what gets reported.
+        let _ = std::fs::remove_file(&partial);
+    }
+    result
+        .map(|()| path.clone())
+        .map_err(|source| FetchError::Write { path, source })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn https_needs_the_tls_feature() {
+        let checked = check_scheme(DEFAULT_BASE_URL);
+        if cfg!(feature = "tls") {
+            assert!(checked.is_ok());
+        } else {
+            let error = checked.unwrap_err();
+            assert!(matches!(error, FetchError::TlsNeeded { .. }));
+            assert!(
+                error.to_string().contains("https needs the `tls` feature"),
+                "{error}"
+            );
+        }
+    }
+
+    #[test]
+    fn other_schemes_are_refused() {
+        let dest = tempfile::tempdir().unwrap();
+        let error = fetch("ftp://example.invalid/schema", &[], dest.path()).unwrap_err();
+        assert!(matches!(error, FetchError::UnsupportedUrl { .. }), "{error}");
+    }
+
+    #[test]
+    fn a_schema_needs_a_dialect_and_definitions() {
+        assert!(check_schema("u", br#"{"$schema": "x", "$defs": {}}"#).is_ok());
+        assert!(check_schema("u", br#"{"$schema": "x", "definitions": {}}"#).is_ok());
+        let no_dialect = check_schema("u", br#"{"$defs": {}}"#).unwrap_err();
+        assert!(no_dialect.to_string().contains("no `$schema`"), "{no_dialect}");
+        let no_defs = check_schema("u", br#"{"$schema": "x"}"#).unwrap_err();
+        assert!(no_defs.to_string().contains("no `definitions`"), "{no_defs}");
+    }
 }

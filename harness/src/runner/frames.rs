@@ -40,6 +40,7 @@ pub fn check_frames(transcript: &[Frame], version: ProtocolVersion, config: &Run
             && let Some(errors) = official.check(
                 version,
                 message,
+                false,
                 asked.get(&message["id"].to_string()).map(String::as_str),
             )
         {

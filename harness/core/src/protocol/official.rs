@@ -3,21 +3,26 @@
 //! model. The files are read at run time and never shipped with the project.
 //! Each file's own `$schema` dialect applies (draft-07 for older versions,
 //! 2020-12 for newer ones).
+//!
+//! A message is checked against its JSON-RPC envelope definition and against
+//! the one member of its direction's union (`ClientRequest`, `ServerResult`,
+//! ...) that fits it, picked by method, so errors name a concrete definition
+//! instead of every branch of an `anyOf`.
 
+use std::borrow::Cow;
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 use std::sync::{Arc, Mutex};
 
 use jsonschema::Validator;
-use serde_json::{Value, json};
+use serde_json::{Map, Value};
 
 use crate::version::ProtocolVersion;
 
 /// The official schemas found in a directory, one per version.
 #[derive(Debug)]
 pub struct OfficialSchemas {
-    roots: BTreeMap<ProtocolVersion, Value>,
-    compiled: Mutex<BTreeMap<(ProtocolVersion, String), Arc<Validator>>>,
+    documents: BTreeMap<ProtocolVersion, Document>,
 }
 
 /// A schema directory or file could not be used.
@@ -30,193 +35,507 @@ pub struct SchemaLoadError {
 
 impl OfficialSchemas {
     /// Loads `<dir>/<version>/schema.json` for every version present; at
-    /// least one must be.
+    /// least one must be. Each file must be JSON with `definitions` (draft-07)
+    /// or `$defs` (2020-12) and must compile.
     pub fn load_dir(dir: &Path) -> Result<OfficialSchemas, SchemaLoadError> {
-        let mut roots = BTreeMap::new();
+        let mut documents = BTreeMap::new();
         for version in ProtocolVersion::ALL {
             let path = dir.join(version.as_str()).join("schema.json");
-            if !path.exists() {
-                continue;
+            if path.exists() {
+                let document = Document::load(&path).map_err(|reason| SchemaLoadError {
+                    path: path.clone(),
+                    reason,
+                })?;
+                documents.insert(version, document);
             }
-            let error = |reason: String| SchemaLoadError {
-                path: path.clone(),
-                reason,
-            };
-            let text = std::fs::read_to_string(&path).map_err(|e| error(e.to_string()))?;
-            let root: Value = serde_json::from_str(&text).map_err(|e| error(format!("not JSON: {e}")))?;
-            if definitions(&root).is_none() {
-                return Err(error(
-                    "no `definitions` or `$defs`: not an MCP schema file".into(),
-                ));
-            }
-            roots.insert(version, root);
         }
-        if roots.is_empty() {
+        if documents.is_empty() {
             return Err(SchemaLoadError {
                 path: dir.to_owned(),
                 reason: "no <version>/schema.json inside (see `mcp-conform schemas fetch`)".into(),
             });
         }
-        Ok(OfficialSchemas {
-            roots,
-            compiled: Mutex::new(BTreeMap::new()),
-        })
+        Ok(OfficialSchemas { documents })
     }
 
-    /// The versions loaded.
+    /// The versions loaded, oldest first.
     pub fn versions(&self) -> Vec<ProtocolVersion> {
-        self.roots.keys().copied().collect()
+        self.documents.keys().copied().collect()
     }
 
-    /// Validates one JSON-RPC message; `None` when no schema of `version` is
-    /// loaded. Requests and notifications are checked against the definition
-    /// of their method, results (given the method they answer) against that
-    /// method's result definition, everything against the message envelope.
+    /// Validates one JSON-RPC message sent by the client (`from_client`) or
+    /// the server; `None` when no schema of `version` is loaded. A result is
+    /// checked against the result type of the request it answers when
+    /// `result_of` names that request's method, else against the direction's
+    /// result union. Each error names the definition and the instance path.
     pub fn check(
         &self,
         version: ProtocolVersion,
         message: &Value,
-        answers: Option<&str>,
+        from_client: bool,
+        result_of: Option<&str>,
     ) -> Option<Vec<String>> {
-        let root = self.roots.get(&version)?;
-        let defs = definitions(root)?;
-        let mut targets: Vec<(String, &Value)> = Vec::new();
-        if defs.contains_key("JSONRPCMessage") {
-            targets.push(("JSONRPCMessage".into(), message));
-        }
-        if let Some(method) = message.get("method").and_then(Value::as_str) {
-            targets.extend(definition_for(defs, method).map(|name| (name, message)));
-        } else if let (Some(method), Some(result)) = (answers, message.get("result")) {
-            let result_name = definition_for(defs, method)
-                .and_then(|n| n.strip_suffix("Request").map(|b| format!("{b}Result")));
-            targets.extend(
-                result_name
-                    .filter(|n| defs.contains_key(n))
-                    .map(|name| (name, result)),
-            );
-        }
+        let document = self.documents.get(&version)?;
+        let side = if from_client { "Client" } else { "Server" };
+        let kind = Kind::of(message);
         let mut errors = Vec::new();
-        for (name, instance) in targets {
-            match self.validator(version, root, &name) {
-                Ok(validator) => errors.extend(
-                    validator
-                        .iter_errors(instance)
-                        .map(|e| format!("{name}: {e} (at `{}`)", e.instance_path())),
-                ),
-                Err(e) => errors.push(format!("{name}: the official schema does not compile: {e}")),
+        if let Some(envelope) = kind.envelope_names().iter().find(|name| document.has(name)) {
+            errors.extend(document.validate(&document.pointer(envelope), &envelope_view(kind, message), ""));
+        }
+        match kind {
+            Kind::Request(method) | Kind::Notification(method) => {
+                let union = format!("{side}{}", kind.union_suffix());
+                match document.member_for(&union, method) {
+                    Ok(member) => errors.extend(document.validate(&member, message, "")),
+                    Err(reason) => errors.push(format!("{union}: {reason} in the {version} schema")),
+                }
             }
+            Kind::Result => {
+                let requester = if from_client { "Server" } else { "Client" };
+                let specific = result_of
+                    .and_then(|method| document.member_for(&format!("{requester}Request"), method).ok())
+                    .and_then(|request| Some(format!("{}Result", request.strip_suffix("Request")?)))
+                    .filter(|pointer| document.resolve(pointer).is_some());
+                let target = specific.unwrap_or_else(|| document.pointer(&format!("{side}Result")));
+                if document.resolve(&target).is_some() {
+                    errors.extend(document.validate(&target, &message["result"], "/result"));
+                }
+            }
+            Kind::Error | Kind::Other => {}
         }
         Some(errors)
     }
+}
 
-    fn validator(
-        &self,
-        version: ProtocolVersion,
-        root: &Value,
-        name: &str,
-    ) -> Result<Arc<Validator>, String> {
-        let key = (version, name.to_owned());
+/// The message as its envelope is judged. JSON-RPC 2.0 requires a null
+/// `id` on the error answering a request whose id could not be read (parse
+/// error, invalid request); the official schemas allow no null id, so such an
+/// error is judged as if its id were a valid one.
+fn envelope_view<'a>(kind: Kind<'_>, message: &'a Value) -> Cow<'a, Value> {
+    match kind {
+        Kind::Error if message["id"].is_null() && message.get("id").is_some() => {
+            let mut view = message.clone();
+            view["id"] = Value::from(0);
+            Cow::Owned(view)
+        }
+        _ => Cow::Borrowed(message),
+    }
+}
+
+/// What a message is, by its members.
+#[derive(Debug, Clone, Copy)]
+enum Kind<'a> {
+    Request(&'a str),
+    Notification(&'a str),
+    Result,
+    Error,
+    Other,
+}
+
+impl<'a> Kind<'a> {
+    fn of(message: &'a Value) -> Kind<'a> {
+        match message.get("method").and_then(Value::as_str) {
+            Some(method) if message.get("id").is_some() => Kind::Request(method),
+            Some(method) => Kind::Notification(method),
+            None if message.get("result").is_some() => Kind::Result,
+            None if message.get("error").is_some() => Kind::Error,
+            None => Kind::Other,
+        }
+    }
+
+    /// Envelope definitions for this kind, newest name first (the 2025-11-25
+    /// schema renamed the response envelopes).
+    fn envelope_names(self) -> &'static [&'static str] {
+        match self {
+            Kind::Request(_) => &["JSONRPCRequest"],
+            Kind::Notification(_) => &["JSONRPCNotification"],
+            Kind::Result => &["JSONRPCResultResponse", "JSONRPCResponse"],
+            Kind::Error => &["JSONRPCErrorResponse", "JSONRPCError"],
+            Kind::Other => &["JSONRPCMessage"],
+        }
+    }
+
+    fn union_suffix(self) -> &'static str {
+        match self {
+            Kind::Notification(_) => "Notification",
+            _ => "Request",
+        }
+    }
+}
+
+/// One version's schema file and the validators compiled from it so far.
+#[derive(Debug)]
+struct Document {
+    root: Value,
+    defs_key: &'static str,
+    /// By JSON pointer (`#/$defs/InitializeRequest`).
+    compiled: Mutex<BTreeMap<String, Arc<Validator>>>,
+}
+
+impl Document {
+    fn load(path: &Path) -> Result<Document, String> {
+        let text = std::fs::read_to_string(path).map_err(|e| e.to_string())?;
+        let root: Value = serde_json::from_str(&text).map_err(|e| format!("not JSON: {e}"))?;
+        let defs_key = ["$defs", "definitions"]
+            .into_iter()
+            .find(|key| root.get(key).is_some_and(Value::is_object))
+            .ok_or("no `definitions` or `$defs`: not an MCP schema file")?;
+        let document = Document {
+            root,
+            defs_key,
+            compiled: Mutex::new(BTreeMap::new()),
+        };
+        // Compiling the envelope now reports a broken file at load, not per frame.
+        let probe = ["JSONRPCMessage"]
+            .into_iter()
+            .find(|name| document.has(name))
+            .map(|name| document.pointer(name));
+        if let Some(pointer) = probe {
+            document
+                .validator(&pointer)
+                .map_err(|e| format!("does not compile: {e}"))?;
+        }
+        Ok(document)
+    }
+
+    fn definitions(&self) -> &Map<String, Value> {
+        self.root[self.defs_key].as_object().expect("checked at load")
+    }
+
+    fn has(&self, name: &str) -> bool {
+        self.definitions().contains_key(name)
+    }
+
+    fn pointer(&self, name: &str) -> String {
+        format!("#/{}/{name}", self.defs_key)
+    }
+
+    /// The schema a local `#/...` pointer designates.
+    fn resolve(&self, pointer: &str) -> Option<&Value> {
+        self.root.pointer(pointer.strip_prefix('#')?)
+    }
+
+    /// The member of `union` (a definition holding an `anyOf`, or a single
+    /// definition) whose `method` is the constant `method`.
+    fn member_for(&self, union: &str, method: &str) -> Result<String, String> {
+        let pointer = self.pointer(union);
+        let definition = self
+            .resolve(&pointer)
+            .ok_or_else(|| format!("no `{union}` definition"))?;
+        let members: Vec<String> = match definition.get("anyOf").and_then(Value::as_array) {
+            Some(branches) => (0..branches.len())
+                .map(|i| match branches[i].get("$ref").and_then(Value::as_str) {
+                    Some(reference) => reference.to_owned(),
+                    None => format!("{pointer}/anyOf/{i}"),
+                })
+                .collect(),
+            None => vec![pointer],
+        };
+        members
+            .into_iter()
+            .find(|member| self.resolve(member).is_some_and(|def| has_method(def, method)))
+            .ok_or_else(|| format!("no member has method `{method}`"))
+    }
+
+    /// Errors of `instance` against the schema at `pointer`, with `prefix`
+    /// before each instance path (the result is validated on its own).
+    fn validate(&self, pointer: &str, instance: &Value, prefix: &str) -> Vec<String> {
+        let name = pointer.rsplit('/').next().unwrap_or(pointer);
+        match self.validator(pointer) {
+            Ok(validator) => validator
+                .iter_errors(instance)
+                .map(|error| {
+                    let path = format!("{prefix}{}", error.instance_path());
+                    let at = if path.is_empty() { "/" } else { &path };
+                    format!("{name}: at {at}: {error}")
+                })
+                .collect(),
+            Err(e) => vec![format!("{name}: the official schema does not compile: {e}")],
+        }
+    }
+
+    fn validator(&self, pointer: &str) -> Result<Arc<Validator>, String> {
         let mut cache = self
             .compiled
             .lock()
             .unwrap_or_else(|poisoned| poisoned.into_inner());
-        if let Some(validator) = cache.get(&key) {
+        if let Some(validator) = cache.get(pointer) {
             return Ok(validator.clone());
         }
-        let defs_key = if root.get("$defs").is_some() {
-            "$defs"
-        } else {
-            "definitions"
-        };
-        let mut schema = json!({ "$ref": format!("#/{defs_key}/{name}") });
-        schema[defs_key] = root[defs_key].clone();
-        if let Some(dialect) = root.get("$schema") {
-            schema["$schema"] = dialect.clone();
-        }
-        let validator = Arc::new(jsonschema::validator_for(&schema).map_err(|e| e.to_string())?);
-        cache.insert(key, validator.clone());
+        // The whole file with a root `$ref`, so its `$schema` and every
+        // reference stay as written.
+        let mut schema = self.root.clone();
+        schema["$ref"] = Value::String(pointer.to_owned());
+        // Formats are annotations for us: our own model does not check them either.
+        let validator = jsonschema::options()
+            .should_validate_formats(false)
+            .build(&schema)
+            .map_err(|e| e.to_string())?;
+        let validator = Arc::new(validator);
+        cache.insert(pointer.to_owned(), validator.clone());
         Ok(validator)
     }
 }
 
-fn definitions(root: &Value) -> Option<&serde_json::Map<String, Value>> {
-    root.get("definitions")
-        .or_else(|| root.get("$defs"))
-        .and_then(Value::as_object)
-}
-
-/// The definition whose `method` is the constant `method`.
-fn definition_for(defs: &serde_json::Map<String, Value>, method: &str) -> Option<String> {
-    defs.iter()
-        .find(|(_, def)| {
-            let property = &def["properties"]["method"];
-            property.get("const").and_then(Value::as_str) == Some(method)
-                || property["enum"]
-                    .as_array()
-                    .is_some_and(|e| e.len() == 1 && e[0] == method)
-        })
-        .map(|(name, _)| name.clone())
+/// Whether a definition's `method` property is the constant `method`.
+fn has_method(definition: &Value, method: &str) -> bool {
+    let property = &definition["properties"]["method"];
+    property.get("const").and_then(Value::as_str) == Some(method)
+        || property["enum"]
+            .as_array()
+            .is_some_and(|values| values.len() == 1 && values[0] == method)
 }
 
 #[cfg(test)]
 mod tests {
+    use serde_json::json;
+
     use super::*;
 
-    /// A tiny schema in the official files' layout, written for this test.
-    fn write_schema(dir: &Path, version: &str, dialect: &str, defs_key: &str) {
+    const DRAFT_07: &str = "http://json-schema.org/draft-07/schema#";
+    const DRAFT_2020_12: &str = "https://json-schema.org/draft/2020-12/schema";
+
+    /// A tiny schema in the official files' layout, written for these tests.
+    /// `params` of `ping` carries `dependentRequired`, a keyword 2020-12 has
+    /// and draft-07 ignores, so the dialect shows in the verdicts.
+    fn write_schema(dir: &Path, version: &str, dialect: &str) {
+        let key = if dialect == DRAFT_07 {
+            "definitions"
+        } else {
+            "$defs"
+        };
+        let r = |name: &str| json!({ "$ref": format!("#/{key}/{name}") });
         let schema = json!({
             "$schema": dialect,
-            defs_key: {
+            key: {
+                "JSONRPCRequest": {
+                    "type": "object",
+                    "properties": {"jsonrpc": {"const": "2.0"}, "id": {"type": ["string", "integer"]}},
+                    "required": ["jsonrpc", "id", "method"]
+                },
+                "JSONRPCResponse": {"type": "object", "required": ["jsonrpc", "id", "result"]},
+                "JSONRPCError": {
+                    "type": "object",
+                    "properties": {"id": {"type": ["string", "integer"]}},
+                    "required": ["jsonrpc", "id", "error"]
+                },
+                "JSONRPCMessage": {"anyOf": [r("JSONRPCRequest"), r("JSONRPCResponse")]},
                 "PingRequest": {
                     "type": "object",
-                    "properties": {"method": {"const": "ping"}, "id": {"type": ["string", "integer"]}},
-                    "required": ["method", "id"]
+                    "properties": {
+                        "method": {"const": "ping"},
+                        "params": {"type": "object", "dependentRequired": {"a": ["b"]}}
+                    },
+                    "required": ["method"]
                 },
-                "PingResult": {"type": "object", "properties": {"_meta": {"type": "object"}}}
+                "ListToolsRequest": {
+                    "type": "object",
+                    "properties": {"method": {"const": "tools/list"}},
+                    "required": ["method"]
+                },
+                "ListToolsResult": {
+                    "type": "object",
+                    "properties": {"tools": {"type": "array"}},
+                    "required": ["tools"]
+                },
+                "CancelledNotification": {
+                    "type": "object",
+                    "properties": {"method": {"const": "notifications/cancelled"}, "params": {"type": "object"}},
+                    "required": ["method", "params"]
+                },
+                "ClientRequest": {"anyOf": [r("PingRequest"), r("ListToolsRequest")]},
+                "ServerRequest": {"anyOf": [r("PingRequest")]},
+                "ClientNotification": {"anyOf": [r("CancelledNotification")]},
+                "ServerResult": {"anyOf": [{"type": "object"}, r("ListToolsResult")]}
             }
         });
         std::fs::create_dir_all(dir.join(version)).unwrap();
         std::fs::write(dir.join(version).join("schema.json"), schema.to_string()).unwrap();
     }
 
-    #[test]
-    fn loads_each_dialect_and_picks_the_method_definition() {
+    fn two_dialects() -> (tempfile::TempDir, OfficialSchemas) {
         let dir = tempfile::tempdir().unwrap();
-        write_schema(
-            dir.path(),
-            "2024-11-05",
-            "http://json-schema.org/draft-07/schema#",
-            "definitions",
-        );
-        write_schema(
-            dir.path(),
-            "2025-11-25",
-            "https://json-schema.org/draft/2020-12/schema",
-            "$defs",
-        );
+        write_schema(dir.path(), "2024-11-05", DRAFT_07);
+        write_schema(dir.path(), "2025-11-25", DRAFT_2020_12);
         let schemas = OfficialSchemas::load_dir(dir.path()).unwrap();
+        (dir, schemas)
+    }
+
+    #[test]
+    fn loads_the_versions_present_and_none_for_others() {
+        let (_dir, schemas) = two_dialects();
         assert_eq!(
             schemas.versions(),
             [ProtocolVersion::V2024_11_05, ProtocolVersion::V2025_11_25]
         );
-        for version in schemas.versions() {
-            let good = json!({"jsonrpc": "2.0", "id": 1, "method": "ping"});
-            assert_eq!(schemas.check(version, &good, None), Some(vec![]));
-            let bad = json!({"jsonrpc": "2.0", "id": 1.5, "method": "ping"});
-            assert_eq!(schemas.check(version, &bad, None).unwrap().len(), 1, "{version}");
-            let result = json!({"jsonrpc": "2.0", "id": 1, "result": {"_meta": 3}});
-            assert_eq!(schemas.check(version, &result, Some("ping")).unwrap().len(), 1);
-        }
+        let ping = json!({"jsonrpc": "2.0", "id": 1, "method": "ping"});
         assert_eq!(
-            schemas.check(ProtocolVersion::V2025_06_18, &json!({}), None),
+            schemas.check(ProtocolVersion::V2025_06_18, &ping, true, None),
             None
         );
+    }
+
+    #[test]
+    fn each_file_keeps_its_dialect() {
+        let (_dir, schemas) = two_dialects();
+        let ping = json!({"jsonrpc": "2.0", "id": 1, "method": "ping", "params": {"a": 1}});
+        assert_eq!(
+            schemas.check(ProtocolVersion::V2024_11_05, &ping, true, None),
+            Some(vec![])
+        );
+        let errors = schemas
+            .check(ProtocolVersion::V2025_11_25, &ping, true, None)
+            .unwrap();
+        assert_eq!(errors.len(), 1, "{errors:?}");
+        assert!(errors[0].starts_with("PingRequest: at /params:"), "{errors:?}");
+    }
+
+    #[test]
+    fn requests_are_judged_by_the_definition_of_their_method_and_envelope() {
+        let (_dir, schemas) = two_dialects();
+        for version in schemas.versions() {
+            let good = json!({"jsonrpc": "2.0", "id": 1, "method": "tools/list"});
+            assert_eq!(schemas.check(version, &good, true, None), Some(vec![]));
+            let bad_id = json!({"jsonrpc": "2.0", "id": 1.5, "method": "ping"});
+            let errors = schemas.check(version, &bad_id, true, None).unwrap();
+            assert_eq!(errors.len(), 1, "{errors:?}");
+            assert!(errors[0].starts_with("JSONRPCRequest: at /id:"), "{errors:?}");
+        }
+    }
+
+    #[test]
+    fn a_method_of_the_other_direction_is_reported_once() {
+        let (_dir, schemas) = two_dialects();
+        let version = ProtocolVersion::V2024_11_05;
+        let from_server = json!({"jsonrpc": "2.0", "id": 1, "method": "tools/list"});
+        assert_eq!(
+            schemas.check(version, &from_server, false, None),
+            Some(vec![
+                "ServerRequest: no member has method `tools/list` in the 2024-11-05 schema".to_owned()
+            ])
+        );
+        let notification = json!({"jsonrpc": "2.0", "method": "notifications/cancelled"});
+        let errors = schemas.check(version, &notification, false, None).unwrap();
+        assert_eq!(
+            errors,
+            ["ServerNotification: no `ServerNotification` definition in the 2024-11-05 schema"]
+        );
+        let errors = schemas.check(version, &notification, true, None).unwrap();
+        assert_eq!(errors.len(), 1, "params missing: {errors:?}");
+        assert!(
+            errors[0].starts_with("CancelledNotification: at /:"),
+            "{errors:?}"
+        );
+    }
+
+    #[test]
+    fn results_use_the_result_type_of_the_answered_method() {
+        let (_dir, schemas) = two_dialects();
+        let version = ProtocolVersion::V2025_11_25;
+        let result = json!({"jsonrpc": "2.0", "id": 1, "result": {"tools": 3}});
+        let errors = schemas
+            .check(version, &result, false, Some("tools/list"))
+            .unwrap();
+        assert_eq!(errors.len(), 1, "{errors:?}");
+        assert!(
+            errors[0].starts_with("ListToolsResult: at /result/tools:"),
+            "{errors:?}"
+        );
+        // Without the method, only the union applies, and it takes any object.
+        assert_eq!(schemas.check(version, &result, false, None), Some(vec![]));
+        let not_an_object = json!({"jsonrpc": "2.0", "id": 1, "result": 3});
+        assert_eq!(
+            schemas.check(version, &not_an_object, false, None).unwrap().len(),
+            1
+        );
+    }
+
+    #[test]
+    fn an_error_with_a_null_id_is_accepted_as_json_rpc_requires() {
+        let (_dir, schemas) = two_dialects();
+        let version = ProtocolVersion::V2025_11_25;
+        let parse_error = json!({"jsonrpc": "2.0", "id": null, "error": {"code": -32700, "message": "x"}});
+        assert_eq!(schemas.check(version, &parse_error, false, None), Some(vec![]));
+        let bad_id = json!({"jsonrpc": "2.0", "id": 1.5, "error": {"code": -32700, "message": "x"}});
+        let errors = schemas.check(version, &bad_id, false, None).unwrap();
+        assert_eq!(errors.len(), 1, "{errors:?}");
+        assert!(errors[0].starts_with("JSONRPCError: at /id:"), "{errors:?}");
     }
 
     #[test]
     fn a_directory_without_schemas_is_an_error() {
         let dir = tempfile::tempdir().unwrap();
         let error = OfficialSchemas::load_dir(dir.path()).unwrap_err();
+        assert_eq!(error.path, dir.path());
         assert!(error.to_string().contains("no <version>/schema.json"));
+    }
+
+    #[test]
+    fn a_file_that_is_no_schema_is_an_error_with_its_path() {
+        let dir = tempfile::tempdir().unwrap();
+        std::fs::create_dir_all(dir.path().join("2025-06-18")).unwrap();
+        let path = dir.path().join("2025-06-18/schema.json");
+        std::fs::write(&path, r#"{"type": "object"}"#).unwrap();
+        let error = OfficialSchemas::load_dir(dir.path()).unwrap_err();
+        assert_eq!(error.path, path);
+        assert!(error.reason.contains("no `definitions` or `$defs`"), "{error}");
+        std::fs::write(&path, "{not json").unwrap();
+        let error = OfficialSchemas::load_dir(dir.path()).unwrap_err();
+        assert!(error.reason.starts_with("not JSON"), "{error}");
+    }
+
+    /// The first request of each version: `initialize` in the stateful era,
+    /// `server/discover` with the version in `_meta` in the stateless one.
+    fn first_request(version: ProtocolVersion, protocol_version: Value) -> (Value, &'static str) {
+        match version.era() {
+            crate::version::Era::Stateful => (
+                json!({"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {
+                    "protocolVersion": protocol_version,
+                    "capabilities": {},
+                    "clientInfo": {"name": "probe", "version": "1"}
+                }}),
+                "/params/protocolVersion",
+            ),
+            crate::version::Era::Stateless => (
+                json!({"jsonrpc": "2.0", "id": 1, "method": "server/discover", "params": {"_meta": {
+                    "io.modelcontextprotocol/protocolVersion": protocol_version,
+                    "io.modelcontextprotocol/clientCapabilities": {}
+                }}}),
+                "/params/_meta/io.modelcontextprotocol~1protocolVersion",
+            ),
+        }
+    }
+
+    #[test]
+    fn calibration_against_the_official_schemas() {
+        let spec = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../../shared/spec");
+        if !spec.is_dir() {
+            println!("skipped: ../shared/spec not found (calibration only)");
+            return;
+        }
+        let schemas = OfficialSchemas::load_dir(&spec).unwrap();
+        assert_eq!(schemas.versions(), ProtocolVersion::ALL);
+        for version in ProtocolVersion::ALL {
+            let (good, _) = first_request(version, json!(version.as_str()));
+            assert_eq!(
+                schemas.check(version, &good, true, None),
+                Some(vec![]),
+                "{version}"
+            );
+            let (bad, path) = first_request(version, json!(5));
+            let errors = schemas.check(version, &bad, true, None).unwrap();
+            assert_eq!(errors.len(), 1, "{version}: {errors:?}");
+            assert!(
+                errors[0].contains(&format!("at {path}:")),
+                "{version}: {errors:?}"
+            );
+            let parse_error =
+                json!({"jsonrpc": "2.0", "id": null, "error": {"code": -32700, "message": "x"}});
+            assert_eq!(
+                schemas.check(version, &parse_error, false, None),
+                Some(vec![]),
+                "{version}"
+            );
+        }
     }
 }
