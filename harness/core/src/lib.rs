@@ -11,6 +11,7 @@
 //! - [`span`]: source files and spans shared by the above.
 
 pub mod diag;
+mod json;
 pub mod matcher;
 pub mod protocol;
 pub mod requirements;

@@ -3,10 +3,10 @@
 use std::collections::{BTreeMap, BTreeSet};
 use std::time::Duration;
 
-use mcp_conform_core::matcher::{MatchContext, render_template};
+use mcp_conform_core::matcher::{MatchContext, Matcher, render_template};
 use mcp_conform_core::scenario::Scenario;
 use mcp_conform_core::scenario::model::{
-    CheckTag, NotificationPattern, Order, PaginateStep, RequestStep, ResponseCheck, ResponseExpect,
+    Capture, CheckTag, NotificationPattern, Order, PaginateStep, RequestStep, ResponseCheck, ResponseExpect,
     ScriptedAnswer, Step, StepKind,
 };
 use mcp_conform_core::version::ProtocolVersion;
@@ -289,7 +289,7 @@ impl<'s> StepRunner<'s> {
         method: &str,
         id: &Value,
         expect: Option<&ResponseCheck>,
-        capture: &[mcp_conform_core::scenario::model::Capture],
+        capture: &[Capture],
         answers: &'s [ScriptedAnswer],
         timeout: Duration,
     ) -> Stop {
@@ -539,7 +539,7 @@ impl<'s> StepRunner<'s> {
     async fn expect_request(
         &mut self,
         method: &str,
-        params: Option<&mcp_conform_core::matcher::Matcher>,
+        params: Option<&Matcher>,
         within: Duration,
         tag: &CheckTag,
     ) -> Stop {
@@ -627,16 +627,7 @@ impl<'s> StepRunner<'s> {
                 break;
             };
             if let Some(matcher) = &walk.expect_page {
-                let check = check_matcher(
-                    format!("{} page {pages}", walk.method),
-                    tag,
-                    matcher,
-                    Some(result),
-                    &mut self.ctx,
-                );
-                if check.verdict != Verdict::Pass {
-                    self.checks.push(check);
-                }
+                self.keep_failure(format!("{} page {pages}", walk.method), tag, matcher, result);
             }
             let page_items = match result.get(&walk.items) {
                 Some(Value::Array(page)) => page.clone(),
@@ -652,16 +643,7 @@ impl<'s> StepRunner<'s> {
                     problems.push(format!("{key} appears on more than one page or twice"));
                 }
                 if let Some(matcher) = &walk.expect_item {
-                    let check = check_matcher(
-                        format!("an item of {}", walk.method),
-                        tag,
-                        matcher,
-                        Some(item),
-                        &mut self.ctx,
-                    );
-                    if check.verdict != Verdict::Pass {
-                        self.checks.push(check);
-                    }
+                    self.keep_failure(format!("an item of {}", walk.method), tag, matcher, item);
                 }
             }
             items.extend(page_items);
@@ -679,6 +661,15 @@ impl<'s> StepRunner<'s> {
             Check::broken(name, &tag.requirement, tag.level, tag.span, problems.join("\n"))
         });
         Stop::Done
+    }
+
+    /// Matches a page or an item of a walk; only a divergence is recorded,
+    /// the walk itself gets one summary check.
+    fn keep_failure(&mut self, name: String, tag: &CheckTag, matcher: &Matcher, actual: &Value) {
+        let check = check_matcher(name, tag, matcher, Some(actual), &mut self.ctx);
+        if check.verdict != Verdict::Pass {
+            self.checks.push(check);
+        }
     }
 
     /// Serves the peer for `duration`; returns how it went away, if it did.

@@ -5,9 +5,7 @@ use std::collections::BTreeMap;
 use serde_json::Value;
 
 /// The pointer to member `key` under `base`, escaping `~` and `/`.
-pub(super) fn member(base: &str, key: &str) -> String {
-    format!("{base}/{}", key.replace('~', "~0").replace('/', "~1"))
-}
+pub(super) use crate::json::pointer_member as member;
 
 /// The pointer to element `index` under `base`.
 pub(super) fn element(base: &str, index: usize) -> String {

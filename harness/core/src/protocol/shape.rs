@@ -10,7 +10,8 @@ use std::fmt;
 
 use serde_json::{Map, Value};
 
-use super::violation::{Violation, kind_of as json_kind, pointer_join};
+use super::violation::Violation;
+use crate::json::{kind as json_kind, pointer_member as pointer_join};
 use crate::version::{ProtocolVersion, VersionSet};
 
 /// The harness-defined requirement cited by shape rules with no more

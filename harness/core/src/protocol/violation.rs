@@ -40,22 +40,3 @@ impl Violation {
         self
     }
 }
-
-/// Appends `key` to a JSON Pointer, escaping `~` and `/` as RFC 6901 asks.
-pub(crate) fn pointer_join(base: &str, key: &str) -> String {
-    format!("{base}/{}", key.replace('~', "~0").replace('/', "~1"))
-}
-
-/// A short name of a JSON value's kind, for messages.
-pub(crate) fn kind_of(value: &serde_json::Value) -> &'static str {
-    use serde_json::Value;
-    match value {
-        Value::Null => "null",
-        Value::Bool(_) => "a boolean",
-        Value::Number(n) if n.is_i64() || n.is_u64() => "an integer",
-        Value::Number(_) => "a number",
-        Value::String(_) => "a string",
-        Value::Array(_) => "an array",
-        Value::Object(_) => "an object",
-    }
-}

@@ -2,6 +2,8 @@ use std::fmt;
 
 use serde_json::{Map, Value};
 
+use crate::json::kind as json_kind;
+
 /// A JSON-RPC request id as it appeared: MCP allows strings and integers only.
 #[derive(Debug, Clone, PartialEq, Eq, Hash, PartialOrd, Ord)]
 pub enum RequestId {
@@ -221,19 +223,6 @@ fn classify_object(obj: &Map<String, Value>) -> Classified {
                 },
             }
         }
-    }
-}
-
-/// A short name of a JSON value's kind, for messages.
-pub(crate) fn json_kind(value: &Value) -> &'static str {
-    match value {
-        Value::Null => "null",
-        Value::Bool(_) => "a boolean",
-        Value::Number(n) if n.is_i64() || n.is_u64() => "an integer",
-        Value::Number(_) => "a number",
-        Value::String(_) => "a string",
-        Value::Array(_) => "an array",
-        Value::Object(_) => "an object",
     }
 }
 
