@@ -45,11 +45,17 @@ pub fn scenario_line(outcome: &ScenarioOutcome) -> String {
     if let Some(note) = outcome.note.as_ref().filter(|_| outcome.verdict != Verdict::Fail) {
         write!(line, "  ({note})").expect("writing to a String");
     }
+    match outcome.remarks.len() {
+        0 => {}
+        1 => line.push_str("  (1 remark)"),
+        n => write!(line, "  ({n} remarks)").expect("writing to a String"),
+    }
     line
 }
 
 /// The details of every scenario that did not pass, not-applicable and
-/// not-observed ones excepted (their line says why).
+/// not-observed ones excepted (their line says why). Remarks are spelled out
+/// only here: the scenario citing their requirement gives the verdict on them.
 pub fn failure_details(outcomes: &[ScenarioOutcome]) -> String {
     let mut out = String::new();
     for outcome in outcomes
@@ -71,7 +77,10 @@ pub fn failure_details(outcomes: &[ScenarioOutcome]) -> String {
             writeln!(out, "   {note}").expect("String");
         }
         for check in outcome.checks.iter().filter(|c| c.verdict >= Verdict::NonStrict) {
-            out.push_str(&check_details(outcome, check));
+            out.push_str(&check_details(outcome, check, label(check.verdict)));
+        }
+        for remark in &outcome.remarks {
+            out.push_str(&check_details(outcome, remark, "remark"));
         }
         if let Some(tail) = &outcome.stderr_tail {
             writeln!(out, "   stderr of the peer (last lines):").expect("String");
@@ -83,7 +92,7 @@ pub fn failure_details(outcomes: &[ScenarioOutcome]) -> String {
     out
 }
 
-fn check_details(outcome: &ScenarioOutcome, check: &Check) -> String {
+fn check_details(outcome: &ScenarioOutcome, check: &Check, label: &str) -> String {
     let mut out = String::new();
     let at = if check.span.is_known() {
         format!(" at {}:{}", outcome.path.display(), check.span)
@@ -92,11 +101,8 @@ fn check_details(outcome: &ScenarioOutcome, check: &Check) -> String {
     };
     writeln!(
         out,
-        "   {} {} [{} {}]{at}",
-        label(check.verdict),
-        check.name,
-        check.requirement,
-        check.level
+        "   {label} {} [{} {}]{at}",
+        check.name, check.requirement, check.level
     )
     .expect("String");
     for line in check.message.iter().flat_map(|m| m.lines()) {

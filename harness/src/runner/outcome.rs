@@ -90,6 +90,11 @@ pub struct ScenarioOutcome {
     /// Why the scenario as a whole is not-applicable, not-observed or error.
     pub note: Option<String>,
     pub checks: Vec<Check>,
+    /// Findings that do not count toward the verdict: SHOULD- and MAY-level
+    /// frame rules outside the scenario's own requirements. The scenario
+    /// that cites such a requirement judges it; here it is only mentioned,
+    /// so one habit of a peer does not turn every scenario non-strict.
+    pub remarks: Vec<Check>,
     pub transcript: Vec<Frame>,
     /// The version the run spoke (negotiated, or the one offered).
     pub version: Option<ProtocolVersion>,
@@ -125,6 +130,7 @@ impl ScenarioOutcome {
             verdict: Verdict::Pass,
             note: None,
             checks: Vec::new(),
+            remarks: Vec::new(),
             transcript: Vec::new(),
             version: None,
             stderr_tail: None,

@@ -2,9 +2,9 @@
 
 use std::time::Duration;
 
-use mcp_conform_core::Verdict;
 use mcp_conform_core::scenario::Scenario;
 use mcp_conform_core::scenario::model::Handshake;
+use mcp_conform_core::{Level, Verdict};
 use mcp_mock_peers::client::ClientSession;
 use mcp_mock_peers::transport::StdioTransport;
 use serde_json::Value;
@@ -54,9 +54,11 @@ pub async fn run_scenario(scenario: &Scenario, config: &RunConfig) -> ScenarioOu
     runner.session.shutdown(EXIT_GRACE).await;
     outcome.checks = std::mem::take(&mut runner.checks);
     outcome.version = Some(runner.version);
-    outcome
-        .checks
-        .extend(check_frames(runner.session.transcript(), runner.version, config));
+    let (checks, remarks) = check_frames(runner.session.transcript(), runner.version, config)
+        .into_iter()
+        .partition(|check| check.level == Level::Must || scenario.requirements.contains(&check.requirement));
+    outcome.checks.extend::<Vec<_>>(checks);
+    outcome.remarks = remarks;
     outcome.transcript = runner.session.transcript().to_vec();
     outcome.settle();
     if outcome.verdict > Verdict::NonStrict || outcome.verdict == Verdict::Error {

@@ -5,6 +5,7 @@ use std::collections::{HashMap, HashSet};
 
 use serde_json::Value;
 
+use super::content::{self, ToolCatalogue};
 use super::model::{Gate, MethodKind, PeerRole, member_gates, method, method_in};
 use super::shape::SCHEMA_001;
 use super::violation::Violation;
@@ -44,6 +45,10 @@ pub struct FrameChecker {
     tokens: HashMap<String, ((PeerRole, RequestId), Option<f64>)>,
     /// Tokens whose request has been answered.
     finished_tokens: HashSet<String>,
+    /// The tools the server listed, for judging their calls.
+    tools: ToolCatalogue,
+    /// The tool each `tools/call` in flight names.
+    called_tools: HashMap<(PeerRole, RequestId), String>,
 }
 
 impl FrameChecker {
@@ -63,6 +68,8 @@ impl FrameChecker {
             initialized: false,
             tokens: HashMap::new(),
             finished_tokens: HashSet::new(),
+            tools: ToolCatalogue::default(),
+            called_tools: HashMap::new(),
         }
     }
 
@@ -161,6 +168,14 @@ impl FrameChecker {
                     self.tokens
                         .insert(token.to_string(), ((sender, id.clone()), None));
                 }
+                if method == "tools/call"
+                    && let Some(tool) = params
+                        .as_ref()
+                        .and_then(|p| p.get("name"))
+                        .and_then(Value::as_str)
+                {
+                    self.called_tools.insert((sender, id.clone()), tool.to_owned());
+                }
                 self.note_request(sender, &id, &method, &mut found);
                 self.check_method(sender, &method, MethodKind::Request, params.as_ref(), &mut found);
             }
@@ -187,7 +202,8 @@ impl FrameChecker {
                     if method == "initialize" {
                         self.note_initialize_result(&result);
                     }
-                    self.check_result(&method, &result, &mut found);
+                    let tool = self.called_tools.remove(&(sender.other(), id));
+                    self.check_result(sender, &method, tool.as_deref(), &result, &mut found);
                 }
             }
             Classified::Error { id, error } => {
@@ -372,6 +388,9 @@ impl FrameChecker {
             _ => {}
         }
         out.extend(spec.check_params(params, version));
+        if let Some(params) = params {
+            content::check_meta_keys(params, "/params", version, out);
+        }
         if !spec.direction.allows(sender) {
             let message = format!("`{name}` is not sent by the {}", role_name(sender));
             out.push(Violation::must(SCHEMA_001, message).at("/method"));
@@ -417,12 +436,53 @@ impl FrameChecker {
         }
     }
 
-    fn check_result(&self, name: &str, result: &Value, out: &mut Vec<Violation>) {
+    fn check_result(
+        &mut self,
+        responder: PeerRole,
+        name: &str,
+        tool: Option<&str>,
+        result: &Value,
+        out: &mut Vec<Violation>,
+    ) {
         let spec = self
             .version_for(name)
             .and_then(|version| Some((method_in(name, version)?, version)));
-        if let Some((spec, version)) = spec {
-            out.extend(spec.check_result(result, version));
+        let Some((spec, version)) = spec else {
+            return;
+        };
+        out.extend(spec.check_result(result, version));
+        content::check_meta_keys(result, "/result", version, out);
+        if let Some(gate) = spec.gate.filter(|gate| gate.holder == responder) {
+            self.check_offered(&gate, name, version, out);
+        }
+        match (name, tool) {
+            ("tools/list", _) => self.tools.check_list(result, version, out),
+            ("tools/call", Some(tool)) => self.tools.check_call(tool, result, version, out),
+            ("resources/read", _) => content::check_resource_contents(result, out),
+            _ => {}
+        }
+    }
+
+    /// A peer that serves a feature has declared its capability
+    /// (TOOL-001, RES-001, PROM-001, COMP-001).
+    fn check_offered(&self, gate: &Gate, name: &str, version: ProtocolVersion, out: &mut Vec<Violation>) {
+        let Some(declared) = self.capabilities.get(&gate.holder) else {
+            return;
+        };
+        let requirement = match gate.path.split('.').next() {
+            Some("tools") => "TOOL-001",
+            Some("resources") => "RES-001",
+            Some("prompts") => "PROM-001",
+            Some("completions") => "COMP-001",
+            _ => return,
+        };
+        if gate.versions.contains(version) && !gate.is_open(declared) {
+            let message = format!(
+                "`{name}` was served although the {} capability `{}` was not declared",
+                role_name(gate.holder),
+                gate.path
+            );
+            out.push(Violation::must(requirement, message).at("/result"));
         }
     }
 }

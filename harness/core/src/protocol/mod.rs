@@ -9,6 +9,7 @@
 //!   supplies (`--schema-dir`).
 
 mod check;
+mod content;
 mod model;
 pub mod official;
 pub mod shape;
@@ -33,6 +34,7 @@ pub const CHECKED_REQUIREMENTS: &[&str] = &[
     "ELIC-008",
     "ELIC-012",
     "ELIC-014",
+    "JSCH-002",
     "LIFE-002",
     "LIFE-003",
     "LIFE-009",
@@ -42,14 +44,18 @@ pub const CHECKED_REQUIREMENTS: &[&str] = &[
     "LIST-006",
     "LOG-001",
     "LOG-002",
+    "META-001",
     "MODN-001",
     "PING-001",
     "PROG-001",
     "PROG-002",
     "PROG-003",
     "PROG-004",
+    "PROM-001",
     "PROM-004",
+    "RES-001",
     "RES-002",
+    "RES-003",
     "RES-007",
     "RES-009",
     "ROOT-002",
@@ -68,7 +74,11 @@ pub const CHECKED_REQUIREMENTS: &[&str] = &[
     "SAMP-006",
     "SAMP-007",
     "SCHEMA-001",
+    "TOOL-001",
     "TOOL-002",
+    "TOOL-003",
+    "TOOL-007",
+    "TOOL-009",
 ];
 
 #[cfg(test)]
@@ -85,6 +95,7 @@ mod tests {
         let id = Regex::new(r#""([A-Z]+-[0-9]{3})""#).unwrap();
         let code = [
             include_str!("check.rs"),
+            include_str!("content.rs"),
             include_str!("shape.rs"),
             include_str!("model/mod.rs"),
             include_str!("model/common.rs"),
