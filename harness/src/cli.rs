@@ -73,7 +73,11 @@ pub enum Command {
     },
     /// Serve the bundled reference server over stdio.
     #[command(hide = true)]
-    ReferenceServer,
+    ReferenceServer {
+        /// Break one rule on purpose (the broken-server fixtures).
+        #[arg(long)]
+        fault: Option<mcp_mock_peers::reference::Fault>,
+    },
 }
 
 #[derive(Debug, Subcommand)]
@@ -146,7 +150,7 @@ pub fn main() -> ExitCode {
         Command::Schemas {
             command: SchemasCommand::Fetch { url, dest, versions },
         } => fetch(&url, dest, versions),
-        Command::ReferenceServer => match mcp_mock_peers::reference::serve_stdio_blocking() {
+        Command::ReferenceServer { fault } => match mcp_mock_peers::reference::serve_stdio_blocking_with(fault) {
             Ok(()) => exit::OK,
             Err(error) => {
                 eprintln!("reference server: {error}");

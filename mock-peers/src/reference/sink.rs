@@ -1,9 +1,13 @@
 //! The single writer of the output stream: frames from any task are queued
 //! here and written one per line, so lines never interleave.
 
+use std::sync::Arc;
+
 use serde_json::Value;
 use tokio::io::{AsyncWrite, AsyncWriteExt};
 use tokio::sync::{mpsc, oneshot};
+
+use super::fault::{Emit, FaultLayer};
 
 enum Out {
     Frame(Value),
@@ -27,13 +31,13 @@ impl std::fmt::Debug for Out {
 }
 
 impl Sink {
-    /// Starts the writer task on `output`.
-    pub fn spawn<W>(output: W) -> Sink
+    /// Starts the writer task on `output`; frames pass through `fault`, if any.
+    pub fn spawn<W>(output: W, fault: Option<Arc<FaultLayer>>) -> Sink
     where
         W: AsyncWrite + Unpin + Send + 'static,
     {
         let (tx, rx) = mpsc::unbounded_channel();
-        tokio::spawn(write_frames(output, rx));
+        tokio::spawn(write_frames(output, rx, fault));
         Sink { tx }
     }
 
@@ -51,16 +55,30 @@ impl Sink {
     }
 }
 
-async fn write_frames<W: AsyncWrite + Unpin>(mut output: W, mut rx: mpsc::UnboundedReceiver<Out>) {
+async fn write_frames<W: AsyncWrite + Unpin>(
+    mut output: W,
+    mut rx: mpsc::UnboundedReceiver<Out>,
+    fault: Option<Arc<FaultLayer>>,
+) {
+    let mut pending: Vec<Emit> = fault.as_ref().and_then(|f| f.at_start()).into_iter().collect();
     while let Some(out) = rx.recv().await {
         match out {
             Out::Frame(frame) => {
-                let mut line = frame.to_string();
-                line.push('\n');
-                let written = output.write_all(line.as_bytes()).await;
-                if written.and(output.flush().await).is_err() {
-                    eprintln!("reference server: output closed; dropping further frames");
-                    return;
+                match &fault {
+                    Some(fault) => pending.extend(fault.outgoing(frame)),
+                    None => pending.push(Emit::Frame(frame)),
+                }
+                for emit in pending.drain(..) {
+                    let mut line = match emit {
+                        Emit::Frame(frame) => frame.to_string(),
+                        Emit::Raw(text) => text,
+                    };
+                    line.push('\n');
+                    let written = output.write_all(line.as_bytes()).await;
+                    if written.and(output.flush().await).is_err() {
+                        eprintln!("reference server: output closed; dropping further frames");
+                        return;
+                    }
                 }
             }
             Out::Close(done) => {

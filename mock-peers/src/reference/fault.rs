@@ -1,0 +1,404 @@
+//! Deliberate faults: each breaks one rule of the spec, so that a test can
+//! prove the suite catches it under the right requirement ID (the suite's
+//! mutation score).
+//!
+//! A fault is a layer between the wire and the correct server: it rewrites,
+//! drops or adds frames on their way in or out. The server itself stays
+//! correct and free of fault switches; every broken behaviour lives here.
+
+use std::collections::{HashMap, HashSet};
+use std::fmt;
+use std::str::FromStr;
+use std::sync::Mutex;
+
+use serde_json::{Value, json};
+
+use super::jsonrpc::{code, id_key};
+
+macro_rules! faults {
+    ($($variant:ident = $name:literal, $requirement:literal, $what:literal;)*) => {
+        /// One deliberate divergence from the spec.
+        #[derive(Debug, Clone, Copy, PartialEq, Eq)]
+        pub enum Fault {
+            $(#[doc = $what] $variant,)*
+        }
+
+        impl Fault {
+            /// Every fault, in a stable order.
+            pub const ALL: &[Fault] = &[$(Fault::$variant),*];
+
+            /// The name used on the command line (`--fault NAME`).
+            pub fn name(self) -> &'static str {
+                match self { $(Fault::$variant => $name,)* }
+            }
+
+            /// The requirement the fault breaks.
+            pub fn requirement(self) -> &'static str {
+                match self { $(Fault::$variant => $requirement,)* }
+            }
+
+            /// What the faulty server does, in a sentence.
+            pub fn description(self) -> &'static str {
+                match self { $(Fault::$variant => $what,)* }
+            }
+        }
+    };
+}
+
+faults! {
+    NoParseError = "no-parse-error", "RPC-009", "Text that is not JSON gets no answer at all.";
+    InvalidRequestIgnored = "invalid-request-ignored", "RPC-010", "An invalid request gets no -32600 answer.";
+    NotificationAnswered = "notification-answered", "RPC-008", "Unknown notifications are answered with a response.";
+    UnknownMethodCode = "unknown-method-code", "RPC-011", "Unknown methods get -32603 instead of -32601.";
+    InvalidParamsAccepted = "invalid-params-accepted", "RPC-012", "tools/call without a tool name runs echo instead of failing with -32602.";
+    PingWrongJsonrpc = "ping-wrong-jsonrpc", "RPC-001", "The answer to ping says jsonrpc \"1.0\".";
+    StdoutBanner = "stdout-banner", "STDIO-002", "A banner line that is not JSON goes to stdout at start.";
+    EchoUnknownVersion = "echo-unknown-version", "LIFE-005", "initialize echoes any requested protocol version, even unknown ones.";
+    PingRefusedBeforeInit = "ping-refused-before-init", "PING-001", "ping before initialize gets an error.";
+    RequestBeforeInitialized = "request-before-initialized", "LIFE-009", "roots/list is sent right after the initialize answer, before notifications/initialized.";
+    PromptsUndeclared = "prompts-undeclared", "PROM-001", "Prompts are served but the prompts capability is not declared.";
+    BadToolName = "bad-tool-name", "TOOL-003", "A tool is listed under a name with a space and an exclamation mark.";
+    InvalidInputSchema = "invalid-input-schema", "JSCH-002", "A tool's inputSchema is not valid JSON Schema.";
+    UnknownToolResult = "unknown-tool-result", "TOOL-004", "An unknown tool is answered with an isError result instead of a JSON-RPC error.";
+    ToolErrorAsProtocolError = "tool-error-as-protocol-error", "TOOL-005", "A tool that fails while running answers with a JSON-RPC error instead of isError.";
+    CrashOnBadArguments = "crash-on-bad-arguments", "TOOL-006", "tools/call with arguments that are not an object kills the server.";
+    StructuredMismatch = "structured-mismatch", "TOOL-007", "structuredContent gives numbers as strings, against the outputSchema.";
+    StructuredNotSerialized = "structured-not-serialized", "TOOL-009", "structuredContent is not repeated as JSON text in content.";
+    InvalidCursorIgnored = "invalid-cursor-ignored", "PAGE-005", "A cursor the server never issued is ignored and the first page returned.";
+    DuplicateAcrossPages = "duplicate-across-pages", "PAGE-005", "Each later page repeats the last item of the page before.";
+    ListChangedSilent = "list-changed-silent", "LIST-001", "No list_changed notification is ever sent, though listChanged is declared.";
+    ListChangedUndeclared = "list-changed-undeclared", "LIST-002", "tools/list_changed is sent though tools.listChanged is not declared.";
+    ResourceNotFoundCode = "resource-not-found-code", "RES-004", "An unknown resource gets -32603 instead of -32002.";
+    BadBase64 = "bad-base64", "RES-003", "Binary resource contents are not base64.";
+    UpdatedAfterUnsubscribe = "updated-after-unsubscribe", "RES-007", "resources/unsubscribe is acknowledged but the subscription stays.";
+    UnknownPromptCode = "unknown-prompt-code", "PROM-002", "An unknown prompt gets -32603 instead of -32602.";
+    MissingArgumentAccepted = "missing-argument-accepted", "PROM-003", "prompts/get without a required argument fills one in instead of failing.";
+    CompletionTooMany = "completion-too-many", "COMP-002", "completion/complete returns 150 values.";
+    UnknownLogLevelAccepted = "unknown-log-level-accepted", "LOG-004", "logging/setLevel accepts an unknown level.";
+    LogIgnoresLevel = "log-ignores-level", "LOG-003", "Log messages below the level set by logging/setLevel still arrive.";
+    ProgressWrongToken = "progress-wrong-token", "PROG-003", "Progress notifications carry a token nobody sent.";
+    ProgressDecreasing = "progress-decreasing", "PROG-002", "Progress goes down instead of up.";
+    AnswersCancelled = "answers-cancelled", "CANC-002", "notifications/cancelled is ignored and the call answered anyway.";
+    ElicitUndeclared = "elicit-undeclared", "ELIC-002", "Elicitation requests go to clients that did not declare elicitation.";
+    ElicitNestedSchema = "elicit-nested-schema", "ELIC-005", "The elicitation form schema holds a nested object.";
+    SampleUndeclared = "sample-undeclared", "SAMP-001", "Sampling requests go to clients that did not declare sampling.";
+    SamplingPriorityRange = "sampling-priority-range", "SAMP-003", "Sampling asks with intelligencePriority 1.5.";
+}
+
+impl FromStr for Fault {
+    type Err = String;
+
+    fn from_str(name: &str) -> Result<Self, Self::Err> {
+        Fault::ALL.iter().copied().find(|f| f.name() == name).ok_or_else(|| {
+            let names: Vec<&str> = Fault::ALL.iter().map(|f| f.name()).collect();
+            format!("unknown fault {name:?}; known faults: {}", names.join(", "))
+        })
+    }
+}
+
+impl fmt::Display for Fault {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.name())
+    }
+}
+
+/// A line to write out: a frame, or raw text (for faults that break framing).
+#[derive(Debug)]
+pub(crate) enum Emit {
+    Frame(Value),
+    Raw(String),
+}
+
+/// The fault applied to one connection, with what it needs to remember.
+#[derive(Debug)]
+pub(crate) struct FaultLayer {
+    fault: Fault,
+    state: Mutex<State>,
+}
+
+#[derive(Debug, Default)]
+struct State {
+    /// Requests of the client not answered yet: method and params by id.
+    requests: HashMap<String, (String, Value)>,
+    /// Every nextCursor the server handed out.
+    cursors: HashSet<String>,
+    /// The last item of the latest page, per list method.
+    last_items: HashMap<String, Value>,
+    /// `initialize` has arrived.
+    initialize_seen: bool,
+}
+
+/// What becomes of one input line.
+#[derive(Debug, Default)]
+pub(crate) struct Inbound {
+    /// The line the server gets, if any.
+    pub line: Option<String>,
+    /// A frame written back at once, past the server.
+    pub answer: Option<Value>,
+}
+
+impl Inbound {
+    fn pass(line: String) -> Self {
+        Inbound { line: Some(line), answer: None }
+    }
+}
+
+/// Notifications a client may send; any other one is unknown.
+const KNOWN_NOTIFICATIONS: [&str; 4] = [
+    "notifications/initialized",
+    "notifications/cancelled",
+    "notifications/progress",
+    "notifications/roots/list_changed",
+];
+
+/// The list member of each paginated method's result.
+const LISTS: [(&str, &str); 4] = [
+    ("tools/list", "tools"),
+    ("resources/list", "resources"),
+    ("resources/templates/list", "resourceTemplates"),
+    ("prompts/list", "prompts"),
+];
+
+impl FaultLayer {
+    pub fn new(fault: Fault) -> Self {
+        FaultLayer {
+            fault,
+            state: Mutex::new(State::default()),
+        }
+    }
+
+    fn state(&self) -> std::sync::MutexGuard<'_, State> {
+        self.state.lock().expect("fault state lock")
+    }
+
+    /// What goes out before anything else.
+    pub fn at_start(&self) -> Option<Emit> {
+        (self.fault == Fault::StdoutBanner).then(|| Emit::Raw("reference server ready".into()))
+    }
+
+    /// Rewrites, drops or answers one input line before the server sees it.
+    pub fn incoming(&self, line: &str) -> Inbound {
+        let Ok(mut message) = serde_json::from_str::<Value>(line) else {
+            return Inbound::pass(line.to_owned());
+        };
+        let method = message.get("method").and_then(Value::as_str).map(str::to_owned);
+        let Some(method) = method else {
+            return Inbound::pass(line.to_owned());
+        };
+        match message.get("id") {
+            Some(id) => {
+                let params = message.get("params").cloned().unwrap_or(Value::Null);
+                let mut state = self.state();
+                state.initialize_seen |= method == "initialize";
+                state.requests.insert(id_key(id), (method.clone(), params));
+            }
+            None if self.fault == Fault::NotificationAnswered && !KNOWN_NOTIFICATIONS.contains(&method.as_str()) => {
+                return Inbound {
+                    line: Some(line.to_owned()),
+                    answer: Some(json!({ "jsonrpc": "2.0", "id": null, "result": {} })),
+                };
+            }
+            None => {}
+        }
+        if self.fault == Fault::UpdatedAfterUnsubscribe && method == "resources/unsubscribe" {
+            let id = message.get("id").cloned().unwrap_or(Value::Null);
+            return Inbound::pass(json!({ "jsonrpc": "2.0", "id": id, "method": "ping" }).to_string());
+        }
+        // Indexing would add `params: null` to messages without params; only
+        // the arms that rewrite params reach for them.
+        let mut empty = Value::Null;
+        let params = message.get_mut("params").unwrap_or(&mut empty);
+        match (self.fault, method.as_str()) {
+            (Fault::AnswersCancelled, "notifications/cancelled") => return Inbound::default(),
+            (Fault::ElicitUndeclared, "initialize") => params["capabilities"]["elicitation"] = json!({}),
+            (Fault::SampleUndeclared, "initialize") => params["capabilities"]["sampling"] = json!({}),
+            (Fault::LogIgnoresLevel, "logging/setLevel") => params["level"] = json!("debug"),
+            (Fault::MissingArgumentAccepted, "prompts/get") => {
+                if params["arguments"].get("name").is_none() {
+                    params["arguments"]["name"] = json!("someone");
+                }
+            }
+            (Fault::InvalidParamsAccepted, "tools/call") if params.get("name").is_none() => {
+                *params = json!({ "name": "echo", "arguments": { "text": "" } });
+            }
+            (Fault::CrashOnBadArguments, "tools/call")
+                if params.get("arguments").is_some_and(|a| !a.is_object()) =>
+            {
+                eprintln!("reference server (fault {}): crashing on bad arguments", self.fault);
+                std::process::exit(70);
+            }
+            (Fault::InvalidCursorIgnored, list) if LISTS.iter().any(|(m, _)| *m == list) => {
+                let issued = params
+                    .get("cursor")
+                    .and_then(Value::as_str)
+                    .is_none_or(|cursor| self.state().cursors.contains(cursor));
+                if !issued && let Some(members) = params.as_object_mut() {
+                    members.remove("cursor");
+                }
+            }
+            _ => return Inbound::pass(line.to_owned()),
+        }
+        Inbound::pass(message.to_string())
+    }
+
+    /// What to write for one frame of the server.
+    pub fn outgoing(&self, mut frame: Value) -> Vec<Emit> {
+        let error_code = frame.pointer("/error/code").and_then(Value::as_i64);
+        if let (Fault::NoParseError, Some(code::PARSE_ERROR))
+        | (Fault::InvalidRequestIgnored, Some(code::INVALID_REQUEST)) = (self.fault, error_code)
+        {
+            return Vec::new();
+        }
+        let answered = match (frame.get("method"), frame.get("id")) {
+            (None, Some(id)) => self.state().requests.remove(&id_key(id)),
+            _ => None,
+        };
+        let mut extra = Vec::new();
+        match &answered {
+            Some((method, params)) => self.distort_response(method, params, &mut frame, &mut extra),
+            None => {
+                if self.distort_message(&mut frame) {
+                    return Vec::new();
+                }
+            }
+        }
+        let mut out = vec![Emit::Frame(frame)];
+        out.extend(extra.into_iter().map(Emit::Frame));
+        out
+    }
+
+    /// Rewrites the server's answer to `method`; `extra` frames follow it.
+    fn distort_response(&self, method: &str, params: &Value, frame: &mut Value, extra: &mut Vec<Value>) {
+        let error_code = frame.pointer("/error/code").and_then(Value::as_i64);
+        if let Some(result) = frame.get_mut("result") {
+            self.note_page(method, params, result);
+        }
+        match (self.fault, method, error_code) {
+            (Fault::UnknownMethodCode, _, Some(code::METHOD_NOT_FOUND))
+            | (Fault::ResourceNotFoundCode, "resources/read", Some(code::RESOURCE_NOT_FOUND))
+            | (Fault::UnknownPromptCode, "prompts/get", Some(_)) => {
+                frame["error"]["code"] = json!(code::INTERNAL_ERROR);
+            }
+            (Fault::UnknownToolResult, "tools/call", Some(_)) => {
+                let message = frame["error"]["message"].clone();
+                *frame = json!({ "jsonrpc": "2.0", "id": frame["id"], "result": {
+                    "content": [{ "type": "text", "text": message }], "isError": true } });
+            }
+            (Fault::UnknownLogLevelAccepted, "logging/setLevel", Some(_)) => {
+                *frame = json!({ "jsonrpc": "2.0", "id": frame["id"], "result": {} });
+            }
+            (Fault::PingWrongJsonrpc, "ping", None) => frame["jsonrpc"] = json!("1.0"),
+            (Fault::PingRefusedBeforeInit, "ping", None) if !self.state().initialize_seen => {
+                *frame = json!({ "jsonrpc": "2.0", "id": frame["id"],
+                    "error": { "code": code::INVALID_REQUEST, "message": "not initialized" } });
+            }
+            (Fault::EchoUnknownVersion, "initialize", None) => {
+                frame["result"]["protocolVersion"] = params["protocolVersion"].clone();
+            }
+            (Fault::PromptsUndeclared, "initialize", None) => {
+                if let Some(capabilities) = frame["result"]["capabilities"].as_object_mut() {
+                    capabilities.remove("prompts");
+                }
+            }
+            (Fault::ListChangedUndeclared, "initialize", None) => {
+                frame["result"]["capabilities"]["tools"] = json!({});
+            }
+            (Fault::RequestBeforeInitialized, "initialize", None) => {
+                extra.push(json!({ "jsonrpc": "2.0", "id": "early-roots", "method": "roots/list" }));
+            }
+            (Fault::BadToolName | Fault::InvalidInputSchema, "tools/list", None) => {
+                let tools = frame["result"]["tools"].as_array_mut().into_iter().flatten();
+                for tool in tools.filter(|t| t["name"] == "fail") {
+                    if self.fault == Fault::BadToolName {
+                        tool["name"] = json!("fail now!");
+                    } else {
+                        tool["inputSchema"]["type"] = json!("objekt");
+                    }
+                }
+            }
+            (Fault::ToolErrorAsProtocolError, "tools/call", None)
+                if frame["result"]["isError"] == json!(true) =>
+            {
+                *frame = json!({ "jsonrpc": "2.0", "id": frame["id"],
+                    "error": { "code": code::INTERNAL_ERROR, "message": "the tool failed" } });
+            }
+            (Fault::StructuredMismatch, "tools/call", None) => {
+                if let Some(Value::Object(members)) = frame["result"].get_mut("structuredContent") {
+                    for value in members.values_mut().filter(|v| v.is_number()) {
+                        *value = json!(value.to_string());
+                    }
+                }
+            }
+            (Fault::StructuredNotSerialized, "tools/call", None)
+                if frame["result"].get("structuredContent").is_some() =>
+            {
+                frame["result"]["content"] = json!([{ "type": "text", "text": "see structuredContent" }]);
+            }
+            (Fault::BadBase64, "resources/read", None) => {
+                let contents = frame["result"]["contents"].as_array_mut().into_iter().flatten();
+                for item in contents.filter(|c| c.get("blob").is_some()) {
+                    item["blob"] = json!("not base64!");
+                }
+            }
+            (Fault::CompletionTooMany, "completion/complete", None) => {
+                let values: Vec<String> = (0..150).map(|i| format!("value-{i}")).collect();
+                frame["result"]["completion"] = json!({ "values": values, "total": 150, "hasMore": false });
+            }
+            _ => {}
+        }
+    }
+
+    /// Rewrites a request or notification of the server; `true` drops it.
+    fn distort_message(&self, frame: &mut Value) -> bool {
+        let method = frame.get("method").and_then(Value::as_str).unwrap_or_default().to_owned();
+        let mut empty = Value::Null;
+        let params = frame.get_mut("params").unwrap_or(&mut empty);
+        match (self.fault, method.as_str()) {
+            (Fault::ListChangedSilent, m) => return m.ends_with("/list_changed"),
+            (Fault::ProgressWrongToken, "notifications/progress") => {
+                params["progressToken"] = json!(format!("not-{}", params["progressToken"]));
+            }
+            (Fault::ProgressDecreasing, "notifications/progress") => {
+                let progress = params["progress"].as_f64().unwrap_or_default();
+                params["progress"] = json!(1000.0 - progress);
+                if let Some(members) = params.as_object_mut() {
+                    members.remove("total");
+                }
+            }
+            (Fault::ElicitNestedSchema, "elicitation/create") => {
+                params["requestedSchema"]["properties"]["address"] =
+                    json!({ "type": "object", "properties": { "city": { "type": "string" } } });
+            }
+            (Fault::SamplingPriorityRange, "sampling/createMessage") => {
+                params["modelPreferences"]["intelligencePriority"] = json!(1.5);
+            }
+            _ => {}
+        }
+        false
+    }
+
+    /// Remembers what a list page handed out, and (for one fault) repeats
+    /// the previous page's last item at the top of the next page.
+    fn note_page(&self, method: &str, params: &Value, result: &mut Value) {
+        let Some((_, member)) = LISTS.iter().find(|(m, _)| *m == method) else {
+            return;
+        };
+        let mut state = self.state();
+        if let Some(cursor) = result.get("nextCursor").and_then(Value::as_str) {
+            state.cursors.insert(cursor.to_owned());
+        }
+        let Some(items) = result.get_mut(*member).and_then(Value::as_array_mut) else {
+            return;
+        };
+        let last = items.last().cloned();
+        if self.fault == Fault::DuplicateAcrossPages
+            && params.get("cursor").is_some()
+            && let Some(previous) = state.last_items.get(method)
+        {
+            items.insert(0, previous.clone());
+        }
+        if let Some(last) = last {
+            state.last_items.insert(method.to_owned(), last);
+        }
+    }
+}
