@@ -150,13 +150,15 @@ pub fn main() -> ExitCode {
         Command::Schemas {
             command: SchemasCommand::Fetch { url, dest, versions },
         } => fetch(&url, dest, versions),
-        Command::ReferenceServer { fault } => match mcp_mock_peers::reference::serve_stdio_blocking_with(fault) {
-            Ok(()) => exit::OK,
-            Err(error) => {
-                eprintln!("reference server: {error}");
-                exit::ERROR
+        Command::ReferenceServer { fault } => {
+            match mcp_mock_peers::reference::serve_stdio_blocking_with(fault) {
+                Ok(()) => exit::OK,
+                Err(error) => {
+                    eprintln!("reference server: {error}");
+                    exit::ERROR
+                }
             }
-        },
+        }
     })
 }
 

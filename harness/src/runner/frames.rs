@@ -10,8 +10,8 @@ use mcp_conform_core::version::ProtocolVersion;
 use mcp_conform_core::wire::{Direction, Frame};
 use serde_json::Value;
 
-use super::RunConfig;
 use super::outcome::Check;
+use super::{RunConfig, Target};
 
 /// At most this many violations are spelled out per requirement.
 const SHOWN: usize = 5;
@@ -20,7 +20,9 @@ const SHOWN: usize = 5;
 /// findings; a violation in a frame we sent is the scenario's own business
 /// (tests of malformed input send them on purpose).
 pub fn check_frames(transcript: &[Frame], version: ProtocolVersion, config: &RunConfig) -> Vec<Check> {
-    let mut checker = FrameChecker::new(PeerRole::Client);
+    let mut checker = match config.target {
+        Target::Stdio(_) => FrameChecker::new(PeerRole::Client).on_stdio(),
+    };
     checker.set_version(version);
     let mut by_requirement: BTreeMap<(&'static str, Level), Vec<Violation>> = BTreeMap::new();
     // Our requests by id, so a result can be checked against its method's result schema.

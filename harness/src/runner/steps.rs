@@ -10,6 +10,7 @@ use mcp_conform_core::scenario::model::{
     ScriptedAnswer, Step, StepKind,
 };
 use mcp_conform_core::version::ProtocolVersion;
+use mcp_conform_core::wire::Direction;
 use mcp_conform_core::{Level, Verdict};
 use mcp_mock_peers::client::{ClientSession, PeerRequest, Received, WaitError};
 use serde_json::{Value, json};
@@ -19,6 +20,10 @@ use super::RunConfig;
 use super::answers::{AnswerSource, ScriptHandler};
 use super::outcome::Check;
 use super::verify::{apply_captures, check_matcher, check_response, summarize};
+
+/// How `expect_silence` names a response to no request of ours (and how
+/// `forbid` names such responses).
+const STRAY_RESPONSE: &str = "response";
 
 /// Why the steps stopped early.
 #[derive(Debug, Clone, PartialEq)]
@@ -75,6 +80,8 @@ pub struct StepRunner<'s> {
     pending: BTreeMap<String, (Value, &'s RequestStep)>,
     /// Notifications already consumed by `expect_notifications`.
     notifications_seen: usize,
+    /// The transcript's length when the step before the current one started.
+    frames_seen: usize,
     /// Peer requests already consumed by `expect_request`.
     peer_requests_seen: usize,
     /// Scenario-level answers that served at least one request.
@@ -98,6 +105,7 @@ impl<'s> StepRunner<'s> {
             version: config.protocol,
             pending: BTreeMap::new(),
             notifications_seen: 0,
+            frames_seen: 0,
             peer_requests_seen: 0,
             used_answers: BTreeSet::new(),
             progress_tokens: 0,
@@ -123,6 +131,7 @@ impl<'s> StepRunner<'s> {
             StepKind::ExpectNotifications { .. } | StepKind::ExpectSilence { .. }
         ) {
             self.notifications_seen = self.session.notifications().len();
+            self.frames_seen = self.session.transcript().len();
         }
         match &step.kind {
             StepKind::Request(request) => self.request_step(request).await,
@@ -498,22 +507,34 @@ impl<'s> StepRunner<'s> {
     }
 
     async fn expect_silence(&mut self, within: Duration, forbid: &[String], tag: &CheckTag) -> Stop {
-        let notifications = self.session.notifications().len();
-        let requests = self.session.peer_requests().len();
         let exit = self.idle(within, &[]).await;
-        let forbidden = |method: &str| forbid.is_empty() || forbid.iter().any(|f| f == method);
-        let mut heard: Vec<String> = self.session.notifications()[notifications..]
+        // Everything the peer sent since the step before started, but the
+        // answers to our own requests: a notification for a call we just made
+        // arrives while we wait for its response.
+        let transcript = self.session.transcript();
+        let ours: BTreeSet<String> = transcript
             .iter()
-            .filter_map(|r| r.method())
-            .filter(|m| forbidden(m))
-            .map(str::to_owned)
+            .filter(|f| f.direction == Direction::Sent)
+            .filter_map(|f| serde_json::from_slice::<Value>(&f.raw).ok())
+            .filter(|m| m.get("method").is_some())
+            .filter_map(|m| m.get("id").map(Value::to_string))
             .collect();
-        heard.extend(
-            self.session.peer_requests()[requests..]
-                .iter()
-                .filter(|r| forbidden(&r.method))
-                .map(|r| r.method.clone()),
-        );
+        let heard: Vec<String> = transcript[self.frames_seen.min(transcript.len())..]
+            .iter()
+            .filter(|f| f.direction == Direction::Received)
+            .filter_map(|f| serde_json::from_slice::<Value>(&f.raw).ok())
+            .filter_map(|m| match m.get("method").and_then(Value::as_str) {
+                Some(method) => Some(method.to_owned()),
+                None => {
+                    let id = m.get("id").unwrap_or(&Value::Null).to_string();
+                    (!ours.contains(&id)).then(|| format!("{STRAY_RESPONSE} (id {id})"))
+                }
+            })
+            .filter(|heard| {
+                let kind = heard.split(' ').next().unwrap_or_default();
+                forbid.is_empty() || forbid.iter().any(|f| f == kind)
+            })
+            .collect();
         self.notifications_seen = self.session.notifications().len();
         let name = if forbid.is_empty() {
             "silence".to_owned()

@@ -89,10 +89,14 @@ impl FromStr for Fault {
     type Err = String;
 
     fn from_str(name: &str) -> Result<Self, Self::Err> {
-        Fault::ALL.iter().copied().find(|f| f.name() == name).ok_or_else(|| {
-            let names: Vec<&str> = Fault::ALL.iter().map(|f| f.name()).collect();
-            format!("unknown fault {name:?}; known faults: {}", names.join(", "))
-        })
+        Fault::ALL
+            .iter()
+            .copied()
+            .find(|f| f.name() == name)
+            .ok_or_else(|| {
+                let names: Vec<&str> = Fault::ALL.iter().map(|f| f.name()).collect();
+                format!("unknown fault {name:?}; known faults: {}", names.join(", "))
+            })
     }
 }
 
@@ -139,7 +143,10 @@ pub(crate) struct Inbound {
 
 impl Inbound {
     fn pass(line: String) -> Self {
-        Inbound { line: Some(line), answer: None }
+        Inbound {
+            line: Some(line),
+            answer: None,
+        }
     }
 }
 
@@ -192,7 +199,9 @@ impl FaultLayer {
                 state.initialize_seen |= method == "initialize";
                 state.requests.insert(id_key(id), (method.clone(), params));
             }
-            None if self.fault == Fault::NotificationAnswered && !KNOWN_NOTIFICATIONS.contains(&method.as_str()) => {
+            None if self.fault == Fault::NotificationAnswered
+                && !KNOWN_NOTIFICATIONS.contains(&method.as_str()) =>
+            {
                 return Inbound {
                     line: Some(line.to_owned()),
                     answer: Some(json!({ "jsonrpc": "2.0", "id": null, "result": {} })),
@@ -224,7 +233,10 @@ impl FaultLayer {
             (Fault::CrashOnBadArguments, "tools/call")
                 if params.get("arguments").is_some_and(|a| !a.is_object()) =>
             {
-                eprintln!("reference server (fault {}): crashing on bad arguments", self.fault);
+                eprintln!(
+                    "reference server (fault {}): crashing on bad arguments",
+                    self.fault
+                );
                 std::process::exit(70);
             }
             (Fault::InvalidCursorIgnored, list) if LISTS.iter().any(|(m, _)| *m == list) => {
@@ -350,7 +362,11 @@ impl FaultLayer {
 
     /// Rewrites a request or notification of the server; `true` drops it.
     fn distort_message(&self, frame: &mut Value) -> bool {
-        let method = frame.get("method").and_then(Value::as_str).unwrap_or_default().to_owned();
+        let method = frame
+            .get("method")
+            .and_then(Value::as_str)
+            .unwrap_or_default()
+            .to_owned();
         let mut empty = Value::Null;
         let params = frame.get_mut("params").unwrap_or(&mut empty);
         match (self.fault, method.as_str()) {

@@ -23,8 +23,8 @@ use std::sync::Arc;
 
 use tokio::io::{AsyncBufReadExt, AsyncRead, AsyncWrite, BufReader};
 
-pub use self::fault::Fault;
 use self::dispatch::Server;
+pub use self::fault::Fault;
 use self::fault::FaultLayer;
 use self::sink::Sink;
 

@@ -380,10 +380,23 @@ fn compare_numbers(a: &Number, b: &Number) -> Option<Ordering> {
     a.as_f64()?.partial_cmp(&b.as_f64()?)
 }
 
+/// Numbers are equal by value (`1 == 1.0`); fractions also when they agree
+/// at single precision, because a peer that keeps a number as `f32` sends
+/// 0.3 as 0.30000001192092896, which is the same number to it.
+fn numbers_equal(x: &Number, y: &Number) -> bool {
+    if compare_numbers(x, y) == Some(Ordering::Equal) {
+        return true;
+    }
+    match (x.as_f64(), y.as_f64()) {
+        (Some(a), Some(b)) if a.fract() != 0.0 || b.fract() != 0.0 => (a as f32) == (b as f32),
+        _ => false,
+    }
+}
+
 /// JSON equality with numbers compared by value (`1 == 1.0`).
 pub(super) fn values_equal(a: &Value, b: &Value) -> bool {
     match (a, b) {
-        (Value::Number(x), Value::Number(y)) => compare_numbers(x, y) == Some(Ordering::Equal),
+        (Value::Number(x), Value::Number(y)) => numbers_equal(x, y),
         (Value::Array(xs), Value::Array(ys)) => {
             xs.len() == ys.len() && xs.iter().zip(ys).all(|(x, y)| values_equal(x, y))
         }

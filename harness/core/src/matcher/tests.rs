@@ -94,6 +94,13 @@ fn numbers_compare_by_value_and_kinds_are_reported() {
     assert!(check(json!(1), json!(1.0)).is_empty());
     assert!(check(json!({"a": [2.0]}), json!({"a": [2]})).is_empty());
     assert_eq!(check(json!(1), json!(2))[0].message, "values differ");
+    // A fraction sent from single precision is the same number.
+    assert!(check(json!(0.3), json!(0.30000001192092896)).is_empty());
+    assert_eq!(check(json!(0.3), json!(0.31))[0].message, "values differ");
+    assert_eq!(
+        check(json!(16777216), json!(16777217))[0].message,
+        "values differ"
+    );
     assert_eq!(
         check(json!(1), json!("1"))[0].message,
         "expected a number, got a string"

@@ -2,6 +2,7 @@
 //! bookkeeping, and the method rules of the negotiated version.
 
 use std::collections::{HashMap, HashSet};
+use std::time::Duration;
 
 use serde_json::Value;
 
@@ -12,6 +13,9 @@ use super::violation::Violation;
 use crate::Level;
 use crate::version::{Era, ProtocolVersion};
 use crate::wire::{Classified, Direction, Frame, Invalid, RequestId, classify};
+
+/// What an invalid request is recorded as, so that its error response matches.
+const INVALID_REQUEST: &str = "(invalid request)";
 
 /// The methods checked before any version is known.
 const LIFECYCLE: [&str; 3] = ["initialize", "notifications/initialized", "ping"];
@@ -38,8 +42,12 @@ pub struct FrameChecker {
     /// Whether the checker sees the connection from its start, so that
     /// rules about earlier frames apply.
     whole_connection: bool,
-    /// The client has sent `notifications/initialized`.
-    initialized: bool,
+    /// When the client sent `notifications/initialized`, if it has.
+    initialized_at: Option<Duration>,
+    /// When the frame being checked crossed the wire.
+    frame_at: Duration,
+    /// The connection is stdio, where stdout carries nothing but messages.
+    stdio: bool,
     /// Progress tokens of requests in flight: the request, and the last
     /// progress reported for it.
     tokens: HashMap<String, ((PeerRole, RequestId), Option<f64>)>,
@@ -65,12 +73,22 @@ impl FrameChecker {
             answered: HashSet::new(),
             capabilities: HashMap::new(),
             whole_connection: true,
-            initialized: false,
+            initialized_at: None,
+            frame_at: Duration::ZERO,
+            stdio: false,
             tokens: HashMap::new(),
             finished_tokens: HashSet::new(),
             tools: ToolCatalogue::default(),
             called_tools: HashMap::new(),
         }
+    }
+
+    /// The same checker for a stdio connection: text that is not a JSON
+    /// message breaks the stdio rules (STDIO-002 for the server's stdout,
+    /// STDIO-003 for the client's writes) rather than only JSON-RPC's.
+    pub fn on_stdio(mut self) -> Self {
+        self.stdio = true;
+        self
     }
 
     /// Fixes the version to check against (for example when the
@@ -88,6 +106,7 @@ impl FrameChecker {
     pub fn check(&mut self, frame: &Frame) -> Vec<Violation> {
         let index = self.next_index;
         self.next_index += 1;
+        self.frame_at = frame.at;
         let sender = match frame.direction {
             Direction::Sent => self.us,
             Direction::Received => self.us.other(),
@@ -100,7 +119,19 @@ impl FrameChecker {
             }
             Classified::Invalid(invalid) => {
                 let raw: Option<Value> = serde_json::from_slice(&frame.raw).ok();
-                out.push(invalid_violation(&invalid, raw.as_ref(), ""));
+                let mut violation = invalid_violation(&invalid, raw.as_ref(), "");
+                if self.stdio && !matches!(invalid, Invalid::Envelope { .. }) {
+                    violation.requirement = match sender {
+                        PeerRole::Server => "STDIO-002",
+                        PeerRole::Client => "STDIO-003",
+                    };
+                }
+                out.push(violation);
+                // An invalid request may still be answered under its id.
+                let request = raw.as_ref().filter(|r| r.get("method").is_some());
+                if let Some(id) = request.and_then(|r| r.get("id")).and_then(RequestId::from_value) {
+                    self.note_request(sender, &id, INVALID_REQUEST, &mut out);
+                }
             }
             message => self.check_message(message, sender, "", &mut out),
         }
@@ -156,11 +187,10 @@ impl FrameChecker {
                 if method == "initialize" {
                     self.note_initialize_request(params.as_ref());
                 }
-                if sender == PeerRole::Server
-                    && !self.initialized
-                    && method != "ping"
-                    && self.whole_connection
-                {
+                // By time, not transcript order: a request read before our
+                // notification was sent may be filed after it.
+                let early = self.initialized_at.is_none_or(|sent| self.frame_at < sent);
+                if sender == PeerRole::Server && early && method != "ping" && self.whole_connection {
                     let message = format!("`{method}` sent before the client's notifications/initialized");
                     found.push(Violation::new("LIFE-009", Level::Should, message).at("/method"));
                 }
@@ -184,7 +214,7 @@ impl FrameChecker {
                     self.check_cancelled(sender, params.as_ref(), &mut found);
                 }
                 if method == "notifications/initialized" && sender == PeerRole::Client {
-                    self.initialized = true;
+                    self.initialized_at.get_or_insert(self.frame_at);
                 }
                 if method == "notifications/progress" && self.whole_connection {
                     found.extend(self.check_progress(sender, params.as_ref()));
@@ -452,7 +482,10 @@ impl FrameChecker {
         };
         out.extend(spec.check_result(result, version));
         content::check_meta_keys(result, "/result", version, out);
-        if let Some(gate) = spec.gate.filter(|gate| gate.holder == responder) {
+        if let Some(gate) = spec
+            .gate
+            .filter(|gate| gate.holder == responder && offers_something(result))
+        {
             self.check_offered(&gate, name, version, out);
         }
         match (name, tool) {
@@ -504,6 +537,20 @@ pub fn check_message(
     }
     let raw = serde_json::to_vec(message).unwrap_or_default();
     checker.check(&Frame::new(Direction::Received, raw, std::time::Duration::ZERO))
+}
+
+/// A result offers something unless all it lists is empty lists: an empty
+/// `prompts/list` from a server without prompts offers no prompts.
+fn offers_something(result: &Value) -> bool {
+    let mut lists = result
+        .as_object()
+        .into_iter()
+        .flatten()
+        .filter_map(|(_, member)| member.as_array());
+    match lists.next() {
+        None => true,
+        Some(first) => !(first.is_empty() && lists.all(Vec::is_empty)),
+    }
 }
 
 fn stateful_version(text: &str) -> Option<ProtocolVersion> {
@@ -717,6 +764,14 @@ mod tests {
         let bad_error = session.received(r#"{"jsonrpc":"2.0","id":null,"error":{"code":"x"}}"#);
         assert_eq!(requirements(&bad_error), ["RPC-006", "RPC-006"]);
         assert!(session.sent("\u{1}").iter().all(|v| v.by_us));
+        // An invalid request of ours may be answered under its id.
+        session.sent(r#"{"jsonrpc":"1.0","method":"ping","id":"bad"}"#);
+        assert_eq!(
+            requirements(
+                &session.received(r#"{"jsonrpc":"2.0","id":"bad","error":{"code":-32600,"message":"no"}}"#)
+            ),
+            Vec::<&str>::new()
+        );
     }
 
     #[test]
@@ -794,6 +849,20 @@ mod tests {
     }
 
     #[test]
+    fn features_are_served_only_when_declared() {
+        let mut session = Session::handshake("2025-11-25", r#"{"tools":{}}"#);
+        session.sent(r#"{"jsonrpc":"2.0","id":7,"method":"prompts/list"}"#);
+        let empty = session.received(r#"{"jsonrpc":"2.0","id":7,"result":{"prompts":[]}}"#);
+        assert!(requirements(&empty).is_empty(), "an empty list offers nothing");
+        session.sent(r#"{"jsonrpc":"2.0","id":8,"method":"prompts/list"}"#);
+        let served = session.received(r#"{"jsonrpc":"2.0","id":8,"result":{"prompts":[{"name":"p"}]}}"#);
+        assert_eq!(requirements(&served), ["PROM-001"]);
+        session.sent(r#"{"jsonrpc":"2.0","id":9,"method":"tools/list"}"#);
+        let declared = session.received(r#"{"jsonrpc":"2.0","id":9,"result":{"tools":[]}}"#);
+        assert!(requirements(&declared).is_empty());
+    }
+
+    #[test]
     fn members_with_capabilities_of_their_own() {
         let mut session = Session::new();
         let init = r#"{"jsonrpc":"2.0","id":0,"method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{"sampling":{},"elicitation":{}},"clientInfo":{"name":"c","version":"1"}}}"#;
@@ -857,6 +926,19 @@ mod tests {
         assert_eq!(requirements(&stray), ["RPC-004"]);
         let ping = serde_json::json!({"jsonrpc": "2.0", "id": 1, "method": "ping"});
         assert_eq!(check_message(V2025_11_25, PeerRole::Server, &ping, None), []);
+    }
+
+    #[test]
+    fn text_that_is_not_a_message_breaks_the_stdio_rules() {
+        let mut checker = FrameChecker::new(PeerRole::Client).on_stdio();
+        let banner = Frame::new(Direction::Received, b"server ready".to_vec(), Duration::ZERO);
+        assert_eq!(requirements(&checker.check(&banner)), ["STDIO-002"]);
+        let envelope = Frame::new(
+            Direction::Received,
+            br#"{"jsonrpc":"1.0"}"#.to_vec(),
+            Duration::ZERO,
+        );
+        assert_eq!(requirements(&checker.check(&envelope)), ["RPC-001"]);
     }
 
     #[test]

@@ -74,6 +74,8 @@ pub const CHECKED_REQUIREMENTS: &[&str] = &[
     "SAMP-006",
     "SAMP-007",
     "SCHEMA-001",
+    "STDIO-002",
+    "STDIO-003",
     "TOOL-001",
     "TOOL-002",
     "TOOL-003",

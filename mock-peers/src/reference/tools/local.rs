@@ -70,19 +70,28 @@ pub(super) async fn slow(call: Call<'_>) -> Outcome {
 }
 
 pub(super) fn log(call: Call<'_>) -> Outcome {
-    let level = call.args.string("level")?;
     let message = call.args.string("message")?;
-    let rank = session::log_rank(level).ok_or_else(|| ArgError(format!("unknown log level {level:?}")))?;
-    if !call.server.session.log_enabled(rank) {
-        return Ok(text_result(format!(
-            "{level} message filtered out by logging/setLevel"
-        )));
+    let levels: Vec<&str> = match call.args.optional_string("level")? {
+        Some(level) => vec![level],
+        None => session::LOG_LEVELS.to_vec(),
+    };
+    let mut sent = Vec::new();
+    for level in levels {
+        let rank =
+            session::log_rank(level).ok_or_else(|| ArgError(format!("unknown log level {level:?}")))?;
+        if call.server.session.log_enabled(rank) {
+            let params = json!({ "level": level, "logger": "reference", "data": message });
+            call.server
+                .sink
+                .send(jsonrpc::notification("notifications/message", params));
+            sent.push(level);
+        }
     }
-    let params = json!({ "level": level, "logger": "reference", "data": message });
-    call.server
-        .sink
-        .send(jsonrpc::notification("notifications/message", params));
-    Ok(text_result(format!("{level} message sent")))
+    Ok(text_result(if sent.is_empty() {
+        "every message was filtered out by logging/setLevel".to_owned()
+    } else {
+        format!("sent at {}", sent.join(", "))
+    }))
 }
 
 /// Tool names: 1 to 128 characters from `[A-Za-z0-9_.-]`.

@@ -118,13 +118,13 @@ fn static_tools() -> Vec<ToolDef> {
         def(
             "log",
             "Log",
-            "Sends a notifications/message at the given level, honouring logging/setLevel.",
+            "Sends notifications/message at the given level, or at every level without one, honouring logging/setLevel.",
             object_schema(
                 json!({
                     "level": { "type": "string", "enum": super::session::LOG_LEVELS },
                     "message": { "type": "string" },
                 }),
-                &["level", "message"],
+                &["message"],
             ),
             true,
         ),
