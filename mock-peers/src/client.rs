@@ -13,7 +13,7 @@ use mcp_conform_core::wire::{Classified, Frame, RequestId, classify};
 use serde_json::{Value, json};
 use tokio::time::Instant;
 
-use crate::transport::{PeerExit, StdioTransport, TransportError, TransportEvent};
+use crate::transport::{PeerExit, Transport, TransportError, TransportEvent};
 
 /// A request the peer sent us.
 #[derive(Debug, Clone, PartialEq)]
@@ -84,7 +84,7 @@ pub enum WaitError {
 /// One connection to the peer under test, from the client side.
 #[derive(Debug)]
 pub struct ClientSession {
-    transport: StdioTransport,
+    transport: Transport,
     transcript: Vec<Frame>,
     next_id: i64,
     responses: Vec<(Option<RequestId>, Received)>,
@@ -94,9 +94,9 @@ pub struct ClientSession {
 }
 
 impl ClientSession {
-    pub fn new(transport: StdioTransport) -> Self {
+    pub fn new(transport: impl Into<Transport>) -> Self {
         ClientSession {
-            transport,
+            transport: transport.into(),
             transcript: Vec::new(),
             next_id: 1,
             responses: Vec::new(),
@@ -241,9 +241,10 @@ impl ClientSession {
         }
     }
 
-    /// Closes the peer's stdin and waits up to `within` for it to exit.
+    /// Ends the session the transport's way (stdio: closes the peer's
+    /// stdin) and waits up to `within` for the peer to go.
     pub async fn close_and_wait(&mut self, within: Duration) -> PeerExit {
-        self.transport.close_stdin();
+        self.transport.close();
         let deadline = Instant::now() + within;
         match self.idle_until(deadline, &mut DefaultHandler).await {
             Some(exit) => exit,
@@ -343,7 +344,7 @@ impl ClientSession {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::transport::StdioCommand;
+    use crate::transport::{StdioCommand, StdioTransport};
 
     /// A peer that sends one request of its own, then echoes our request back as a result.
     const SCRIPT: &str = r#"sh -c 'read line; echo "{\"jsonrpc\":\"2.0\",\"method\":\"notifications/message\",\"params\":{}}"; echo "{\"jsonrpc\":\"2.0\",\"id\":7,\"method\":\"ping\"}"; read answer; echo "$answer" >&2; echo "{\"jsonrpc\":\"2.0\",\"id\":1,\"result\":{}}"; sleep 5'"#;

@@ -121,7 +121,7 @@ mod tests {
     #[tokio::test]
     async fn a_response_reaches_the_request_with_its_id() {
         let (out, _keep) = tokio::io::duplex(4096);
-        let sink = Sink::spawn(out);
+        let sink = Sink::spawn(out, None);
         let outbound = Outbound::default();
         let ask = outbound.request(&sink, "roots/list", json!({}));
         let answer = async {
@@ -139,7 +139,7 @@ mod tests {
     #[tokio::test]
     async fn disconnect_fails_pending_requests() {
         let (out, _keep) = tokio::io::duplex(4096);
-        let sink = Sink::spawn(out);
+        let sink = Sink::spawn(out, None);
         let outbound = Outbound::default();
         let ask = outbound.request(&sink, "roots/list", json!({}));
         let hang_up = async {

@@ -8,7 +8,67 @@ mod stdio;
 
 pub use stdio::{StdioCommand, StdioTransport};
 
+use std::time::Duration;
+
 use mcp_conform_core::wire::Frame;
+
+/// The connection to the peer under test, whatever carries it.
+#[derive(Debug)]
+pub enum Transport {
+    /// A child process on stdin/stdout.
+    Stdio(StdioTransport),
+}
+
+impl Transport {
+    /// Sends one message; returns the frame as it went out.
+    pub async fn send(&mut self, raw: &[u8]) -> Result<Frame, TransportError> {
+        match self {
+            Transport::Stdio(stdio) => stdio.send(raw).await,
+        }
+    }
+
+    /// The next thing the peer did; `None` once the end was reported.
+    pub async fn recv(&mut self) -> Option<TransportEvent> {
+        match self {
+            Transport::Stdio(stdio) => stdio.recv().await,
+        }
+    }
+
+    /// Asks the peer to end the session the transport's own way (stdio:
+    /// close its stdin).
+    pub fn close(&mut self) {
+        match self {
+            Transport::Stdio(stdio) => stdio.close_stdin(),
+        }
+    }
+
+    /// Waits up to `within` for the peer to go away by itself.
+    pub async fn wait_exit(&mut self, within: Duration) -> PeerExit {
+        match self {
+            Transport::Stdio(stdio) => stdio.wait_exit(within).await,
+        }
+    }
+
+    /// What the peer wrote on the side (stdio: the tail of its stderr).
+    pub fn stderr_tail(&self) -> String {
+        match self {
+            Transport::Stdio(stdio) => stdio.stderr_tail(),
+        }
+    }
+
+    /// Ends the connection for good: politely, then after `grace` by force.
+    pub async fn shutdown(&mut self, grace: Duration) -> PeerExit {
+        match self {
+            Transport::Stdio(stdio) => stdio.shutdown(grace).await,
+        }
+    }
+}
+
+impl From<StdioTransport> for Transport {
+    fn from(stdio: StdioTransport) -> Self {
+        Transport::Stdio(stdio)
+    }
+}
 
 /// Something the transport observed.
 #[derive(Debug, Clone)]

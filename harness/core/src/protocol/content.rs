@@ -164,7 +164,7 @@ pub(super) fn check_resource_contents(result: &Value, out: &mut Vec<Violation>) 
 
 /// Standard base64 with padding, as the spec's `format: byte` means.
 fn is_base64(text: &str) -> bool {
-    text.len() % 4 == 0 && BASE64.is_match(text)
+    text.len().is_multiple_of(4) && BASE64.is_match(text)
 }
 
 /// Keys of every `_meta` object in a message keep to the naming rules
