@@ -287,7 +287,7 @@ fn list_requirements(paths: &[PathBuf], version: Option<ProtocolVersion>) -> u8 
                 }
                 by.join(", ")
             }
-            Coverage::NotYet => String::new(),
+            Coverage::NotYet(why) => why,
             Coverage::NotAutomatable(reason) => reason,
         };
         let (level, versions) = (requirement.level.to_string(), requirement.versions.to_string());

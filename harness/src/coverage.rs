@@ -6,8 +6,9 @@ use std::fmt::Write as _;
 use std::sync::LazyLock;
 
 use mcp_conform_core::protocol::CHECKED_REQUIREMENTS;
-use mcp_conform_core::requirements::{CheckKind, Requirement};
+use mcp_conform_core::requirements::{CheckKind, Requirement, Role};
 use mcp_conform_core::scenario::Scenario;
+use mcp_conform_core::version::VersionSet;
 use regex::Regex;
 
 use crate::runner::ENGINE_REQUIREMENTS;
@@ -18,11 +19,9 @@ static ID: LazyLock<Regex> = LazyLock::new(|| Regex::new(r"\b[A-Z]+-[0-9]{3}\b")
 #[derive(Debug, Clone, PartialEq)]
 pub enum Coverage {
     /// Scenarios citing it, and whether built-in checks cite it.
-    Covered {
-        scenarios: Vec<String>,
-        built_in: bool,
-    },
-    NotYet,
+    Covered { scenarios: Vec<String>, built_in: bool },
+    /// Not checked yet, and why.
+    NotYet(String),
     /// Listed for completeness only.
     NotAutomatable(String),
 }
@@ -47,7 +46,7 @@ pub fn coverage(requirement: &Requirement, scenarios: &[Scenario]) -> Coverage {
     let id = requirement.id.as_str();
     let built_in = CHECKED_REQUIREMENTS.contains(&id) || ENGINE_REQUIREMENTS.contains(&id);
     if citing.is_empty() && !built_in {
-        Coverage::NotYet
+        Coverage::NotYet(why_not_yet(requirement).to_owned())
     } else {
         Coverage::Covered {
             scenarios: citing,
@@ -56,11 +55,27 @@ pub fn coverage(requirement: &Requirement, scenarios: &[Scenario]) -> Coverage {
     }
 }
 
+/// What a requirement nothing checks yet is waiting for.
+fn why_not_yet(requirement: &Requirement) -> &'static str {
+    let id = requirement.id.as_str();
+    if requirement.role == Role::Client {
+        "a client's duty: judged once the mock server tests clients"
+    } else if id.starts_with("HTTP-") {
+        "an HTTP transport rule: judged once the mock client speaks HTTP"
+    } else if id.starts_with("TASK-") {
+        "tasks (2025-11-25) are not modelled yet"
+    } else if !requirement.versions.intersect(VersionSet::LEGACY).is_empty() {
+        "no scenario or check cites it yet"
+    } else {
+        "stateless era (2026-07-28): judged once that era is modelled"
+    }
+}
+
 /// The short status word of a coverage.
 pub fn status(coverage: &Coverage) -> &'static str {
     match coverage {
         Coverage::Covered { .. } => "covered",
-        Coverage::NotYet => "not yet",
+        Coverage::NotYet(_) => "not yet",
         Coverage::NotAutomatable(_) => "not automatable",
     }
 }
@@ -77,7 +92,7 @@ pub fn explain(requirement: &Requirement, scenarios: &[Scenario]) -> String {
     }
     match coverage(r, scenarios) {
         Coverage::NotAutomatable(reason) => writeln!(out, "  not automatable: {reason}").expect("String"),
-        Coverage::NotYet => writeln!(out, "  not covered yet").expect("String"),
+        Coverage::NotYet(why) => writeln!(out, "  not covered yet: {why}").expect("String"),
         Coverage::Covered {
             scenarios: citing,
             built_in,

@@ -79,7 +79,10 @@ faults! {
     ProgressWrongToken = "progress-wrong-token", "PROG-003", "Progress notifications carry a token nobody sent.";
     ProgressDecreasing = "progress-decreasing", "PROG-002", "Progress goes down instead of up.";
     AnswersCancelled = "answers-cancelled", "CANC-002", "notifications/cancelled is ignored and the call answered anyway.";
+    DiesOnLateCancel = "dies-on-late-cancel", "CANC-005", "A cancellation of a request already answered kills the server.";
+    DiesOnStaleResponse = "dies-on-stale-response", "RPC-013", "A response to an id the server never used kills the server.";
     ElicitUndeclared = "elicit-undeclared", "ELIC-002", "Elicitation requests go to clients that did not declare elicitation.";
+    AcceptsInvalidContent = "accepts-invalid-content", "ELIC-010", "Accepted elicitation content is used without checking it against the form.";
     ElicitNestedSchema = "elicit-nested-schema", "ELIC-005", "The elicitation form schema holds a nested object.";
     SampleUndeclared = "sample-undeclared", "SAMP-001", "Sampling requests go to clients that did not declare sampling.";
     SamplingPriorityRange = "sampling-priority-range", "SAMP-003", "Sampling asks with intelligencePriority 1.5.";
@@ -130,6 +133,10 @@ struct State {
     last_items: HashMap<String, Value>,
     /// `initialize` has arrived.
     initialize_seen: bool,
+    /// Ids of the server's own requests.
+    asked: HashSet<String>,
+    /// Ids of the client's requests the server has answered.
+    answered: HashSet<String>,
 }
 
 /// What becomes of one input line.
@@ -190,8 +197,28 @@ impl FaultLayer {
         };
         let method = message.get("method").and_then(Value::as_str).map(str::to_owned);
         let Some(method) = method else {
+            let id = message.get("id").map(id_key).unwrap_or_default();
+            if self.fault == Fault::DiesOnStaleResponse && !self.state().asked.contains(&id) {
+                self.die("a response to an id it never used");
+            }
+            // What the server sees instead of the client's content: something that fits.
+            if self.fault == Fault::AcceptsInvalidContent
+                && message.pointer("/result/action") == Some(&json!("accept"))
+            {
+                message["result"]["content"] = json!({ "name": "someone" });
+                return Inbound::pass(message.to_string());
+            }
             return Inbound::pass(line.to_owned());
         };
+        if self.fault == Fault::DiesOnLateCancel && method == "notifications/cancelled" {
+            let id = message
+                .pointer("/params/requestId")
+                .map(id_key)
+                .unwrap_or_default();
+            if self.state().answered.contains(&id) {
+                self.die("a cancellation of a request it already answered");
+            }
+        }
         match message.get("id") {
             Some(id) => {
                 let params = message.get("params").cloned().unwrap_or(Value::Null);
@@ -233,11 +260,7 @@ impl FaultLayer {
             (Fault::CrashOnBadArguments, "tools/call")
                 if params.get("arguments").is_some_and(|a| !a.is_object()) =>
             {
-                eprintln!(
-                    "reference server (fault {}): crashing on bad arguments",
-                    self.fault
-                );
-                std::process::exit(70);
+                self.die("arguments that are not an object");
             }
             (Fault::InvalidCursorIgnored, list) if LISTS.iter().any(|(m, _)| *m == list) => {
                 let issued = params
@@ -262,7 +285,15 @@ impl FaultLayer {
             return Vec::new();
         }
         let answered = match (frame.get("method"), frame.get("id")) {
-            (None, Some(id)) => self.state().requests.remove(&id_key(id)),
+            (None, Some(id)) => {
+                let mut state = self.state();
+                state.answered.insert(id_key(id));
+                state.requests.remove(&id_key(id))
+            }
+            (Some(_), Some(id)) => {
+                self.state().asked.insert(id_key(id));
+                None
+            }
             _ => None,
         };
         let mut extra = Vec::new();
@@ -391,6 +422,12 @@ impl FaultLayer {
             _ => {}
         }
         false
+    }
+
+    /// Ends the process the way a crashing server would.
+    fn die(&self, cause: &str) -> ! {
+        eprintln!("reference server (fault {}): crashing on {cause}", self.fault);
+        std::process::exit(70);
     }
 
     /// Remembers what a list page handed out, and (for one fault) repeats

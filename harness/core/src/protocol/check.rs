@@ -14,6 +14,9 @@ use crate::Level;
 use crate::version::{Era, ProtocolVersion};
 use crate::wire::{Classified, Direction, Frame, Invalid, RequestId, classify};
 
+/// The error code of a request that needs URL-mode elicitation first.
+const URL_ELICITATION_REQUIRED: i64 = -32042;
+
 /// What an invalid request is recorded as, so that its error response matches.
 const INVALID_REQUEST: &str = "(invalid request)";
 
@@ -120,10 +123,12 @@ impl FrameChecker {
             Classified::Invalid(invalid) => {
                 let raw: Option<Value> = serde_json::from_slice(&frame.raw).ok();
                 let mut violation = invalid_violation(&invalid, raw.as_ref(), "");
-                if self.stdio && !matches!(invalid, Invalid::Envelope { .. }) {
-                    violation.requirement = match sender {
-                        PeerRole::Server => "STDIO-002",
-                        PeerRole::Client => "STDIO-003",
+                if self.stdio {
+                    violation.requirement = match (&invalid, sender) {
+                        (Invalid::Envelope { .. }, _) => violation.requirement,
+                        (Invalid::NotUtf8 { .. }, _) => "STDIO-001",
+                        (_, PeerRole::Server) => "STDIO-002",
+                        (_, PeerRole::Client) => "STDIO-003",
                     };
                 }
                 out.push(violation);
@@ -154,7 +159,12 @@ impl FrameChecker {
                 .version()
                 .map_or("this connection".to_owned(), |v| v.to_string());
             let message = format!("a JSON-RPC batch, but batches exist only in 2025-03-26, not in {version}");
-            out.push(Violation::must("RPC-001", message).at(""));
+            // On stdio the transport page says it again, from 2025-06-18.
+            let requirement = match self.version() {
+                Some(v) if self.stdio && v >= ProtocolVersion::V2025_06_18 => "STDIO-006",
+                _ => "RPC-001",
+            };
+            out.push(Violation::must(requirement, message).at(""));
         }
         if items.is_empty() {
             out.push(Violation::must("RPC-001", "an empty batch").at(""));
@@ -249,6 +259,11 @@ impl FrameChecker {
                 if error.message.is_none() {
                     let text = "the error `message` is missing or not a string";
                     found.push(Violation::must("RPC-006", text).at("/error/message"));
+                }
+                if error.code == Some(URL_ELICITATION_REQUIRED)
+                    && self.version() == Some(ProtocolVersion::V2025_11_25)
+                {
+                    content::check_url_elicitation_required(error.data.as_ref(), &mut found);
                 }
             }
             Classified::Batch(_) | Classified::Invalid(_) => unreachable!("handled by the caller"),
@@ -420,6 +435,9 @@ impl FrameChecker {
         out.extend(spec.check_params(params, version));
         if let Some(params) = params {
             content::check_meta_keys(params, "/params", version, out);
+            if name == "sampling/createMessage" {
+                content::check_sampling_history(params, version, out);
+            }
         }
         if !spec.direction.allows(sender) {
             let message = format!("`{name}` is not sent by the {}", role_name(sender));
@@ -939,6 +957,16 @@ mod tests {
             Duration::ZERO,
         );
         assert_eq!(requirements(&checker.check(&envelope)), ["RPC-001"]);
+        let latin1 = Frame::new(Direction::Received, b"\"caf\xe9\"".to_vec(), Duration::ZERO);
+        assert_eq!(requirements(&checker.check(&latin1)), ["STDIO-001"]);
+        checker.set_version(ProtocolVersion::V2025_06_18);
+        let batch = Frame::new(
+            Direction::Received,
+            br#"[{"jsonrpc":"2.0","method":"notifications/message","params":{"level":"info","data":1}}]"#
+                .to_vec(),
+            Duration::ZERO,
+        );
+        assert_eq!(requirements(&checker.check(&batch)), ["STDIO-006"]);
     }
 
     #[test]

@@ -167,6 +167,89 @@ fn is_base64(text: &str) -> bool {
     text.len().is_multiple_of(4) && BASE64.is_match(text)
 }
 
+/// Error -32042 (URL elicitation required) lists only URL-mode
+/// elicitations, each with an id, a URL and a message (ELIC-015, 2025-11-25).
+pub(super) fn check_url_elicitation_required(data: Option<&Value>, out: &mut Vec<Violation>) {
+    let Some(items) = data.and_then(|d| d.get("elicitations")).and_then(Value::as_array) else {
+        let text = "error -32042 without `data.elicitations`, the URL elicitations it requires";
+        out.push(Violation::must("ELIC-015", text).at("/error/data"));
+        return;
+    };
+    for (index, item) in items.iter().enumerate() {
+        let at = format!("/error/data/elicitations/{index}");
+        if item.get("mode").and_then(Value::as_str) != Some("url") {
+            out.push(
+                Violation::must("ELIC-015", "an entry that is not a URL-mode elicitation").at(at.clone()),
+            );
+        }
+        for member in ["elicitationId", "url", "message"] {
+            if !item.get(member).is_some_and(Value::is_string) {
+                let text = format!("a URL elicitation without a string `{member}`");
+                out.push(Violation::must("ELIC-015", text).at(at.clone()));
+            }
+        }
+    }
+}
+
+/// In sampling history, a user message holding tool results holds nothing
+/// else, and every tool use of an assistant message is answered, id for id,
+/// by the user message right after it (SAMP-009, from 2025-11-25).
+pub(super) fn check_sampling_history(params: &Value, version: ProtocolVersion, out: &mut Vec<Violation>) {
+    if version < ProtocolVersion::V2025_11_25 {
+        return;
+    }
+    let Some(messages) = params.get("messages").and_then(Value::as_array) else {
+        return;
+    };
+    let blocks = |message: &Value| -> Vec<Value> {
+        match message.get("content") {
+            Some(Value::Array(items)) => items.clone(),
+            Some(single) => vec![single.clone()],
+            None => Vec::new(),
+        }
+    };
+    let kind = |block: &Value| block.get("type").and_then(Value::as_str).map(str::to_owned);
+    for (index, message) in messages.iter().enumerate() {
+        let at = format!("/params/messages/{index}");
+        let content = blocks(message);
+        let results = content
+            .iter()
+            .filter(|b| kind(b).as_deref() == Some("tool_result"))
+            .count();
+        if results > 0 && results < content.len() {
+            let text = "a user message with tool results holds other content too";
+            out.push(Violation::must("SAMP-009", text).at(at.clone()));
+        }
+        let uses: Vec<&str> = content
+            .iter()
+            .filter(|b| kind(b).as_deref() == Some("tool_use"))
+            .filter_map(|b| b.get("id").and_then(Value::as_str))
+            .collect();
+        if uses.is_empty() {
+            continue;
+        }
+        let answers: Vec<String> = messages
+            .get(index + 1)
+            .filter(|next| next.get("role").and_then(Value::as_str) == Some("user"))
+            .map(|next| {
+                blocks(next)
+                    .iter()
+                    .filter_map(|b| b.get("toolUseId").and_then(Value::as_str).map(str::to_owned))
+                    .collect()
+            })
+            .unwrap_or_default();
+        // The last message may be the assistant's pending tool use: the
+        // client runs the tools and answers in its next request.
+        if index + 1 == messages.len() {
+            continue;
+        }
+        for id in uses.iter().filter(|id| !answers.iter().any(|a| a == *id)) {
+            let text = format!("tool use {id:?} is not answered by a tool result in the next user message");
+            out.push(Violation::must("SAMP-009", text).at(at.clone()));
+        }
+    }
+}
+
 /// Keys of every `_meta` object in a message keep to the naming rules
 /// (META-001, from 2025-06-18). User data (tool arguments, structured
 /// content, schemas) is not searched: a `_meta` there is someone's data.
@@ -296,6 +379,49 @@ mod tests {
         check_resource_contents(&result, &mut out);
         assert_eq!(ids(&out), ["RES-003", "RES-003"]);
         assert_eq!(out[0].pointer.as_deref(), Some("/result/contents/1/blob"));
+    }
+
+    #[test]
+    fn sampling_history_balances_tool_uses_and_results() {
+        let use_block = json!({"type": "tool_use", "id": "u1", "name": "t", "input": {}});
+        let result_block = json!({"type": "tool_result", "toolUseId": "u1", "content": []});
+        let text = json!({"type": "text", "text": "hi"});
+        let balanced = json!({"messages": [
+            {"role": "user", "content": text},
+            {"role": "assistant", "content": [use_block]},
+            {"role": "user", "content": [result_block]},
+        ]});
+        let mut out = Vec::new();
+        check_sampling_history(&balanced, V, &mut out);
+        assert!(out.is_empty(), "{out:?}");
+        let unanswered = json!({"messages": [
+            {"role": "assistant", "content": use_block},
+            {"role": "user", "content": text},
+        ]});
+        let mixed = json!({"messages": [
+            {"role": "assistant", "content": use_block},
+            {"role": "user", "content": [result_block, text]},
+        ]});
+        check_sampling_history(&unanswered, V, &mut out);
+        check_sampling_history(&mixed, V, &mut out);
+        assert_eq!(ids(&out), ["SAMP-009", "SAMP-009"]);
+        let mut old = Vec::new();
+        check_sampling_history(&unanswered, ProtocolVersion::V2025_06_18, &mut old);
+        assert!(old.is_empty());
+    }
+
+    #[test]
+    fn url_elicitation_required_lists_url_elicitations() {
+        let good = json!({"elicitations": [
+            {"mode": "url", "elicitationId": "e1", "url": "https://example.com/x", "message": "Sign in"}
+        ]});
+        let mut out = Vec::new();
+        check_url_elicitation_required(Some(&good), &mut out);
+        assert!(out.is_empty(), "{out:?}");
+        let form = json!({"elicitations": [{"mode": "form", "message": "m", "requestedSchema": {}}]});
+        check_url_elicitation_required(Some(&form), &mut out);
+        check_url_elicitation_required(None, &mut out);
+        assert_eq!(ids(&out), ["ELIC-015", "ELIC-015", "ELIC-015", "ELIC-015"]);
     }
 
     #[test]
