@@ -211,9 +211,10 @@ async fn tools_list_paginates_four_per_page_to_the_end() {
             None => break,
         }
     }
-    assert_eq!(names.len(), 11);
+    assert_eq!(names.len(), 12);
     for expected in [
-        "echo", "add", "fail", "elicit", "sample", "roots", "progress", "slow", "log", "add_tool", "touch",
+        "echo", "add", "fail", "elicit", "connect", "sample", "roots", "progress", "slow", "log", "add_tool",
+        "touch",
     ] {
         assert!(names.iter().any(|n| n == expected), "missing {expected}");
     }

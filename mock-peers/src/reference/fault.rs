@@ -83,7 +83,10 @@ faults! {
     DiesOnStaleResponse = "dies-on-stale-response", "RPC-013", "A response to an id the server never used kills the server.";
     ElicitUndeclared = "elicit-undeclared", "ELIC-002", "Elicitation requests go to clients that did not declare elicitation.";
     AcceptsInvalidContent = "accepts-invalid-content", "ELIC-010", "Accepted elicitation content is used without checking it against the form.";
+    UrlRequiredWithForm = "url-required-with-form", "ELIC-015", "Error -32042 lists a form-mode elicitation.";
+    UrlElicitationWithoutId = "url-elicitation-without-id", "ELIC-012", "A URL-mode elicitation has no elicitationId.";
     ElicitNestedSchema = "elicit-nested-schema", "ELIC-005", "The elicitation form schema holds a nested object.";
+    RootsUndeclared = "roots-undeclared", "ROOT-001", "roots/list goes to clients that did not declare roots.";
     SampleUndeclared = "sample-undeclared", "SAMP-001", "Sampling requests go to clients that did not declare sampling.";
     SamplingPriorityRange = "sampling-priority-range", "SAMP-003", "Sampling asks with intelligencePriority 1.5.";
 }
@@ -248,6 +251,7 @@ impl FaultLayer {
             (Fault::AnswersCancelled, "notifications/cancelled") => return Inbound::default(),
             (Fault::ElicitUndeclared, "initialize") => params["capabilities"]["elicitation"] = json!({}),
             (Fault::SampleUndeclared, "initialize") => params["capabilities"]["sampling"] = json!({}),
+            (Fault::RootsUndeclared, "initialize") => params["capabilities"]["roots"] = json!({}),
             (Fault::LogIgnoresLevel, "logging/setLevel") => params["level"] = json!("debug"),
             (Fault::MissingArgumentAccepted, "prompts/get") => {
                 if params["arguments"].get("name").is_none() {
@@ -383,6 +387,9 @@ impl FaultLayer {
                     item["blob"] = json!("not base64!");
                 }
             }
+            (Fault::UrlRequiredWithForm, "tools/call", Some(-32042)) => {
+                frame["error"]["data"]["elicitations"][0]["mode"] = json!("form");
+            }
             (Fault::CompletionTooMany, "completion/complete", None) => {
                 let values: Vec<String> = (0..150).map(|i| format!("value-{i}")).collect();
                 frame["result"]["completion"] = json!({ "values": values, "total": 150, "hasMore": false });
@@ -415,6 +422,11 @@ impl FaultLayer {
             (Fault::ElicitNestedSchema, "elicitation/create") => {
                 params["requestedSchema"]["properties"]["address"] =
                     json!({ "type": "object", "properties": { "city": { "type": "string" } } });
+            }
+            (Fault::UrlElicitationWithoutId, "elicitation/create") => {
+                if let Some(members) = params.as_object_mut() {
+                    members.remove("elicitationId");
+                }
             }
             (Fault::SamplingPriorityRange, "sampling/createMessage") => {
                 params["modelPreferences"]["intelligencePriority"] = json!(1.5);

@@ -34,19 +34,20 @@ pub(crate) struct ClientCapabilities {
     pub roots: bool,
     /// Form-mode elicitation (an empty `elicitation` object means form only).
     pub elicitation_form: bool,
+    /// URL-mode elicitation (2025-11-25).
+    pub elicitation_url: bool,
 }
 
 impl ClientCapabilities {
     pub fn from_json(capabilities: &Map<String, Value>) -> Self {
         let declared = |name: &str| capabilities.get(name).is_some_and(Value::is_object);
-        let elicitation_form = match capabilities.get("elicitation").and_then(Value::as_object) {
-            None => false,
-            Some(modes) => modes.is_empty() || modes.get("form").is_some_and(Value::is_object),
-        };
+        let modes = capabilities.get("elicitation").and_then(Value::as_object);
+        let mode = |name: &str| modes.is_some_and(|m| m.get(name).is_some_and(Value::is_object));
         ClientCapabilities {
             sampling: declared("sampling"),
             roots: declared("roots"),
-            elicitation_form,
+            elicitation_form: modes.is_some_and(Map::is_empty) || mode("form"),
+            elicitation_url: mode("url"),
         }
     }
 }

@@ -1,15 +1,21 @@
 //! Tools that ask the client something (elicitation, sampling, roots) and
 //! wait for the answer while the connection keeps being served.
 
+use std::sync::atomic::{AtomicU64, Ordering};
+
 use mcp_conform_core::version::ProtocolVersion;
 use serde_json::{Value, json};
 
 use super::args::ArgError;
 use super::{Call, error_result, text_result};
+use crate::reference::jsonrpc::{self, RpcError};
 use crate::reference::outbound::OutboundError;
 use crate::reference::session::{Negotiated, Phase};
 
 type Outcome = Result<Value, ArgError>;
+
+/// The error code of a request that needs a URL elicitation completed first.
+const URL_ELICITATION_REQUIRED: i64 = -32042;
 
 /// The negotiated session, if requests to the client are allowed yet
 /// (only after `notifications/initialized`).
@@ -184,6 +190,60 @@ pub(super) async fn roots(call: Call<'_>) -> Outcome {
         Some(uris) if uris.is_empty() => text_result("the client has no roots"),
         Some(uris) => text_result(uris.join("\n")),
         None => error_result(format!("the client's roots/list result is malformed: {answer}")),
+    })
+}
+
+/// Ids of URL elicitations, unique for the life of the process.
+static NEXT_ELICITATION: AtomicU64 = AtomicU64::new(1);
+
+/// A URL elicitation as this server asks for it.
+fn url_elicitation() -> Value {
+    let id = format!("connect-{}", NEXT_ELICITATION.fetch_add(1, Ordering::Relaxed));
+    json!({
+        "mode": "url",
+        "elicitationId": id,
+        "url": format!("https://example.com/mcp-conform/connect?session={id}"),
+        "message": "Connect your example.com account in the browser.",
+    })
+}
+
+/// `connect`: needs the user to visit a URL first. With `required: true`
+/// it refuses with error -32042 listing the URL elicitation; otherwise it
+/// asks through `elicitation/create` in URL mode and, once accepted,
+/// announces `notifications/elicitation/complete`.
+pub(super) async fn connect(call: Call<'_>) -> Result<Value, RpcError> {
+    let negotiated = match operating(call) {
+        Ok(negotiated) => negotiated,
+        Err(refusal) => return Ok(refusal),
+    };
+    if negotiated.version < ProtocolVersion::V2025_11_25 || !negotiated.client.elicitation_url {
+        return Ok(error_result(
+            "connect needs protocol 2025-11-25 and a client that declared URL elicitation",
+        ));
+    }
+    let elicitation = url_elicitation();
+    if call.args.0.get("required") == Some(&Value::Bool(true)) {
+        return Err(
+            RpcError::new(URL_ELICITATION_REQUIRED, "the account must be connected first")
+                .with_data(json!({ "elicitations": [elicitation] })),
+        );
+    }
+    let answer = match ask(call, "elicitation/create", elicitation.clone()).await {
+        Ok(answer) => answer,
+        Err(tool_error) => return Ok(tool_error),
+    };
+    Ok(match answer.get("action").and_then(Value::as_str) {
+        Some("accept") => {
+            let done = json!({ "elicitationId": elicitation["elicitationId"] });
+            call.server
+                .sink
+                .send(jsonrpc::notification("notifications/elicitation/complete", done));
+            text_result("connected")
+        }
+        Some(action @ ("decline" | "cancel")) => text_result(format!("action={action}")),
+        _ => error_result(format!(
+            "the client's elicitation result has no valid action: {answer}"
+        )),
     })
 }
 

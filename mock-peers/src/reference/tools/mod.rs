@@ -82,6 +82,13 @@ fn static_tools() -> Vec<ToolDef> {
             true,
         ),
         def(
+            "connect",
+            "Connect",
+            "Needs the user to connect an account at a URL: asks through URL-mode elicitation, or with `required` fails with -32042.",
+            object_schema(json!({ "required": { "type": "boolean" } }), &[]),
+            true,
+        ),
+        def(
             "sample",
             "Sample",
             "Asks the client's model to answer a prompt through sampling/createMessage.",
@@ -236,6 +243,7 @@ pub(crate) async fn call(server: &Server, params: &Map<String, Value>) -> Result
         progress_token,
     };
     let outcome = match name {
+        "connect" => return interactive::connect(call).await,
         "echo" => local::echo(call),
         "add" => local::add(call),
         "fail" => Ok(error_result("the fail tool always fails")),
