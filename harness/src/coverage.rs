@@ -46,7 +46,12 @@ pub fn coverage(requirement: &Requirement, scenarios: &[Scenario]) -> Coverage {
     let id = requirement.id.as_str();
     let built_in = CHECKED_REQUIREMENTS.contains(&id) || ENGINE_REQUIREMENTS.contains(&id);
     if citing.is_empty() && !built_in {
-        Coverage::NotYet(why_not_yet(requirement).to_owned())
+        Coverage::NotYet(
+            requirement
+                .pending
+                .clone()
+                .unwrap_or_else(|| why_not_yet(requirement).to_owned()),
+        )
     } else {
         Coverage::Covered {
             scenarios: citing,

@@ -57,6 +57,9 @@ pub struct Requirement {
     pub check: CheckKind,
     /// Why a manual requirement cannot be automated (`None` for the others).
     pub manual_reason: Option<String>,
+    /// For an automatable requirement nothing checks yet, what stands in the
+    /// way, when the catalogue says so.
+    pub pending: Option<String>,
 }
 
 impl Requirement {
@@ -125,6 +128,7 @@ struct RawEntry {
     check: CheckKind,
     automatable: Option<bool>,
     reason: Option<String>,
+    pending: Option<String>,
 }
 
 /// Why a catalogue text was rejected.
@@ -173,6 +177,7 @@ fn parse(text: &str) -> Result<Catalogue, CatalogueError> {
             source: entry.source,
             check: entry.check,
             manual_reason: entry.reason,
+            pending: entry.pending,
         });
     }
     Ok(Catalogue { entries, by_id })
