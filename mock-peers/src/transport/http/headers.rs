@@ -45,9 +45,7 @@ pub fn record<'h>(headers: impl IntoIterator<Item = (&'h str, &'h [u8])>) -> BTr
 pub fn parse_header(text: &str) -> Result<(String, String), TransportError> {
     let Some((name, value)) = text.split_once(':') else {
         let shown = if is_secret(text) { REDACTED } else { text };
-        return Err(TransportError::Header(format!(
-            "`{shown}` is not `Name: value`"
-        )));
+        return Err(TransportError::Header(format!("`{shown}` is not `Name: value`")));
     };
     let name = name.trim();
     let value = value.trim();
@@ -114,7 +112,10 @@ mod tests {
             parse_header("Authorization: Bearer x:y").unwrap(),
             ("Authorization".into(), "Bearer x:y".into())
         );
-        assert_eq!(parse_header("X-Empty:").unwrap(), ("X-Empty".into(), String::new()));
+        assert_eq!(
+            parse_header("X-Empty:").unwrap(),
+            ("X-Empty".into(), String::new())
+        );
         let error = parse_header("X-Api-Key=s3cr3t").unwrap_err().to_string();
         assert!(!error.contains("s3cr3t"), "{error}");
         assert!(parse_header("Bad Name: v").is_err());

@@ -163,7 +163,11 @@ impl Shared {
         map.insert(reqwest::header::ACCEPT, HeaderValue::from_static(accept));
         if !legacy {
             let state = self.state();
-            if let Some(id) = state.session_id.as_deref().and_then(|v| HeaderValue::from_str(v).ok()) {
+            if let Some(id) = state
+                .session_id
+                .as_deref()
+                .and_then(|v| HeaderValue::from_str(v).ok())
+            {
                 map.insert("mcp-session-id", id);
             }
             if let Some(version) = state
@@ -181,7 +185,14 @@ impl Shared {
         map
     }
 
-    fn incident(&self, stream: &str, status: Option<u16>, unanswered: Vec<RequestId>, post_failed: bool, description: String) {
+    fn incident(
+        &self,
+        stream: &str,
+        status: Option<u16>,
+        unanswered: Vec<RequestId>,
+        post_failed: bool,
+        description: String,
+    ) {
         let _ = self.tx.send(TransportEvent::Http(HttpIncident {
             at: self.elapsed(),
             stream: stream.to_owned(),
@@ -198,7 +209,11 @@ impl Shared {
         if let Ok(message) = serde_json::from_slice::<Value>(&raw) {
             let is_response = message.get("method").is_none()
                 && (message.get("result").is_some() || message.get("error").is_some());
-            if let Some(id) = message.get("id").and_then(RequestId::from_value).filter(|_| is_response) {
+            if let Some(id) = message
+                .get("id")
+                .and_then(RequestId::from_value)
+                .filter(|_| is_response)
+            {
                 pending.retain(|p| *p != id);
                 let mut state = self.state();
                 if state.initialize_id.as_ref() == Some(&id)
@@ -218,10 +233,13 @@ impl Shared {
 /// `MCP-Protocol-Version` header (a date from 2025-06-18 on).
 fn carries_version_header(version: &str) -> bool {
     let date_like = version.len() == 10
-        && version
-            .bytes()
-            .enumerate()
-            .all(|(i, b)| if i == 4 || i == 7 { b == b'-' } else { b.is_ascii_digit() });
+        && version.bytes().enumerate().all(|(i, b)| {
+            if i == 4 || i == 7 {
+                b == b'-'
+            } else {
+                b.is_ascii_digit()
+            }
+        });
     date_like && version >= VERSION_HEADER_SINCE
 }
 
@@ -253,9 +271,13 @@ pub struct HttpTransport {
 impl HttpTransport {
     /// Prepares the connection; nothing is sent before the first message.
     pub fn new(options: HttpOptions) -> Result<Self, TransportError> {
-        let url = Url::parse(&options.url).map_err(|e| TransportError::Url(format!("`{}`: {e}", options.url)))?;
+        let url =
+            Url::parse(&options.url).map_err(|e| TransportError::Url(format!("`{}`: {e}", options.url)))?;
         if !matches!(url.scheme(), "http" | "https") {
-            return Err(TransportError::Url(format!("`{}`: not an http(s) URL", options.url)));
+            return Err(TransportError::Url(format!(
+                "`{}`: not an http(s) URL",
+                options.url
+            )));
         }
         let mut custom = Vec::new();
         for (name, value) in &options.headers {
@@ -342,14 +364,22 @@ impl HttpTransport {
             _ => (self.shared.url.clone(), false),
         };
         let mut headers = self.shared.headers("application/json, text/event-stream", legacy);
-        headers.insert(reqwest::header::CONTENT_TYPE, HeaderValue::from_static("application/json"));
+        headers.insert(
+            reqwest::header::CONTENT_TYPE,
+            HeaderValue::from_static("application/json"),
+        );
         let mut sent = Frame::new(Direction::Sent, raw.to_vec(), self.shared.elapsed());
         sent.meta = FrameMeta {
             headers: headers::record(headers.iter().map(|(k, v)| (k.as_str(), v.as_bytes()))),
             stream: Some(label.clone()),
             ..FrameMeta::default()
         };
-        let request = self.shared.client.post(endpoint).headers(headers).body(raw.to_vec());
+        let request = self
+            .shared
+            .client
+            .post(endpoint)
+            .headers(headers)
+            .body(raw.to_vec());
         let (handoff_tx, mut handoff) = oneshot::channel();
         let (started_tx, started) = oneshot::channel();
         let shared = Arc::clone(&self.shared);
@@ -401,8 +431,13 @@ impl HttpTransport {
             }
         }
         let shared = Arc::clone(&self.shared);
-        self.tasks
-            .push(tokio::spawn(answer(shared, Ok(response), label, requests, legacy)));
+        self.tasks.push(tokio::spawn(answer(
+            shared,
+            Ok(response),
+            label,
+            requests,
+            legacy,
+        )));
         self.after_send(method.as_deref());
         Ok(sent)
     }
@@ -436,11 +471,15 @@ impl HttpTransport {
             ));
         }
         let (endpoint_tx, endpoint_rx) = oneshot::channel();
-        self.tasks.push(tokio::spawn(legacy_stream(shared, response, endpoint_tx)));
+        self.tasks
+            .push(tokio::spawn(legacy_stream(shared, response, endpoint_tx)));
         match tokio::time::timeout(self.options.answer_timeout, endpoint_rx).await {
             Ok(Ok(Ok(url))) => Ok(url),
             Ok(Ok(Err(message))) => Err(message),
-            Ok(Err(_)) => Err(format!("the SSE stream of {} ended before an `endpoint` event", self.shared.url)),
+            Ok(Err(_)) => Err(format!(
+                "the SSE stream of {} ended before an `endpoint` event",
+                self.shared.url
+            )),
             Err(_) => Err(format!(
                 "no `endpoint` event on {} within {} ms",
                 self.shared.url,
@@ -486,7 +525,12 @@ impl HttpTransport {
     /// Ends the connection for good: DELETE the session (within `grace`),
     /// then drop every stream.
     pub async fn shutdown(&mut self, grace: Duration) -> PeerExit {
-        let description = match tokio::time::timeout(grace.max(Duration::from_millis(200)), delete_session(&self.shared)).await {
+        let description = match tokio::time::timeout(
+            grace.max(Duration::from_millis(200)),
+            delete_session(&self.shared),
+        )
+        .await
+        {
             Ok(Some(status)) => format!("session ended (DELETE answered {status})"),
             Ok(None) => "connection dropped (no session to delete)".to_owned(),
             Err(_) => "connection dropped (DELETE unanswered)".to_owned(),
@@ -521,7 +565,10 @@ async fn delete_session(shared: &Shared) -> Option<u16> {
         return None;
     }
     let headers = shared.headers("application/json, text/event-stream", false);
-    let request = shared.client.request(Method::DELETE, shared.url.clone()).headers(headers);
+    let request = shared
+        .client
+        .request(Method::DELETE, shared.url.clone())
+        .headers(headers);
     request.send().await.ok().map(|r| r.status().as_u16())
 }
 
@@ -541,11 +588,17 @@ fn request_ids(message: Option<&Value>) -> Vec<RequestId> {
 }
 
 fn content_type(headers: &HeaderMap) -> Option<&str> {
-    headers.get(reqwest::header::CONTENT_TYPE).and_then(|v| v.to_str().ok())
+    headers
+        .get(reqwest::header::CONTENT_TYPE)
+        .and_then(|v| v.to_str().ok())
 }
 
 fn is_event_stream(headers: &HeaderMap) -> bool {
-    content_type(headers).is_some_and(|ct| ct.trim_start().to_ascii_lowercase().starts_with("text/event-stream"))
+    content_type(headers).is_some_and(|ct| {
+        ct.trim_start()
+            .to_ascii_lowercase()
+            .starts_with("text/event-stream")
+    })
 }
 
 fn is_json(headers: &HeaderMap) -> bool {
@@ -608,7 +661,10 @@ async fn answer(
     };
     let status = response.status();
     if !legacy
-        && let Some(id) = response.headers().get("mcp-session-id").and_then(|v| v.to_str().ok())
+        && let Some(id) = response
+            .headers()
+            .get("mcp-session-id")
+            .and_then(|v| v.to_str().ok())
     {
         let mut state = shared.state();
         if state.session_id.is_none() {
@@ -638,15 +694,27 @@ async fn answer(
     }
     if !status.is_success() {
         if !pending.is_empty() || !delivered {
-            let what = if delivered { "without a response to the request" } else { "with" };
-            let body_text = if delivered { String::new() } else { format!(" {}", excerpt(&body)) };
+            let what = if delivered {
+                "without a response to the request"
+            } else {
+                "with"
+            };
+            let body_text = if delivered {
+                String::new()
+            } else {
+                format!(" {}", excerpt(&body))
+            };
             let description = format!("{label} was answered HTTP {status} {what}{body_text}");
             shared.incident(&label, Some(status.as_u16()), pending, !delivered, description);
         }
     } else if !legacy && !pending.is_empty() {
         let description = format!(
             "{label} carried a request but was answered HTTP {status} with {}; its response cannot come",
-            if blank { "no body".to_owned() } else { excerpt(&body) }
+            if blank {
+                "no body".to_owned()
+            } else {
+                excerpt(&body)
+            }
         );
         shared.incident(&label, Some(status.as_u16()), pending, false, description);
     }
@@ -777,7 +845,12 @@ async fn follow_stream(
         if let Ok(value) = HeaderValue::from_str(&resume_from) {
             headers.insert("last-event-id", value);
         }
-        let resumed = shared.client.get(shared.url.clone()).headers(headers).send().await;
+        let resumed = shared
+            .client
+            .get(shared.url.clone())
+            .headers(headers)
+            .send()
+            .await;
         let resumed_label = format!("{label}/resume#{resumes}");
         match resumed {
             Ok(next) if next.status() == StatusCode::OK && is_event_stream(next.headers()) => {
@@ -793,7 +866,13 @@ async fn follow_stream(
                         ids_text(pending),
                         excerpt(&body)
                     );
-                    shared.incident(&resumed_label, Some(status.as_u16()), std::mem::take(pending), false, description);
+                    shared.incident(
+                        &resumed_label,
+                        Some(status.as_u16()),
+                        std::mem::take(pending),
+                        false,
+                        description,
+                    );
                 }
                 return;
             }
@@ -820,7 +899,10 @@ fn ids_text(ids: &[RequestId]) -> String {
 /// The standalone GET stream (server requests and notifications outside any
 /// request). 405 means the server does not offer one.
 async fn standalone_get(shared: Arc<Shared>) {
-    let request = shared.client.get(shared.url.clone()).headers(shared.headers("text/event-stream", false));
+    let request = shared
+        .client
+        .get(shared.url.clone())
+        .headers(shared.headers("text/event-stream", false));
     let response = match request.send().await {
         Ok(response) => response,
         Err(error) => {
@@ -834,7 +916,9 @@ async fn standalone_get(shared: Arc<Shared>) {
         return;
     }
     if status != StatusCode::OK || !is_event_stream(response.headers()) {
-        let ct = content_type(response.headers()).unwrap_or("no content type").to_owned();
+        let ct = content_type(response.headers())
+            .unwrap_or("no content type")
+            .to_owned();
         let body = read_body(response).await.unwrap_or_default();
         let description = format!(
             "the standalone GET stream was answered HTTP {status} ({ct}) with {}",

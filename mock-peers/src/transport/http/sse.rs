@@ -197,8 +197,14 @@ mod tests {
     #[test]
     fn every_line_ending_and_every_chunking_give_the_same_events() {
         let lf = b": comment\nid: 7\nretry: 1500\ndata: line one\ndata:  line two\n\nevent: endpoint\ndata: /message?s=1\n\n".to_vec();
-        let crlf: Vec<u8> = String::from_utf8(lf.clone()).unwrap().replace('\n', "\r\n").into_bytes();
-        let cr: Vec<u8> = String::from_utf8(lf.clone()).unwrap().replace('\n', "\r").into_bytes();
+        let crlf: Vec<u8> = String::from_utf8(lf.clone())
+            .unwrap()
+            .replace('\n', "\r\n")
+            .into_bytes();
+        let cr: Vec<u8> = String::from_utf8(lf.clone())
+            .unwrap()
+            .replace('\n', "\r")
+            .into_bytes();
         let expected = vec![
             ev(Some("7"), None, "line one\n line two"),
             ev(Some("7"), Some("endpoint"), "/message?s=1"),

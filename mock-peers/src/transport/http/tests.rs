@@ -77,7 +77,9 @@ async fn serve(script: impl Fn(&Req, usize) -> Reply + Send + Sync + 'static) ->
             let script = Arc::clone(&script);
             let log = Arc::clone(&log);
             tokio::spawn(async move {
-                let Some(req) = read_request(&mut socket).await else { return };
+                let Some(req) = read_request(&mut socket).await else {
+                    return;
+                };
                 let n = {
                     let mut log = log.lock().unwrap();
                     log.push(req.clone());
@@ -127,7 +129,10 @@ async fn read_request(socket: &mut tokio::net::TcpStream) -> Option<Req> {
         .filter_map(|l| l.split_once(':'))
         .map(|(k, v)| (k.trim().to_ascii_lowercase(), v.trim().to_owned()))
         .collect();
-    let length: usize = headers.get("content-length").and_then(|v| v.parse().ok()).unwrap_or(0);
+    let length: usize = headers
+        .get("content-length")
+        .and_then(|v| v.parse().ok())
+        .unwrap_or(0);
     let mut body = data[head_end + 4..].to_vec();
     while body.len() < length {
         let n = socket.read(&mut buf).await.ok()?;
@@ -182,9 +187,13 @@ fn frame(event: TransportEvent) -> Frame {
 #[tokio::test]
 async fn streamable_json_answers_sessions_and_headers() {
     let server = serve(|req, _| match (req.method.as_str(), method_of(req).as_str()) {
-        ("POST", "initialize") => Reply::new("200 OK").header("mcp-session-id", "sess-1").json(INIT_RESULT),
+        ("POST", "initialize") => Reply::new("200 OK")
+            .header("mcp-session-id", "sess-1")
+            .json(INIT_RESULT),
         ("POST", "notifications/initialized") => Reply::new("202 Accepted"),
-        ("POST", "tools/list") => Reply::new("200 OK").json(r#"{"jsonrpc":"2.0","id":2,"result":{"tools":[]}}"#),
+        ("POST", "tools/list") => {
+            Reply::new("200 OK").json(r#"{"jsonrpc":"2.0","id":2,"result":{"tools":[]}}"#)
+        }
         ("GET", _) => Reply::new("405 Method Not Allowed"),
         ("DELETE", _) => Reply::new("200 OK"),
         _ => Reply::new("500 Internal Server Error"),
@@ -199,11 +208,17 @@ async fn streamable_json_answers_sessions_and_headers() {
     assert_eq!(init.meta.headers["mcp-session-id"], "sess-1");
     assert_eq!(t.session_id().as_deref(), Some("sess-1"));
     t.send(INITIALIZED.as_bytes()).await.unwrap();
-    t.send(br#"{"jsonrpc":"2.0","id":2,"method":"tools/list"}"#).await.unwrap();
+    t.send(br#"{"jsonrpc":"2.0","id":2,"method":"tools/list"}"#)
+        .await
+        .unwrap();
     let list = frame(next(&mut t).await);
     assert!(list.text().contains("tools"));
     let exit = t.shutdown(Duration::from_secs(1)).await;
-    assert!(exit.description.contains("DELETE answered 200"), "{}", exit.description);
+    assert!(
+        exit.description.contains("DELETE answered 200"),
+        "{}",
+        exit.description
+    );
 
     let requests = server.requests();
     let init_req = &requests[0];
@@ -216,7 +231,10 @@ async fn streamable_json_answers_sessions_and_headers() {
         assert_eq!(later.headers["mcp-session-id"], "sess-1", "{later:?}");
         assert_eq!(later.headers["mcp-protocol-version"], "2025-06-18", "{later:?}");
     }
-    let get = requests.iter().find(|r| r.method == "GET").expect("the standalone GET");
+    let get = requests
+        .iter()
+        .find(|r| r.method == "GET")
+        .expect("the standalone GET");
     assert_eq!(get.headers["accept"], "text/event-stream");
     assert!(requests.iter().any(|r| r.method == "DELETE"));
 }
@@ -266,23 +284,32 @@ async fn http_errors_end_waits_and_json_errors_are_frames() {
         "tools/list" => Reply::new("500 Internal Server Error")
             .header("content-type", "text/plain")
             .chunk(0, "boom"),
-        "bad" => Reply::new("400 Bad Request").json(r#"{"jsonrpc":"2.0","id":null,"error":{"code":-32600,"message":"no"}}"#),
+        "bad" => Reply::new("400 Bad Request")
+            .json(r#"{"jsonrpc":"2.0","id":null,"error":{"code":-32600,"message":"no"}}"#),
         _ => Reply::new("202 Accepted"),
     })
     .await;
     let mut t = HttpTransport::new(options(&server.url, HttpMode::Streamable)).unwrap();
     t.send(INIT.as_bytes()).await.unwrap();
     frame(next(&mut t).await);
-    t.send(br#"{"jsonrpc":"2.0","id":5,"method":"tools/list"}"#).await.unwrap();
+    t.send(br#"{"jsonrpc":"2.0","id":5,"method":"tools/list"}"#)
+        .await
+        .unwrap();
     match next(&mut t).await {
         TransportEvent::Http(incident) => {
             assert_eq!(incident.status, Some(500));
             assert_eq!(incident.unanswered, vec![RequestId::Int(5)]);
-            assert!(incident.description.contains("`boom`"), "{}", incident.description);
+            assert!(
+                incident.description.contains("`boom`"),
+                "{}",
+                incident.description
+            );
         }
         other => panic!("expected an incident, got {other:?}"),
     }
-    t.send(br#"{"jsonrpc":"2.0","id":6,"method":"bad"}"#).await.unwrap();
+    t.send(br#"{"jsonrpc":"2.0","id":6,"method":"bad"}"#)
+        .await
+        .unwrap();
     let error = frame(next(&mut t).await);
     assert_eq!(error.meta.http_status, Some(400));
     // The JSON error has no id, so request 6 is still reported unanswered.
@@ -337,9 +364,15 @@ async fn a_server_that_never_answers_does_not_hang_send() {
     let mut t = HttpTransport::new(opts).unwrap();
     let started = std::time::Instant::now();
     t.send(INIT.as_bytes()).await.unwrap();
-    t.send(br#"{"jsonrpc":"2.0","id":2,"method":"tools/list"}"#).await.unwrap();
+    t.send(br#"{"jsonrpc":"2.0","id":2,"method":"tools/list"}"#)
+        .await
+        .unwrap();
     assert!(started.elapsed() < Duration::from_secs(3));
-    assert!(tokio::time::timeout(Duration::from_millis(200), t.recv()).await.is_err());
+    assert!(
+        tokio::time::timeout(Duration::from_millis(200), t.recv())
+            .await
+            .is_err()
+    );
 }
 
 #[tokio::test]
