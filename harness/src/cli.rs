@@ -13,7 +13,8 @@ use mcp_conform_core::diag::Diagnostic;
 use mcp_conform_core::protocol::official::OfficialSchemas;
 use mcp_conform_core::requirements::catalogue;
 use mcp_conform_core::version::ProtocolVersion;
-use mcp_mock_peers::transport::StdioCommand;
+use mcp_mock_peers::transport::http::headers::parse_header;
+use mcp_mock_peers::transport::{HttpMode, StdioCommand};
 
 use crate::coverage::{self, Coverage};
 use crate::output;
@@ -100,8 +101,22 @@ pub enum SchemasCommand {
 pub struct RunArgs {
     /// The server's command line, split like a shell would but run without
     /// one. Default: the bundled reference server.
-    #[arg(long, value_name = "COMMAND")]
+    #[arg(long, value_name = "COMMAND", conflicts_with = "url")]
     pub stdio: Option<String>,
+    /// The MCP endpoint of a server already listening over HTTP
+    /// (`http://127.0.0.1:PORT/mcp`).
+    #[arg(long, value_name = "URL")]
+    pub url: Option<String>,
+    /// A header sent on every HTTP request, `'Name: value'` (repeatable).
+    /// Values of headers named like authorization, cookie, token, key or
+    /// secret are shown as `<redacted>`.
+    #[arg(long = "header", short = 'H', value_name = "HEADER", requires = "url")]
+    pub headers: Vec<String>,
+    /// The HTTP transport: `streamable` (Streamable HTTP), `sse` (the legacy
+    /// HTTP+SSE of 2024-11-05) or `auto` (Streamable HTTP, falling back to
+    /// HTTP+SSE when the server refuses the first POST).
+    #[arg(long, value_name = "TRANSPORT", default_value = "auto", requires = "url")]
+    pub transport: HttpMode,
     /// Scenario files or directories (default: the bundled suite).
     pub paths: Vec<PathBuf>,
     /// Scenarios to run at once (default: the number of cores).
@@ -173,19 +188,15 @@ fn run(args: RunArgs) -> u8 {
         );
         return exit::USAGE;
     }
-    let bundled_server = args.stdio.is_none();
-    let command = match &args.stdio {
-        Some(line) => StdioCommand::parse(line),
-        None => reference_server_command(),
-    };
-    let command = match command {
-        Ok(command) => command,
-        Err(error) => {
-            eprintln!("error: --stdio: {error}");
+    let bundled_server = args.stdio.is_none() && args.url.is_none();
+    let target = match target(&args) {
+        Ok(target) => target,
+        Err(message) => {
+            eprintln!("error: {message}");
             return exit::USAGE;
         }
     };
-    let mut config = RunConfig::new(Target::Stdio(command));
+    let mut config = RunConfig::new(target);
     config.protocol = args.protocol;
     config.startup_timeout = std::time::Duration::from_secs(args.startup_timeout);
     let profile = args
@@ -235,6 +246,33 @@ fn run(args: RunArgs) -> u8 {
         eprintln!("interrupted: the results above are those of the scenarios that finished");
     }
     exit_code(&outcomes)
+}
+
+/// The peer under test, from `--stdio`, `--url` or the bundled default.
+fn target(args: &RunArgs) -> Result<Target, String> {
+    if let Some(url) = &args.url {
+        let headers = args
+            .headers
+            .iter()
+            .map(|h| parse_header(h).map_err(|e| format!("--header: {e}")))
+            .collect::<Result<Vec<_>, _>>()?;
+        // Refuse a bad URL before the run, not once per scenario.
+        mcp_mock_peers::transport::HttpTransport::new(mcp_mock_peers::transport::HttpOptions {
+            headers: headers.clone(),
+            ..mcp_mock_peers::transport::HttpOptions::new(url.clone())
+        })
+        .map_err(|e| format!("--url: {e}"))?;
+        return Ok(Target::Http {
+            url: url.clone(),
+            headers,
+            mode: args.transport,
+        });
+    }
+    let command = match &args.stdio {
+        Some(line) => StdioCommand::parse(line),
+        None => reference_server_command(),
+    };
+    command.map(Target::Stdio).map_err(|e| format!("--stdio: {e}"))
 }
 
 /// The exit code of a finished run: errors first (the run cannot be

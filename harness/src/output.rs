@@ -83,7 +83,13 @@ pub fn failure_details(outcomes: &[ScenarioOutcome]) -> String {
             out.push_str(&check_details(outcome, remark, "remark"));
         }
         if let Some(tail) = &outcome.stderr_tail {
-            writeln!(out, "   stderr of the peer (last lines):").expect("String");
+            // Over HTTP the tail holds the transport's incidents (`[http …]` lines).
+            let title = if tail.starts_with("[http ") {
+                "what the HTTP transport saw"
+            } else {
+                "stderr of the peer (last lines)"
+            };
+            writeln!(out, "   {title}:").expect("String");
             for line in tail.lines() {
                 writeln!(out, "   | {line}").expect("String");
             }

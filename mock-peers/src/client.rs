@@ -13,7 +13,7 @@ use mcp_conform_core::wire::{Classified, Frame, RequestId, classify};
 use serde_json::{Value, json};
 use tokio::time::Instant;
 
-use crate::transport::{PeerExit, Transport, TransportError, TransportEvent};
+use crate::transport::{HttpIncident, PeerExit, Transport, TransportError, TransportEvent};
 
 /// A request the peer sent us.
 #[derive(Debug, Clone, PartialEq)]
@@ -77,7 +77,9 @@ pub enum WaitError {
     TimedOut,
     /// The peer went away.
     Closed(PeerExit),
-    /// We could not write an answer to the peer.
+    /// The transport could not carry the exchange: we could not write to
+    /// the peer, or (HTTP) the server rejected the request or cut its stream
+    /// before the response.
     Transport(String),
 }
 
@@ -91,6 +93,10 @@ pub struct ClientSession {
     notifications: Vec<Received>,
     peer_requests: Vec<PeerRequest>,
     closed: Option<PeerExit>,
+    /// Every HTTP incident, in order.
+    incidents: Vec<HttpIncident>,
+    /// Incidents no wait has taken yet.
+    unclaimed: Vec<HttpIncident>,
 }
 
 impl ClientSession {
@@ -103,6 +109,8 @@ impl ClientSession {
             notifications: Vec::new(),
             peer_requests: Vec::new(),
             closed: None,
+            incidents: Vec::new(),
+            unclaimed: Vec::new(),
         }
     }
 
@@ -124,6 +132,12 @@ impl ClientSession {
     /// How the peer went away, once it has.
     pub fn closed(&self) -> Option<&PeerExit> {
         self.closed.as_ref()
+    }
+
+    /// What the HTTP transport saw besides messages (rejections, cut
+    /// streams), in order.
+    pub fn incidents(&self) -> &[HttpIncident] {
+        &self.incidents
     }
 
     /// The tail of the peer's stderr.
@@ -185,13 +199,23 @@ impl ClientSession {
     ) -> Result<Received, WaitError> {
         let wanted = RequestId::from_value(id);
         self.wait_for(deadline, handler, |s| {
-            let pos = s
+            if let Some(pos) = s
                 .responses
                 .iter()
-                .position(|(rid, _)| rid.is_some() && *rid == wanted)?;
-            Some(s.responses.remove(pos).1)
+                .position(|(rid, _)| rid.is_some() && *rid == wanted)
+            {
+                return Some(Ok(s.responses.remove(pos).1));
+            }
+            let wanted = wanted.as_ref()?;
+            s.claim(|i| i.unanswered.contains(wanted)).map(Err)
         })
-        .await
+        .await?
+    }
+
+    /// Takes the first unclaimed incident that `ends` a wait, as its error.
+    fn claim(&mut self, ends: impl Fn(&HttpIncident) -> bool) -> Option<WaitError> {
+        let pos = self.unclaimed.iter().position(ends)?;
+        Some(WaitError::Transport(self.unclaimed.remove(pos).description))
     }
 
     /// Waits for the next response with any id (or none), for raw input.
@@ -201,9 +225,12 @@ impl ClientSession {
         handler: &mut dyn RequestHandler,
     ) -> Result<Received, WaitError> {
         self.wait_for(deadline, handler, |s| {
-            (!s.responses.is_empty()).then(|| s.responses.remove(0).1)
+            if !s.responses.is_empty() {
+                return Some(Ok(s.responses.remove(0).1));
+            }
+            s.claim(|i| i.post_failed || !i.unanswered.is_empty()).map(Err)
         })
-        .await
+        .await?
     }
 
     /// Waits until the notification log has more than `seen` entries.
@@ -287,6 +314,10 @@ impl ClientSession {
             match event {
                 TransportEvent::Closed(exit) => self.closed = Some(exit),
                 TransportEvent::Frame(frame) => self.accept(frame, handler).await?,
+                TransportEvent::Http(incident) => {
+                    self.incidents.push(incident.clone());
+                    self.unclaimed.push(incident);
+                }
             }
         }
     }

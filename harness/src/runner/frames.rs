@@ -20,8 +20,10 @@ const SHOWN: usize = 5;
 /// findings; a violation in a frame we sent is the scenario's own business
 /// (tests of malformed input send them on purpose).
 pub fn check_frames(transcript: &[Frame], version: ProtocolVersion, config: &RunConfig) -> Vec<Check> {
+    // The stdio framing rules apply to stdio only.
     let mut checker = match config.target {
         Target::Stdio(_) => FrameChecker::new(PeerRole::Client).on_stdio(),
+        Target::Http { .. } => FrameChecker::new(PeerRole::Client),
     };
     checker.set_version(version);
     let mut by_requirement: BTreeMap<(&'static str, Level), Vec<Violation>> = BTreeMap::new();

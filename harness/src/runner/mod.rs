@@ -21,7 +21,7 @@ use std::time::Duration;
 use mcp_conform_core::protocol::official::OfficialSchemas;
 use mcp_conform_core::scenario::profile::Profile;
 use mcp_conform_core::version::ProtocolVersion;
-use mcp_mock_peers::transport::StdioCommand;
+use mcp_mock_peers::transport::{HttpMode, StdioCommand, http::headers};
 
 pub use outcome::{Check, ScenarioOutcome};
 pub use scenario::run_scenario;
@@ -36,14 +36,38 @@ pub const ENGINE_REQUIREMENTS: &[&str] = &["LIFE-003", "LIFE-005", "LIFE-007", "
 pub enum Target {
     /// A server started as a child process, spoken to over stdin/stdout.
     Stdio(StdioCommand),
+    /// A server already listening at a URL, spoken to over Streamable HTTP
+    /// or the legacy HTTP+SSE transport.
+    Http {
+        url: String,
+        /// Sent on every request (`--header`).
+        headers: Vec<(String, String)>,
+        mode: HttpMode,
+    },
 }
 
 impl Target {
-    /// How the target reads in reports.
+    /// How the target reads in reports (secret header values redacted).
     pub fn display(&self) -> String {
         match self {
             Target::Stdio(command) => format!("stdio: {}", command.display()),
+            Target::Http {
+                url,
+                headers: sent,
+                mode,
+            } => {
+                let mut text = format!("http: {url} ({mode})");
+                for (name, value) in sent {
+                    text.push_str(&format!(" -H '{name}: {}'", headers::redacted(name, value)));
+                }
+                text
+            }
         }
+    }
+
+    /// Whether the peer is a child process on stdin/stdout.
+    pub fn is_stdio(&self) -> bool {
+        matches!(self, Target::Stdio(_))
     }
 }
 

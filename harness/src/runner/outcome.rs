@@ -98,7 +98,8 @@ pub struct ScenarioOutcome {
     pub transcript: Vec<Frame>,
     /// The version the run spoke (negotiated, or the one offered).
     pub version: Option<ProtocolVersion>,
-    /// The tail of the peer's stderr, kept when something went wrong.
+    /// The tail of the peer's stderr (over HTTP: the transport's incidents
+    /// first), kept when something went wrong.
     pub stderr_tail: Option<String>,
     pub duration: Duration,
 }

@@ -3,10 +3,10 @@
 use std::time::Duration;
 
 use mcp_conform_core::scenario::Scenario;
-use mcp_conform_core::scenario::model::Handshake;
+use mcp_conform_core::scenario::model::{Handshake, StepKind};
 use mcp_conform_core::{Level, Verdict};
 use mcp_mock_peers::client::ClientSession;
-use mcp_mock_peers::transport::StdioTransport;
+use mcp_mock_peers::transport::{HttpOptions, HttpTransport, StdioTransport, Transport};
 use serde_json::Value;
 use tokio::time::Instant;
 
@@ -33,8 +33,15 @@ pub async fn run_scenario(scenario: &Scenario, config: &RunConfig) -> ScenarioOu
         outcome.note = Some(note);
         return outcome;
     }
-    let transport = match &config.target {
-        Target::Stdio(command) => StdioTransport::spawn(command),
+    let transport: Result<Transport, _> = match &config.target {
+        Target::Stdio(command) => StdioTransport::spawn(command).map(Transport::from),
+        Target::Http { url, headers, mode } => HttpTransport::new(HttpOptions {
+            url: url.clone(),
+            headers: headers.clone(),
+            mode: *mode,
+            answer_timeout: config.startup_timeout,
+        })
+        .map(Transport::from),
     };
     let session = match transport {
         Ok(transport) => ClientSession::new(transport),
@@ -62,7 +69,14 @@ pub async fn run_scenario(scenario: &Scenario, config: &RunConfig) -> ScenarioOu
     outcome.transcript = runner.session.transcript().to_vec();
     outcome.settle();
     if outcome.verdict > Verdict::NonStrict || outcome.verdict == Verdict::Error {
-        let tail = runner.session.stderr_tail();
+        // Over HTTP, what the transport saw besides messages comes first.
+        let mut tail: String = runner
+            .session
+            .incidents()
+            .iter()
+            .map(|i| format!("[http {} ms] {}\n", i.at.as_millis(), i.description))
+            .collect();
+        tail.push_str(&runner.session.stderr_tail());
         outcome.stderr_tail = (!tail.trim().is_empty()).then_some(tail);
     }
     outcome.duration = started.elapsed();
@@ -94,6 +108,12 @@ async fn drive<'s>(runner: &mut StepRunner<'s>, scenario: &'s Scenario, config: 
 
 /// Why a scenario does not apply before anything is started.
 fn precondition(scenario: &Scenario, config: &RunConfig) -> Option<(Verdict, String)> {
+    if !config.target.is_stdio() && needs_stdio(scenario) {
+        return Some((
+            Verdict::NotApplicable,
+            "closes the server's stdin and expects it to exit: stdio only".into(),
+        ));
+    }
     if !scenario.versions.contains(config.protocol) {
         return Some((
             Verdict::NotApplicable,
@@ -132,6 +152,20 @@ fn precondition(scenario: &Scenario, config: &RunConfig) -> Option<(Verdict, Str
         ));
     }
     None
+}
+
+/// Whether a scenario tests the stdio transport itself: a `close` step
+/// that expects the server to exit.
+fn needs_stdio(scenario: &Scenario) -> bool {
+    scenario.steps.iter().any(|step| {
+        matches!(
+            step.kind,
+            StepKind::Close {
+                expect_exit_within: Some(_),
+                ..
+            }
+        )
+    })
 }
 
 /// The value at a dotted path (`tools.listChanged`), if declared: present,

@@ -4,8 +4,10 @@
 //! the end of the connection) as [`TransportEvent`]s, so that malformed output
 //! of the peer becomes a finding instead of an error on our side.
 
+pub mod http;
 mod stdio;
 
+pub use http::{HttpIncident, HttpMode, HttpOptions, HttpTransport};
 pub use stdio::{StdioCommand, StdioTransport};
 
 use std::time::Duration;
@@ -17,6 +19,8 @@ use mcp_conform_core::wire::Frame;
 pub enum Transport {
     /// A child process on stdin/stdout.
     Stdio(StdioTransport),
+    /// A server reached over Streamable HTTP or the legacy HTTP+SSE transport.
+    Http(HttpTransport),
 }
 
 impl Transport {
@@ -24,6 +28,7 @@ impl Transport {
     pub async fn send(&mut self, raw: &[u8]) -> Result<Frame, TransportError> {
         match self {
             Transport::Stdio(stdio) => stdio.send(raw).await,
+            Transport::Http(http) => http.send(raw).await,
         }
     }
 
@@ -31,14 +36,16 @@ impl Transport {
     pub async fn recv(&mut self) -> Option<TransportEvent> {
         match self {
             Transport::Stdio(stdio) => stdio.recv().await,
+            Transport::Http(http) => http.recv().await,
         }
     }
 
     /// Asks the peer to end the session the transport's own way (stdio:
-    /// close its stdin).
+    /// close its stdin; HTTP: DELETE the session).
     pub fn close(&mut self) {
         match self {
             Transport::Stdio(stdio) => stdio.close_stdin(),
+            Transport::Http(http) => http.close(),
         }
     }
 
@@ -46,13 +53,16 @@ impl Transport {
     pub async fn wait_exit(&mut self, within: Duration) -> PeerExit {
         match self {
             Transport::Stdio(stdio) => stdio.wait_exit(within).await,
+            Transport::Http(http) => http.wait_exit(within).await,
         }
     }
 
-    /// What the peer wrote on the side (stdio: the tail of its stderr).
+    /// What the peer wrote on the side (stdio: the tail of its stderr; HTTP:
+    /// nothing, as the harness did not start the server).
     pub fn stderr_tail(&self) -> String {
         match self {
             Transport::Stdio(stdio) => stdio.stderr_tail(),
+            Transport::Http(_) => String::new(),
         }
     }
 
@@ -60,7 +70,14 @@ impl Transport {
     pub async fn shutdown(&mut self, grace: Duration) -> PeerExit {
         match self {
             Transport::Stdio(stdio) => stdio.shutdown(grace).await,
+            Transport::Http(http) => http.shutdown(grace).await,
         }
+    }
+}
+
+impl From<HttpTransport> for Transport {
+    fn from(http: HttpTransport) -> Self {
+        Transport::Http(http)
     }
 }
 
@@ -77,6 +94,8 @@ pub enum TransportEvent {
     Frame(Frame),
     /// The peer went away; no more frames will come.
     Closed(PeerExit),
+    /// HTTP only: something that is not a message (see [`HttpIncident`]).
+    Http(HttpIncident),
 }
 
 /// How the peer went away.
@@ -102,4 +121,13 @@ pub enum TransportError {
     /// Writing to the peer failed (it is probably gone).
     #[error("could not write to the peer: {0}")]
     Write(std::io::Error),
+    /// The URL of an HTTP server is unusable.
+    #[error("invalid URL {0}")]
+    Url(String),
+    /// A `--header` is unusable (secret values are never repeated).
+    #[error("invalid header: {0}")]
+    Header(String),
+    /// An HTTP exchange failed on our side or the server could not be reached.
+    #[error("{0}")]
+    Http(String),
 }

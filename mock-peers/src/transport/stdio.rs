@@ -404,6 +404,7 @@ mod tests {
             match t.recv().await.unwrap() {
                 TransportEvent::Frame(f) => frames.push(f.raw),
                 TransportEvent::Closed(exit) => break exit,
+                TransportEvent::Http(incident) => panic!("stdio has no HTTP incidents: {incident:?}"),
             }
         };
         assert_eq!(
