@@ -201,6 +201,26 @@ fn refuse(status: StatusCode, message: &str) -> Response<Body> {
     response
 }
 
+/// A request turned away before the server saw it.
+#[derive(Debug)]
+struct Refusal {
+    status: StatusCode,
+    message: String,
+}
+
+impl Refusal {
+    fn new(status: StatusCode, message: impl Into<String>) -> Refusal {
+        Refusal {
+            status,
+            message: message.into(),
+        }
+    }
+
+    fn response(&self) -> Response<Body> {
+        refuse(self.status, &self.message)
+    }
+}
+
 fn status_only(status: StatusCode) -> Response<Body> {
     let mut response = Response::new(Body::Full(None));
     *response.status_mut() = status;
@@ -327,9 +347,9 @@ impl Shared {
 
     /// The Streamable HTTP session a request names: 400 without an id, 404
     /// for an id that is unknown or has ended, 400 for a bad version header.
-    fn existing(&self, headers: &HeaderMap) -> Result<Arc<HttpSession>, Response<Body>> {
+    fn existing(&self, headers: &HeaderMap) -> Result<Arc<HttpSession>, Refusal> {
         let Some(id) = header_str(headers, SESSION_HEADER) else {
-            return Err(refuse(
+            return Err(Refusal::new(
                 StatusCode::BAD_REQUEST,
                 "Bad Request: Mcp-Session-Id header is required",
             ));
@@ -337,8 +357,8 @@ impl Shared {
         let session = self
             .session(id)
             .filter(|s| !s.legacy)
-            .ok_or_else(|| refuse(StatusCode::NOT_FOUND, "Session not found"))?;
-        version_header_ok(headers).map_err(|why| refuse(StatusCode::BAD_REQUEST, &why))?;
+            .ok_or_else(|| Refusal::new(StatusCode::NOT_FOUND, "Session not found"))?;
+        version_header_ok(headers).map_err(|why| Refusal::new(StatusCode::BAD_REQUEST, why))?;
         Ok(session)
     }
 
@@ -361,14 +381,14 @@ impl Shared {
         let known = if has_session {
             match self.existing(headers) {
                 Ok(session) => Some(session),
-                Err(refused) => return refused,
+                Err(refused) => return refused.response(),
             }
         } else {
             None
         };
         let text = match read_body(request.into_body()).await {
             Ok(text) => text,
-            Err(refused) => return refused,
+            Err(refused) => return refused.response(),
         };
         let shape = BodyShape::of(&text);
         let (session, created) = match known {
@@ -438,7 +458,7 @@ impl Shared {
         }
         let session = match self.existing(headers) {
             Ok(session) => session,
-            Err(refused) => return refused,
+            Err(refused) => return refused.response(),
         };
         if let Some(last) = header_str(headers, LAST_EVENT_ID) {
             return match session.router.resume(last) {
@@ -464,7 +484,7 @@ impl Shared {
     fn delete(&self, request: Request<Incoming>) -> Response<Body> {
         let session = match self.existing(request.headers()) {
             Ok(session) => session,
-            Err(refused) => return refused,
+            Err(refused) => return refused.response(),
         };
         self.sessions.lock().expect("sessions lock").remove(&session.id);
         session.end();
@@ -515,7 +535,7 @@ impl Shared {
         };
         let text = match read_body(request.into_body()).await {
             Ok(text) => text,
-            Err(refused) => return refused,
+            Err(refused) => return refused.response(),
         };
         session.feed(STANDALONE, &text).await;
         let mut response = Response::new(Body::Full(Some(Bytes::from_static(b"Accepted"))));
@@ -524,10 +544,10 @@ impl Shared {
     }
 }
 
-async fn read_body(body: Incoming) -> Result<String, Response<Body>> {
+async fn read_body(body: Incoming) -> Result<String, Refusal> {
     match Limited::new(body, BODY_LIMIT).collect().await {
         Ok(collected) => Ok(String::from_utf8_lossy(&collected.to_bytes()).into_owned()),
-        Err(_) => Err(refuse(
+        Err(_) => Err(Refusal::new(
             StatusCode::PAYLOAD_TOO_LARGE,
             "request body too large or broken",
         )),
