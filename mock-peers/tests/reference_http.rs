@@ -386,6 +386,23 @@ async fn progress_notifications_precede_the_answer_on_its_stream() {
 }
 
 #[tokio::test]
+async fn cancelling_a_call_ends_its_stream_without_an_answer() {
+    let addr = start(None).await;
+    let client = Client::ready(addr, "2025-11-25", json!({})).await;
+    let mut call = client
+        .post(&request(
+            4,
+            "tools/call",
+            json!({"name": "slow", "arguments": {"ms": 60000}}),
+        ))
+        .await;
+    assert!(call.event().await.expect("priming").data.is_empty());
+    let cancel = json!({"jsonrpc": "2.0", "method": "notifications/cancelled", "params": {"requestId": 4}});
+    assert_eq!(client.post(&cancel.to_string()).await.status, 202);
+    assert!(call.event().await.is_none(), "the stream ends with no response");
+}
+
+#[tokio::test]
 async fn notifications_and_responses_get_202() {
     let addr = start(None).await;
     let client = Client::ready(addr, "2025-11-25", json!({})).await;

@@ -71,7 +71,9 @@ pub async fn serve_http(listener: TcpListener, fault: Option<Fault>) -> std::io:
             });
             let connection =
                 hyper::server::conn::http1::Builder::new().serve_connection(TokioIo::new(tcp), service);
-            if let Err(error) = connection.await {
+            if let Err(error) = connection.await
+                && !error.is_incomplete_message()
+            {
                 eprintln!("reference server: HTTP connection failed: {error}");
             }
         });
@@ -164,6 +166,8 @@ struct BodyShape {
     /// Ids of the requests in it, as [`id_key`]s.
     requests: HashSet<String>,
     initialize: bool,
+    /// The request a `notifications/cancelled` names, as an [`id_key`].
+    cancels: Option<String>,
 }
 
 impl BodyShape {
@@ -174,6 +178,9 @@ impl BodyShape {
             Value::Array(items) => items.iter().collect(),
             single => vec![single],
         };
+        if message.get("method").and_then(Value::as_str) == Some("notifications/cancelled") {
+            shape.cancels = message.pointer("/params/requestId").map(id_key);
+        }
         for item in items {
             if let (Some(method), Some(id)) = (item.get("method").and_then(Value::as_str), item.get("id")) {
                 shape.requests.insert(id_key(id));
@@ -406,6 +413,9 @@ impl Shared {
         };
         let origin = session.router.open(shape.requests.clone());
         session.feed(origin, &text).await;
+        if let Some(cancelled) = &shape.cancels {
+            session.router.cancel(cancelled);
+        }
         let mut response = if shape.requests.is_empty() {
             // A notification or response: 202, unless it was refused.
             let frames = session.router.take(origin);

@@ -284,6 +284,23 @@ impl Router {
         Ok(EventBody::new(rx))
     }
 
+    /// The client cancelled request `id`: no response will come, so its
+    /// stream ends once nothing else is awaited on it.
+    pub fn cancel(&self, id: &str) {
+        let mut state = self.state();
+        let awaiting = state
+            .streams
+            .values_mut()
+            .find(|s| !s.finished && s.pending.contains(id));
+        if let Some(stream) = awaiting {
+            stream.pending.remove(id);
+            if stream.pending.is_empty() {
+                stream.finished = true;
+                stream.live = None;
+            }
+        }
+    }
+
     /// The session is over: every stream ends.
     pub fn end(&self) {
         let mut state = self.state();
