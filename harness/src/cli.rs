@@ -78,6 +78,10 @@ pub enum Command {
         /// Break one rule on purpose (the broken-server fixtures).
         #[arg(long)]
         fault: Option<mcp_mock_peers::reference::Fault>,
+        /// Serve Streamable HTTP (`/mcp`) and HTTP+SSE (`/sse`) on this
+        /// loopback address (`127.0.0.1:0` picks a port) instead of stdio.
+        #[arg(long, value_name = "ADDRESS")]
+        http: Option<String>,
     },
 }
 
@@ -165,8 +169,12 @@ pub fn main() -> ExitCode {
         Command::Schemas {
             command: SchemasCommand::Fetch { url, dest, versions },
         } => fetch(&url, dest, versions),
-        Command::ReferenceServer { fault } => {
-            match mcp_mock_peers::reference::serve_stdio_blocking_with(fault) {
+        Command::ReferenceServer { fault, http } => {
+            let served = match http {
+                Some(address) => mcp_mock_peers::reference::serve_http_blocking(&address, fault),
+                None => mcp_mock_peers::reference::serve_stdio_blocking_with(fault),
+            };
+            match served {
                 Ok(()) => exit::OK,
                 Err(error) => {
                     eprintln!("reference server: {error}");

@@ -203,3 +203,47 @@ fn everything_server_over_http_with_sse() {
 fn python_sdk_server_over_streamable_http() {
     judge(python, "streamable", "python", "python_http");
 }
+
+/// The correct reference server over both HTTP transports: every scenario
+/// passes, or says why it does not apply.
+#[test]
+fn reference_server_over_http_passes() {
+    for (transport, path) in [("streamable", "/mcp"), ("sse", "/sse")] {
+        let port = free_port();
+        let binary = assert_cmd::cargo::cargo_bin("mcp-conform").display().to_string();
+        let argv = [
+            binary,
+            "reference-server".into(),
+            "--http".into(),
+            format!("127.0.0.1:{port}"),
+        ];
+        let server = start(&argv, port, path);
+        let output = Command::cargo_bin("mcp-conform")
+            .unwrap()
+            .env("NO_COLOR", "1")
+            .args([
+                "run",
+                "--url",
+                &server.url,
+                "--transport",
+                transport,
+                "--profile",
+                "reference",
+            ])
+            .timeout(Duration::from_secs(300))
+            .output()
+            .unwrap();
+        let stdout = String::from_utf8_lossy(&output.stdout).into_owned();
+        let table = table_of(&stdout);
+        let not_passed: Vec<&str> = table
+            .lines()
+            .filter(|line| !line.ends_with(" pass") && !line.ends_with(" not-applicable"))
+            .collect();
+        assert!(not_passed.is_empty(), "over {transport}:\n{stdout}");
+        assert!(output.status.success(), "over {transport}:\n{stdout}");
+        assert!(
+            table.lines().count() >= 50,
+            "the whole suite ran over {transport}:\n{stdout}"
+        );
+    }
+}

@@ -114,6 +114,12 @@ fn precondition(scenario: &Scenario, config: &RunConfig) -> Option<(Verdict, Str
             "closes the server's stdin and expects it to exit: stdio only".into(),
         ));
     }
+    if !config.target.is_stdio() && requests_before_initialize(scenario) {
+        return Some((
+            Verdict::NotApplicable,
+            "sends a request before initialize: over HTTP it has no session yet, and a server may refuse it with 400 (HTTP-015)".into(),
+        ));
+    }
     if !scenario.versions.contains(config.protocol) {
         return Some((
             Verdict::NotApplicable,
@@ -166,6 +172,15 @@ fn needs_stdio(scenario: &Scenario) -> bool {
             }
         )
     })
+}
+
+/// The scenario makes its own handshake and sends something else first.
+fn requests_before_initialize(scenario: &Scenario) -> bool {
+    scenario.handshake == Handshake::Manual
+        && scenario.steps.iter().find_map(|step| match &step.kind {
+            StepKind::Request(request) => Some(request.method != "initialize"),
+            _ => None,
+        }) == Some(true)
 }
 
 /// The value at a dotted path (`tools.listChanged`), if declared: present,

@@ -1,29 +1,42 @@
-//! The bundled reference server on stdio.
+//! The bundled reference server on stdio, or on HTTP.
 //!
-//! `mcp-reference-server [--fault NAME]`: with a fault, the server breaks
-//! that one rule on purpose (see `fixtures/broken-servers`).
+//! `mcp-reference-server [--http 127.0.0.1:PORT] [--fault NAME]`: with
+//! `--http` it serves Streamable HTTP at `/mcp` (and HTTP+SSE at `/sse`),
+//! printing `listening on http://127.0.0.1:<port>/mcp` once bound (PORT 0
+//! picks a free port). With a fault, the server breaks that one rule on
+//! purpose (see `fixtures/broken-servers`).
 
 use std::process::ExitCode;
 
-use mcp_mock_peers::reference::{Fault, serve_stdio_blocking_with};
+use mcp_mock_peers::reference::{Fault, serve_http_blocking, serve_stdio_blocking_with};
+
+const USAGE: &str = "usage: mcp-reference-server [--http 127.0.0.1:PORT] [--fault NAME]";
 
 fn main() -> ExitCode {
-    let args: Vec<String> = std::env::args().skip(1).collect();
-    let fault = match args.as_slice() {
-        [] => None,
-        [flag, name] if flag == "--fault" => match name.parse::<Fault>() {
-            Ok(fault) => Some(fault),
-            Err(error) => {
-                eprintln!("mcp-reference-server: {error}");
+    let mut args = std::env::args().skip(1);
+    let mut fault = None;
+    let mut http = None;
+    while let Some(flag) = args.next() {
+        match (flag.as_str(), args.next()) {
+            ("--http", Some(address)) => http = Some(address),
+            ("--fault", Some(name)) => match name.parse::<Fault>() {
+                Ok(parsed) => fault = Some(parsed),
+                Err(error) => {
+                    eprintln!("mcp-reference-server: {error}");
+                    return ExitCode::from(2);
+                }
+            },
+            _ => {
+                eprintln!("{USAGE}");
                 return ExitCode::from(2);
             }
-        },
-        _ => {
-            eprintln!("usage: mcp-reference-server [--fault NAME]");
-            return ExitCode::from(2);
         }
+    }
+    let outcome = match http {
+        Some(address) => serve_http_blocking(&address, fault),
+        None => serve_stdio_blocking_with(fault),
     };
-    match serve_stdio_blocking_with(fault) {
+    match outcome {
         Ok(()) => ExitCode::SUCCESS,
         Err(error) => {
             eprintln!("mcp-reference-server: {error}");

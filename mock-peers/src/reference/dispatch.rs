@@ -12,7 +12,7 @@ use tokio::task::{AbortHandle, JoinHandle};
 use super::jsonrpc::{self, Incoming, RpcError, code, id_key};
 use super::outbound::Outbound;
 use super::session::{self, ClientCapabilities, Negotiated, Session};
-use super::sink::Sink;
+use super::sink::{self, Sink};
 use super::{completion, prompts, resources, tools};
 
 /// Requests this server knows, in every supported version.
@@ -80,7 +80,7 @@ impl Server {
                 Reply::Now(frame) => self.sink.send(frame),
                 Reply::Later(running) => {
                     let sink = self.sink.clone();
-                    tokio::spawn(async move {
+                    sink::spawn(async move {
                         if let Ok(Some(frame)) = running.await {
                             sink.send(frame);
                         }
@@ -132,7 +132,7 @@ impl Server {
             .map(|item| self.on_message(Incoming::classify(item), true))
             .collect();
         let sink = self.sink.clone();
-        tokio::spawn(async move {
+        sink::spawn(async move {
             let mut frames = Vec::new();
             for reply in replies {
                 match reply {
@@ -254,7 +254,7 @@ impl Server {
         let server = Arc::clone(self);
         // Held while spawning so the task cannot finish before its entry exists.
         let mut inflight = self.inflight.lock().expect("inflight lock");
-        let running = tokio::spawn({
+        let running = sink::spawn({
             let key = key.clone();
             async move {
                 let outcome = work.await;

@@ -2,14 +2,16 @@
 //! each stateful protocol version (2024-11-05 through 2025-11-25) exactly, so
 //! that `mcp-conform run` without a server argument comes out all green.
 //!
-//! Transport is stdio: newline-delimited JSON-RPC on stdin/stdout, diagnostics
-//! on stderr, exit on stdin EOF. Requests are served concurrently: a
+//! Transports: stdio (newline-delimited JSON-RPC on stdin/stdout, diagnostics
+//! on stderr, exit on stdin EOF), and HTTP ([`serve_http`]: Streamable HTTP
+//! at `/mcp`, HTTP+SSE at `/sse`). Requests are served concurrently: a
 //! `tools/call` waiting on the client (elicitation, sampling, roots) or
 //! sleeping never blocks `ping` or other requests.
 
 mod completion;
 mod dispatch;
 mod fault;
+mod http;
 mod jsonrpc;
 mod outbound;
 mod pagination;
@@ -26,6 +28,7 @@ use tokio::io::{AsyncBufReadExt, AsyncRead, AsyncWrite, BufReader};
 use self::dispatch::Server;
 pub use self::fault::Fault;
 use self::fault::FaultLayer;
+pub use self::http::{MCP_PATH, MESSAGES_PATH, SSE_PATH, serve_http};
 use self::sink::Sink;
 
 /// Serves one MCP session over `input`/`output` until `input` ends,
@@ -50,18 +53,7 @@ where
                 if text.is_empty() {
                     continue;
                 }
-                match &fault {
-                    None => server.on_line(text),
-                    Some(fault) => {
-                        let inbound = fault.incoming(text);
-                        if let Some(answer) = inbound.answer {
-                            sink.send(answer);
-                        }
-                        if let Some(line) = inbound.line {
-                            server.on_line(&line);
-                        }
-                    }
-                }
+                feed(&server, &sink, fault.as_deref(), text);
             }
             Err(error) => break Err(error),
         }
@@ -69,6 +61,22 @@ where
     server.shut_down().await;
     sink.close().await;
     read_result
+}
+
+/// Hands one incoming message to `server`, through `fault` if any.
+fn feed(server: &Arc<Server>, sink: &Sink, fault: Option<&FaultLayer>, text: &str) {
+    match fault {
+        None => server.on_line(text),
+        Some(fault) => {
+            let inbound = fault.incoming(text);
+            if let Some(answer) = inbound.answer {
+                sink.send(answer);
+            }
+            if let Some(line) = inbound.line {
+                server.on_line(&line);
+            }
+        }
+    }
 }
 
 /// Serves one MCP session on the process's stdin and stdout.
@@ -91,4 +99,23 @@ pub fn serve_stdio_blocking_with(fault: Option<Fault>) -> std::io::Result<()> {
     // Don't wait for tokio's blocking stdin reader: the session is over.
     runtime.shutdown_background();
     outcome
+}
+
+/// Binds `address` (e.g. `127.0.0.1:0`), prints
+/// `listening on http://127.0.0.1:<port>/mcp` on stdout, and serves HTTP on
+/// a fresh current-thread runtime until the process is killed.
+pub fn serve_http_blocking(address: &str, fault: Option<Fault>) -> std::io::Result<()> {
+    use std::io::Write as _;
+
+    let runtime = tokio::runtime::Builder::new_current_thread()
+        .enable_all()
+        .build()?;
+    runtime.block_on(async {
+        let listener = tokio::net::TcpListener::bind(address).await?;
+        let bound = listener.local_addr()?;
+        let mut stdout = std::io::stdout();
+        writeln!(stdout, "listening on http://{bound}{MCP_PATH}")?;
+        stdout.flush()?;
+        serve_http(listener, fault).await
+    })
 }

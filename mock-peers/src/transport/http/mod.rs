@@ -13,6 +13,7 @@
 pub mod headers;
 pub mod sse;
 
+use std::collections::HashSet;
 use std::fmt;
 use std::str::FromStr;
 use std::sync::{Arc, Mutex, PoisonError};
@@ -134,6 +135,8 @@ struct State {
     /// The version negotiated, read from the initialize result.
     protocol_version: Option<String>,
     initialize_id: Option<RequestId>,
+    /// Requests we cancelled: their streams may end without a response.
+    cancelled: HashSet<RequestId>,
     closing: bool,
 }
 
@@ -347,6 +350,14 @@ impl HttpTransport {
             .map(str::to_owned);
         let requests = request_ids(message.as_ref());
         let is_initialize = method.as_deref() == Some("initialize");
+        if method.as_deref() == Some("notifications/cancelled")
+            && let Some(id) = message
+                .as_ref()
+                .and_then(|m| m.pointer("/params/requestId"))
+                .and_then(RequestId::from_value)
+        {
+            self.shared.state().cancelled.insert(id);
+        }
         if is_initialize && let Some(id) = requests.first() {
             self.shared.state().initialize_id = Some(id.clone());
         }
@@ -809,8 +820,13 @@ async fn follow_stream(
             last_id = Some(id.to_owned());
         }
         retry = decoder.retry_ms().or(retry);
-        if shared.state().closing || (pending.is_empty() && !standalone) {
-            return;
+        {
+            // A server may close the stream of a cancelled request unanswered.
+            let state = shared.state();
+            pending.retain(|id| !state.cancelled.contains(id));
+            if state.closing || (pending.is_empty() && !standalone) {
+                return;
+            }
         }
         let how = match (&end.error, end.mid_event) {
             (Some(error), _) => format!("was cut ({error})"),
