@@ -7,27 +7,13 @@
 
 use std::collections::BTreeMap;
 use std::net::{TcpListener, TcpStream};
-use std::path::PathBuf;
 use std::process::{Child, Command as Process, Stdio};
 use std::sync::{Mutex, PoisonError};
 use std::time::{Duration, Instant};
 
 use assert_cmd::Command;
 
-fn peers_env() -> Option<BTreeMap<String, String>> {
-    let dir = std::env::var_os("MCP_CONFORM_PEERS")
-        .map(PathBuf::from)
-        .unwrap_or_else(|| PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../target/peers"));
-    let text = std::fs::read_to_string(dir.join("peers.env")).ok()?;
-    let pairs = text.lines().filter_map(|line| {
-        let (key, value) = line.trim().strip_prefix("export ")?.split_once('=')?;
-        Some((
-            key.to_owned(),
-            value.trim_matches(|c| c == '"' || c == '\'').to_owned(),
-        ))
-    });
-    Some(pairs.collect())
-}
+mod common;
 
 /// One server (and one suite run) at a time: each run uses two jobs.
 static ONE_SERVER_AT_A_TIME: Mutex<()> = Mutex::new(());
@@ -80,25 +66,6 @@ fn start(argv: &[String], port: u16, path: &str) -> Server {
     }
 }
 
-/// The verdict table of a run's stdout: id and verdict of each scenario
-/// line, sorted because scenarios finish in any order.
-fn table_of(stdout: &str) -> String {
-    let mut table: Vec<String> = stdout
-        .split("\n\n")
-        .nth(1)
-        .unwrap_or_default()
-        .lines()
-        .filter_map(|line| {
-            let mut words = line.split_whitespace();
-            let verdict = words.next()?;
-            let id = words.next()?;
-            Some(format!("{id:<40} {verdict}"))
-        })
-        .collect();
-    table.sort();
-    table.join("\n")
-}
-
 /// Which server to start, from the peers' environment: argv and URL path.
 type Launch = fn(&BTreeMap<String, String>, u16) -> (Vec<String>, &'static str);
 
@@ -142,12 +109,7 @@ fn python(env: &BTreeMap<String, String>, port: u16) -> (Vec<String>, &'static s
 }
 
 fn judge(launch: Launch, transport: &str, profile: &str, snapshot: &str) {
-    let Some(env) = peers_env() else {
-        assert!(
-            std::env::var("CI").is_err(),
-            "real peers are missing; the test command (scripts/test-all.sh) installs them"
-        );
-        eprintln!("skipped: real peers not installed (run scripts/install-peers.sh)");
+    let Some(env) = common::peers_or_skip() else {
         return;
     };
     let _turn = ONE_SERVER_AT_A_TIME
@@ -180,7 +142,7 @@ fn judge(launch: Launch, transport: &str, profile: &str, snapshot: &str) {
         !stdout.contains("not-a-real-key"),
         "a secret header leaked:\n{stdout}"
     );
-    let table = table_of(&stdout);
+    let table = common::verdict_table(&stdout);
     assert!(
         !table.contains("ERROR"),
         "no error verdicts against a real peer:\n{stdout}"
@@ -234,7 +196,7 @@ fn reference_server_over_http_passes() {
             .output()
             .unwrap();
         let stdout = String::from_utf8_lossy(&output.stdout).into_owned();
-        let table = table_of(&stdout);
+        let table = common::verdict_table(&stdout);
         let not_passed: Vec<&str> = table
             .lines()
             .filter(|line| !line.ends_with(" pass") && !line.ends_with(" not-applicable"))

@@ -4,26 +4,11 @@
 //! tests skip visibly, except under `CI=true`, where the test command has
 //! installed them and their absence is a failure.
 
-use std::collections::BTreeMap;
-use std::path::PathBuf;
 use std::sync::{Mutex, PoisonError};
 
 use assert_cmd::Command;
 
-fn peers_env() -> Option<BTreeMap<String, String>> {
-    let dir = std::env::var_os("MCP_CONFORM_PEERS")
-        .map(PathBuf::from)
-        .unwrap_or_else(|| PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../target/peers"));
-    let text = std::fs::read_to_string(dir.join("peers.env")).ok()?;
-    let pairs = text.lines().filter_map(|line| {
-        let (key, value) = line.trim().strip_prefix("export ")?.split_once('=')?;
-        Some((
-            key.to_owned(),
-            value.trim_matches(|c| c == '"' || c == '\'').to_owned(),
-        ))
-    });
-    Some(pairs.collect())
-}
+mod common;
 
 /// The peers run one at a time. Each run already uses two jobs; three runs at once
 /// on a small machine slowed the Python peer's start-up past the 5 s that the
@@ -32,14 +17,7 @@ static ONE_PEER_AT_A_TIME: Mutex<()> = Mutex::new(());
 
 /// Runs the bundled suite against `command`; returns (verdict table, full stdout).
 fn verdict_table(command_key: &str, profile: &str) -> Option<(String, String)> {
-    let Some(env) = peers_env() else {
-        assert!(
-            std::env::var("CI").is_err(),
-            "real peers are missing; the test command (scripts/test-all.sh) installs them"
-        );
-        eprintln!("skipped: real peers not installed (run scripts/install-peers.sh)");
-        return None;
-    };
+    let env = common::peers_or_skip()?;
     let command = env
         .get(command_key)
         .unwrap_or_else(|| panic!("{command_key} missing from peers.env"));
@@ -52,22 +30,7 @@ fn verdict_table(command_key: &str, profile: &str) -> Option<(String, String)> {
         .output()
         .unwrap();
     let stdout = String::from_utf8_lossy(&output.stdout).into_owned();
-    // The table: id and verdict of each scenario line (the block after the
-    // header), sorted because scenarios finish in any order.
-    let mut table: Vec<String> = stdout
-        .split("\n\n")
-        .nth(1)
-        .unwrap_or_default()
-        .lines()
-        .filter_map(|line| {
-            let mut words = line.split_whitespace();
-            let verdict = words.next()?;
-            let id = words.next()?;
-            Some(format!("{id:<40} {verdict}"))
-        })
-        .collect();
-    table.sort();
-    Some((table.join("\n"), stdout))
+    Some((common::verdict_table(&stdout), stdout))
 }
 
 fn judge(command_key: &str, profile: &str, snapshot: &str) {
