@@ -10,9 +10,10 @@
 #   loopback.cjs  `node --require` shim that keeps a server's listen(port) on 127.0.0.1
 #   py/venv/   Python venv with the official `mcp` SDK (runs fixtures/peers/python/server.py)
 #   rust-target/  cargo target dir of fixtures/peers/rust (rmcp-peer, on the Rust SDK `rmcp`)
+#   chromium   Debian's chromium (system-wide, apt-get as root) for the report.html browser test
 #   peers.env  `export` lines for EVERYTHING_SERVER_CMD, PYTHON_SERVER_CMD, RMCP_SERVER_CMD and the
 #              referee (NODE22, CONFORMANCE_CLI, EVERYTHING_SERVER_JS, LOOPBACK_SHIM)
-# Needs node, npm, python3 and cargo on PATH and access to the npm, PyPI and crates.io registries.
+# Needs node, npm, python3 and cargo on PATH and access to the npm, PyPI, crates.io and Debian registries.
 set -euo pipefail
 
 EVERYTHING_VERSION=2026.8.31
@@ -20,6 +21,8 @@ TS_SDK_VERSION=1.32.2
 PY_MCP_VERSION=2.3.0
 NODE22_VERSION=22.23.3
 CONFORMANCE_VERSION=0.1.16
+INSPECTOR_CLI_VERSION=1.0.3
+SUPERGATEWAY_VERSION=4.0.0
 
 REPO=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 PEERS=${MCP_CONFORM_PEERS:-$REPO/target/peers}
@@ -28,7 +31,7 @@ CHECK=false
 for arg in "$@"; do
   case $arg in
     --check) CHECK=true ;;
-    -h | --help) sed -n '2,15p' "${BASH_SOURCE[0]}" | sed 's/^# \{0,1\}//'; exit 0 ;;
+    -h | --help) sed -n '2,16p' "${BASH_SOURCE[0]}" | sed 's/^# \{0,1\}//'; exit 0 ;;
     *) echo "unknown argument: $arg (try --help)" >&2; exit 2 ;;
   esac
 done
@@ -81,7 +84,8 @@ JSON
 
 install_node() {
   npm_project node "$PEERS/node" mcp-conform-peers "Real MCP peers used by mcp-conform" \
-    "@modelcontextprotocol/server-everything@$EVERYTHING_VERSION" "@modelcontextprotocol/sdk@$TS_SDK_VERSION"
+    "@modelcontextprotocol/server-everything@$EVERYTHING_VERSION" "@modelcontextprotocol/sdk@$TS_SDK_VERSION" \
+    "@modelcontextprotocol/inspector-cli@$INSPECTOR_CLI_VERSION" "supergateway@$SUPERGATEWAY_VERSION"
 }
 
 install_python() {
@@ -96,6 +100,25 @@ install_python() {
   "$venv/bin/pip" install --quiet --disable-pip-version-check "$wanted"
   echo "$wanted" > "$stamp"
   log "python: done in $(elapsed "$t0")s"
+}
+
+# Debian's chromium renders report.html in harness/tests/report_browser.rs. Installed
+# with apt when missing and we are root with apt (as CI is); otherwise that test
+# skips visibly (outside CI).
+install_chromium() {
+  if command -v chromium >/dev/null; then
+    log "chromium: already installed ($(command -v chromium))"
+    return
+  fi
+  if [ "$(id -u)" != 0 ] || ! command -v apt-get >/dev/null; then
+    log "chromium: missing and cannot apt-get install it (not root, or no apt); the browser test will skip"
+    return
+  fi
+  local t0; t0=$(now)
+  log "chromium: apt-get install chromium"
+  DEBIAN_FRONTEND=noninteractive apt-get update -qq
+  DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends chromium >/dev/null
+  log "chromium: done in $(elapsed "$t0")s"
 }
 
 # The official conformance suite (the "referee" of fixtures/calibration) needs
@@ -187,6 +210,10 @@ export NODE22="$(referee_node)"
 export CONFORMANCE_CLI="$cli"
 export LOOPBACK_SHIM="$PEERS/loopback.cjs"
 export RMCP_SERVER_CMD="$PEERS/rust-target/release/rmcp-peer"
+export TS_CLIENT_CMD="MCP_CONFORM_NODE_MODULES=$PEERS/node/node_modules node $REPO/fixtures/clients/ts-client.cjs {server}"
+export PY_CLIENT_CMD="$PEERS/py/venv/bin/python $REPO/fixtures/clients/py-client.py {server}"
+export INSPECTOR_CLIENT_CMD="$REPO/fixtures/clients/inspector-cli.sh $PEERS/node/node_modules {server}"
+export SUPERGATEWAY_CMD="node $PEERS/node/node_modules/supergateway/dist/index.js --stdio {server} --outputTransport streamableHttp --stateful --port {port}"
 ENV
   if [ -f "$env" ] && cmp -s "$tmp" "$env"; then
     rm -f "$tmp"
@@ -244,6 +271,7 @@ install_node
 install_python
 install_referee
 install_rust
+install_chromium
 write_env
 log "installed into $PEERS in $(elapsed "$T_ALL")s"
 

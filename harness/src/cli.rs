@@ -8,7 +8,6 @@ use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::Instant;
 
 use clap::{Parser, Subcommand};
-use mcp_conform_core::Verdict;
 use mcp_conform_core::diag::Diagnostic;
 use mcp_conform_core::protocol::official::OfficialSchemas;
 use mcp_conform_core::requirements::catalogue;
@@ -18,9 +17,13 @@ use mcp_mock_peers::transport::{HttpMode, StdioCommand};
 
 use crate::coverage::{self, Coverage};
 use crate::output;
-use crate::runner::{RunConfig, RunEvent, ScenarioOutcome, Target, run_suite};
+use crate::progress::Progress;
+use crate::report::{self, baseline::Baseline, shard};
+use crate::runner::{RunConfig, Target, run_suite};
 use crate::schemas;
-use crate::select::{load_profile, load_scenarios};
+use crate::select::{keep_role, load_profile, load_scenarios};
+use mcp_conform_core::scenario::Scenario;
+use mcp_conform_core::scenario::model::Role;
 
 /// Exit codes, as documented in README.
 pub mod exit {
@@ -48,7 +51,7 @@ pub struct Cli {
 #[derive(Debug, Subcommand)]
 pub enum Command {
     /// Run scenarios against a server.
-    Run(RunArgs),
+    Run(Box<RunArgs>),
     /// List the scenarios that would run, or the requirement catalogue with coverage.
     List {
         /// Scenario files or directories (default: the bundled suite).
@@ -59,6 +62,16 @@ pub enum Command {
         /// Only requirements of this protocol version.
         #[arg(long, requires = "requirements")]
         version: Option<ProtocolVersion>,
+    },
+    /// Combine the `report.json` files of `run --shard K/N` runs into the
+    /// report of the whole run; exits like the whole run would.
+    Merge {
+        /// Every shard's `report.json`.
+        #[arg(required = true)]
+        reports: Vec<PathBuf>,
+        /// Where to write the merged report files.
+        #[arg(long, value_name = "DIR")]
+        report_dir: PathBuf,
     },
     /// Print a requirement, its spec page and what tests it.
     Explain {
@@ -72,6 +85,18 @@ pub enum Command {
         #[command(subcommand)]
         command: SchemasCommand,
     },
+    /// Play a `role: client` scenario as a mock server on stdio (the
+    /// command a client under test starts).
+    Serve(crate::test_client::ServeArgs),
+    /// Run a client once per `role: client` scenario against the mock server, and judge it.
+    TestClient(crate::test_client::TestClientArgs),
+    /// Put a gateway or bridge between the server suite and the bundled
+    /// reference server, and judge what comes through.
+    TestGateway(crate::test_gateway::TestGatewayArgs),
+    /// Run the bundled reference client against a server command (the
+    /// broken-client fixtures with `--fault`); it follows `MCP_CONFORM_PLAN`.
+    #[command(hide = true)]
+    ReferenceClient(crate::test_client::ReferenceClientArgs),
     /// Serve the bundled reference server over stdio.
     #[command(hide = true)]
     ReferenceServer {
@@ -111,6 +136,10 @@ pub struct RunArgs {
     /// (`http://127.0.0.1:PORT/mcp`).
     #[arg(long, value_name = "URL")]
     pub url: Option<String>,
+    /// A command that starts the server at `--url` (a loopback address):
+    /// the run waits for its port, then kills its process group at the end.
+    #[arg(long, value_name = "COMMAND", requires = "url")]
+    pub start: Option<String>,
     /// A header sent on every HTTP request, `'Name: value'` (repeatable).
     /// Values of headers named like authorization, cookie, token, key or
     /// secret are shown as `<redacted>`.
@@ -143,13 +172,39 @@ pub struct RunArgs {
     /// Seconds the server has to answer `initialize`.
     #[arg(long, default_value_t = 10)]
     pub startup_timeout: u64,
+    #[command(flatten)]
+    pub gate: GateArgs,
+    /// Run slice K of N of the selected scenarios (split by id; for a CI
+    /// matrix, see `merge`).
+    #[arg(long, value_name = "K/N", value_parser = shard::parse)]
+    pub shard: Option<mcp_conform_report::Shard>,
+}
+
+/// Report files and gating: the same for every command that judges a peer.
+#[derive(Debug, Clone, Default, clap::Args)]
+pub struct GateArgs {
+    /// Write `report.json`, `junit.xml`, `report.md` and `report.html` here.
+    #[arg(long, value_name = "DIR")]
+    pub report_dir: Option<PathBuf>,
+    /// A YAML file of accepted failures (each with a reason, optionally an
+    /// `expires` date): only new failures fail the run, and so does an entry
+    /// whose check passes now (stale).
+    #[arg(long, value_name = "FILE")]
+    pub baseline: Option<PathBuf>,
+    /// Non-strict findings (broken SHOULDs) fail the run too.
+    #[arg(long)]
+    pub strict: bool,
 }
 
 /// Runs the command line; returns the process exit code.
 pub fn main() -> ExitCode {
     let cli = Cli::parse();
     ExitCode::from(match cli.command {
-        Command::Run(args) => run(args),
+        Command::Run(args) => run(*args),
+        Command::Serve(args) => crate::test_client::serve(args),
+        Command::TestClient(args) => crate::test_client::test_client(args),
+        Command::ReferenceClient(args) => crate::test_client::reference_client(args),
+        Command::TestGateway(args) => crate::test_gateway::test_gateway(args),
         Command::List {
             paths,
             requirements: false,
@@ -160,6 +215,7 @@ pub fn main() -> ExitCode {
             requirements: true,
             version,
         } => list_requirements(&paths, version),
+        Command::Merge { reports, report_dir } => merge(&reports, &report_dir),
         Command::Explain { id } => explain(&id),
         Command::Schema => {
             let schema = mcp_conform_core::scenario::schema::scenario_json_schema();
@@ -186,15 +242,27 @@ pub fn main() -> ExitCode {
 }
 
 fn run(args: RunArgs) -> u8 {
-    let scenarios = match load_scenarios(&args.paths, &args.filters) {
+    let mut scenarios = match load_scenarios(&args.paths, &args.filters) {
         Ok(scenarios) => scenarios,
         Err(diagnostics) => return report_diagnostics(&diagnostics),
     };
+    keep_role(&mut scenarios, Role::Server);
     if scenarios.is_empty() {
         eprintln!(
             "error: no scenario selected (check the paths and --filter); a run that tests nothing is not a pass"
         );
         return exit::USAGE;
+    }
+    let suite = report::suite(&scenarios);
+    if let Some(slice) = args.shard {
+        scenarios = shard::select(scenarios, slice);
+        if scenarios.is_empty() {
+            eprintln!(
+                "error: shard {}/{} selected no scenario (only {} in the run); a run that tests nothing is not a pass",
+                slice.index, slice.count, suite.scenarios
+            );
+            return exit::USAGE;
+        }
     }
     let bundled_server = args.stdio.is_none() && args.url.is_none();
     let target = match target(&args) {
@@ -207,6 +275,18 @@ fn run(args: RunArgs) -> u8 {
     let mut config = RunConfig::new(target);
     config.protocol = args.protocol;
     config.startup_timeout = std::time::Duration::from_secs(args.startup_timeout);
+    let _started = match (&args.start, &args.url) {
+        (Some(command_line), Some(url)) => {
+            match crate::start::StartedServer::start(command_line, url, config.startup_timeout) {
+                Ok(server) => Some(server),
+                Err(message) => {
+                    eprintln!("error: --start: {message}");
+                    return exit::ERROR;
+                }
+            }
+        }
+        _ => None,
+    };
     let profile = args
         .profile
         .clone()
@@ -232,28 +312,98 @@ fn run(args: RunArgs) -> u8 {
     let jobs = args
         .jobs
         .unwrap_or_else(|| std::thread::available_parallelism().map_or(2, |n| n.get()));
-    let profile_name = config.profile.as_ref().map_or("none".into(), |p| p.name.clone());
-    println!(
-        "mcp-conform {} · {} · protocol {} · profile {profile_name} · {} scenarios · {jobs} jobs\n",
-        env!("CARGO_PKG_VERSION"),
-        config.target.display(),
-        config.protocol,
-        scenarios.len()
-    );
-    let interrupted = interrupt_flag();
-    let started = Instant::now();
-    let outcomes = run_suite(&scenarios, &config, jobs, &interrupted, |event| {
-        if let RunEvent::Finished { outcome, .. } = event {
-            anstream::println!("{}", output::scenario_line(outcome));
+    let judged = Judged {
+        scenarios: &scenarios,
+        config: &config,
+        jobs,
+        suite,
+        shard: args.shard,
+    };
+    judged.run(&args.gate)
+}
+
+/// A run about to be judged: the selected scenarios and how to run them.
+#[derive(Debug)]
+pub(crate) struct Judged<'a> {
+    pub scenarios: &'a [Scenario],
+    pub config: &'a RunConfig,
+    pub jobs: usize,
+    /// The whole selection's fingerprint (before sharding).
+    pub suite: mcp_conform_report::Suite,
+    pub shard: Option<mcp_conform_report::Shard>,
+}
+
+impl Judged<'_> {
+    /// Runs the scenarios with a line per scenario (and a progress bar on a
+    /// terminal), prints failures, summary and gate, writes the report
+    /// files; returns the exit code.
+    pub fn run(&self, gate: &GateArgs) -> u8 {
+        let baseline = match gate.baseline.as_deref().map(Baseline::load).transpose() {
+            Ok(baseline) => baseline,
+            Err(diagnostics) => return print_diagnostics(&diagnostics, "the baseline"),
+        };
+        let config = self.config;
+        let profile_name = config.profile.as_ref().map_or("none".into(), |p| p.name.clone());
+        println!(
+            "mcp-conform {} · {} · protocol {} · profile {profile_name} · {} scenarios · {} jobs\n",
+            env!("CARGO_PKG_VERSION"),
+            config.target.display(),
+            config.protocol,
+            self.scenarios.len(),
+            self.jobs
+        );
+        let interrupted = interrupt_flag();
+        let started = Instant::now();
+        let progress = Progress::new(self.scenarios.len());
+        let outcomes = run_suite(self.scenarios, config, self.jobs, &interrupted, |event| {
+            progress.on_event(event)
+        });
+        progress.finish();
+        anstream::print!("{}", output::failure_details(&outcomes));
+        println!("{}", output::summary(&outcomes, started.elapsed()));
+        let run_info = mcp_conform_report::RunInfo {
+            target: config.target.display(),
+            protocol_versions: vec![config.protocol.to_string()],
+            profile: config.profile.as_ref().map(|p| p.name.clone()),
+            suite: self.suite.clone(),
+            strict: gate.strict,
+            shard: self.shard,
+            baseline: baseline.as_ref().map(|b| b.info.clone()),
+        };
+        let report = report::build(&outcomes, run_info, baseline.as_ref());
+        print!("{}", report::gate_lines(&report));
+        let _ = std::io::stdout().flush();
+        if interrupted.load(Ordering::SeqCst) {
+            eprintln!("interrupted: the results above are those of the scenarios that finished");
         }
-    });
-    anstream::print!("{}", output::failure_details(&outcomes));
-    println!("{}", output::summary(&outcomes, started.elapsed()));
-    let _ = std::io::stdout().flush();
-    if interrupted.load(Ordering::SeqCst) {
-        eprintln!("interrupted: the results above are those of the scenarios that finished");
+        if let Some(dir) = &gate.report_dir {
+            if let Err(error) = report::write_dir(dir, &report) {
+                eprintln!("error: --report-dir {}: {error}", dir.display());
+                return exit::ERROR;
+            }
+            println!("reports written to {}", dir.display());
+        }
+        report.gate.exit_code
     }
-    exit_code(&outcomes)
+}
+
+fn merge(reports: &[PathBuf], dir: &std::path::Path) -> u8 {
+    match report::merge_files(reports, dir) {
+        Ok(merged) => {
+            println!(
+                "{} cases from {} shards merged into {}",
+                merged.summary.cases,
+                reports.len(),
+                dir.display()
+            );
+            print!("{}", report::gate_lines(&merged));
+            merged.gate.exit_code
+        }
+        Err(error) => {
+            eprintln!("error: merge: {error}");
+            exit::USAGE
+        }
+    }
 }
 
 /// The peer under test, from `--stdio`, `--url` or the bundled default.
@@ -281,17 +431,6 @@ fn target(args: &RunArgs) -> Result<Target, String> {
         None => reference_server_command(),
     };
     command.map(Target::Stdio).map_err(|e| format!("--stdio: {e}"))
-}
-
-/// The exit code of a finished run: errors first (the run cannot be
-/// trusted), then failures.
-pub fn exit_code(outcomes: &[ScenarioOutcome]) -> u8 {
-    let worst = outcomes.iter().map(|o| o.verdict).max();
-    match worst {
-        Some(Verdict::Error) => exit::ERROR,
-        Some(Verdict::Fail) => exit::FAILURES,
-        _ => exit::OK,
-    }
 }
 
 fn list(paths: &[PathBuf]) -> u8 {
@@ -384,12 +523,16 @@ fn fetch(url: &str, dest: Option<PathBuf>, versions: Vec<ProtocolVersion>) -> u8
     }
 }
 
-fn report_diagnostics(diagnostics: &[Diagnostic]) -> u8 {
+pub(crate) fn report_diagnostics(diagnostics: &[Diagnostic]) -> u8 {
+    print_diagnostics(diagnostics, "scenario files")
+}
+
+fn print_diagnostics(diagnostics: &[Diagnostic], what: &str) -> u8 {
     let color = anstream::AutoStream::choice(&std::io::stderr()) != anstream::ColorChoice::Never;
     for diagnostic in diagnostics {
         eprintln!("{}", diagnostic.render(color));
     }
-    eprintln!("{} error(s) in scenario files", diagnostics.len());
+    eprintln!("{} error(s) in {what}", diagnostics.len());
     exit::USAGE
 }
 
@@ -407,7 +550,7 @@ fn reference_server_command() -> Result<StdioCommand, mcp_mock_peers::transport:
 
 /// Set on Ctrl-C: running scenarios stop and kill their peers, and what
 /// finished is still reported.
-fn interrupt_flag() -> Arc<AtomicBool> {
+pub(crate) fn interrupt_flag() -> Arc<AtomicBool> {
     let flag = Arc::new(AtomicBool::new(false));
     let set = flag.clone();
     std::thread::spawn(move || {

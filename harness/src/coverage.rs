@@ -66,7 +66,7 @@ fn why_not_yet(requirement: &Requirement) -> &'static str {
     if requirement.role == Role::Client {
         "a client's duty: judged once the mock server tests clients"
     } else if id.starts_with("HTTP-") {
-        "an HTTP transport rule: judged once the mock client speaks HTTP"
+        "an HTTP transport rule no scenario of scenarios/http reaches yet"
     } else if id.starts_with("TASK-") {
         "tasks (2025-11-25) are not modelled yet"
     } else if !requirement.versions.intersect(VersionSet::LEGACY).is_empty() {

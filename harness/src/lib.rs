@@ -3,8 +3,12 @@
 //! - [`runner`]: scenario execution, producing outcomes and events.
 //! - [`select`]: which scenarios and profile a run uses; [`bundled`]: the
 //!   suite shipped in the binary.
-//! - [`output`]: the terminal reporter; [`snapshot`]: normalized transcripts.
+//! - [`output`]: the terminal reporter; [`progress`]: its progress bar;
+//!   [`snapshot`]: normalized transcripts.
+//! - [`report`]: report files, baseline gating and shards.
 //! - [`libtest`]: the `cargo test` entry point; [`cli`]: the command line.
+//! - [`test_client`]: `serve` and `test-client`, the mock server side;
+//!   [`test_gateway`]: a gateway between the suite and the reference server.
 //! - [`schemas`]: fetching official schema files; [`coverage`]: which
 //!   requirements the suite checks.
 
@@ -13,7 +17,12 @@ pub mod cli;
 pub mod coverage;
 pub mod libtest;
 pub mod output;
+pub mod progress;
+pub mod report;
 pub mod runner;
 pub mod schemas;
 pub mod select;
 pub mod snapshot;
+pub mod start;
+pub mod test_client;
+pub mod test_gateway;

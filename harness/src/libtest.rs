@@ -23,8 +23,9 @@ use mcp_mock_peers::transport::StdioCommand;
 
 use crate::output;
 use crate::runner::{RunConfig, Target, run_scenario};
-use crate::select::{load_profile, load_scenarios};
+use crate::select::{keep_role, load_profile, load_scenarios};
 use crate::snapshot::normalize;
+use mcp_conform_core::scenario::model::Role;
 
 /// The suite as a set of libtest tests.
 #[derive(Debug, Clone)]
@@ -112,13 +113,14 @@ impl Suite {
     }
 
     fn trials(self) -> Result<Vec<Trial>, String> {
-        let scenarios = load_scenarios(&self.paths, &[]).map_err(|diagnostics| {
+        let mut scenarios = load_scenarios(&self.paths, &[]).map_err(|diagnostics| {
             diagnostics
                 .iter()
                 .map(|d| d.render(false))
                 .collect::<Vec<_>>()
                 .join("\n")
         })?;
+        keep_role(&mut scenarios, Role::Server);
         let mut config = RunConfig::new(Target::Stdio(self.command?));
         config.protocol = self.protocol;
         if let Some(profile) = &self.profile {

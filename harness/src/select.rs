@@ -6,6 +6,7 @@ use std::path::PathBuf;
 use mcp_conform_core::diag::Diagnostic;
 use mcp_conform_core::scenario::Scenario;
 use mcp_conform_core::scenario::load::{discover, load_file, load_str};
+use mcp_conform_core::scenario::model::Role;
 use mcp_conform_core::scenario::profile::Profile;
 
 use crate::bundled;
@@ -35,6 +36,12 @@ pub fn load_scenarios(paths: &[PathBuf], filters: &[String]) -> Result<Vec<Scena
     }
     scenarios.retain(|s| filters.is_empty() || filters.iter().any(|f| s.id.contains(f.as_str())));
     Ok(scenarios)
+}
+
+/// Keeps the scenarios that test this side: `run` tests servers,
+/// `test-client` tests clients.
+pub fn keep_role(scenarios: &mut Vec<Scenario>, role: Role) {
+    scenarios.retain(|s| s.role == role);
 }
 
 /// A profile by bundled name or by path.

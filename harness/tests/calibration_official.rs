@@ -2,12 +2,10 @@
 //! `@modelcontextprotocol/conformance@0.1.16`, run with the Node 22 that
 //! `scripts/install-peers.sh` installs next to it.
 //!
-//! Both suites judge the same server package, the npm everything server, but
-//! **not over the same transport**: theirs speaks only Streamable HTTP and ours
-//! has no HTTP transport yet. So theirs runs against `streamableHttp` on
-//! 127.0.0.1 (a free port; the loopback shim keeps the server off every other
-//! interface) and ours against `stdio` with `--profile everything`. Switching
-//! ours to HTTP is the one line in [`our_target`].
+//! Both suites judge the same server, the npm everything server in
+//! `streamableHttp` mode on 127.0.0.1 (a free port; the loopback shim keeps it
+//! off every other interface), ours with `--profile everything` (see
+//! [`our_target`]).
 //!
 //! `fixtures/calibration/official-0.1.16.yaml` maps each of their scenarios to
 //! ours with a relation, `agree`, `differs` or `not-compared`; its header
@@ -55,11 +53,15 @@ fn var<'a>(env: &'a BTreeMap<String, String>, key: &str) -> &'a str {
         .unwrap_or_else(|| panic!("{key} missing from peers.env; rerun scripts/install-peers.sh"))
 }
 
-/// How our suite reaches the everything server. Ours has no HTTP transport
-/// yet, so it starts the same package over stdio.
-fn our_target(env: &BTreeMap<String, String>, _http_url: &str) -> Vec<String> {
-    // With HTTP in mcp-conform: vec!["--http".into(), _http_url.into()]
-    vec!["--stdio".into(), var(env, "EVERYTHING_SERVER_CMD").into()]
+/// How our suite reaches the everything server: the same Streamable HTTP
+/// endpoint theirs judges.
+fn our_target(_env: &BTreeMap<String, String>, http_url: &str) -> Vec<String> {
+    vec![
+        "--url".into(),
+        http_url.into(),
+        "--transport".into(),
+        "streamable".into(),
+    ]
 }
 
 // ---------------------------------------------------------------- mapping
@@ -94,7 +96,7 @@ struct Entry {
     ours_verdict: Option<String>,
     #[serde(default)]
     reason: Option<String>,
-    /// `http-only`: comparable once ours speaks HTTP.
+    /// `http-only`: the entry compares the HTTP transport itself.
     #[serde(default)]
     transport: Option<String>,
 }

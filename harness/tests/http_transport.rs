@@ -1,70 +1,21 @@
 //! The bundled suite over HTTP against real servers started on a free
 //! 127.0.0.1 port: the everything server in Streamable HTTP and in legacy
-//! HTTP+SSE mode, and the Python SDK peer in Streamable HTTP mode. Their
+//! HTTP+SSE mode, and the Python SDK and rmcp peers in Streamable HTTP mode. Their
 //! verdict tables are snapshotted beside the stdio ones of `real_peers.rs`.
 //! Without the peers (scripts/install-peers.sh) the tests skip visibly,
 //! except under `CI=true`, where their absence is a failure.
 
 use std::collections::BTreeMap;
-use std::net::{TcpListener, TcpStream};
-use std::process::{Child, Command as Process, Stdio};
 use std::sync::{Mutex, PoisonError};
 use std::time::{Duration, Instant};
 
-use assert_cmd::Command;
-
 mod common;
+mod http_server;
+
+use http_server::{free_port, start};
 
 /// One server (and one suite run) at a time: each run uses two jobs.
 static ONE_SERVER_AT_A_TIME: Mutex<()> = Mutex::new(());
-
-/// A server process listening on 127.0.0.1, killed when dropped.
-struct Server {
-    child: Child,
-    url: String,
-}
-
-impl Drop for Server {
-    fn drop(&mut self) {
-        let _ = self.child.kill();
-        let _ = self.child.wait();
-    }
-}
-
-fn free_port() -> u16 {
-    TcpListener::bind("127.0.0.1:0")
-        .unwrap()
-        .local_addr()
-        .unwrap()
-        .port()
-}
-
-/// Starts `argv` with `PORT` set and waits until the port accepts connections.
-fn start(argv: &[String], port: u16, path: &str) -> Server {
-    let mut child = Process::new(&argv[0])
-        .args(&argv[1..])
-        .env("PORT", port.to_string())
-        .stdin(Stdio::null())
-        .stdout(Stdio::null())
-        .stderr(Stdio::null())
-        .spawn()
-        .unwrap_or_else(|e| panic!("could not start {argv:?}: {e}"));
-    let deadline = Instant::now() + Duration::from_secs(30);
-    while TcpStream::connect(("127.0.0.1", port)).is_err() {
-        if let Ok(Some(status)) = child.try_wait() {
-            panic!("{argv:?} exited before listening: {status}");
-        }
-        assert!(
-            Instant::now() < deadline,
-            "{argv:?} did not listen on {port} within 30 s"
-        );
-        std::thread::sleep(Duration::from_millis(100));
-    }
-    Server {
-        child,
-        url: format!("http://127.0.0.1:{port}{path}"),
-    }
-}
 
 /// Which server to start, from the peers' environment: argv and URL path.
 type Launch = fn(&BTreeMap<String, String>, u16) -> (Vec<String>, &'static str);
@@ -108,6 +59,11 @@ fn python(env: &BTreeMap<String, String>, port: u16) -> (Vec<String>, &'static s
     (argv, "/mcp")
 }
 
+fn rmcp(env: &BTreeMap<String, String>, port: u16) -> (Vec<String>, &'static str) {
+    let command = env.get("RMCP_SERVER_CMD").expect("RMCP_SERVER_CMD in peers.env");
+    (vec![command.clone(), "http".into(), port.to_string()], "/mcp")
+}
+
 fn judge(launch: Launch, transport: &str, profile: &str, snapshot: &str) {
     let Some(env) = common::peers_or_skip() else {
         return;
@@ -119,18 +75,23 @@ fn judge(launch: Launch, transport: &str, profile: &str, snapshot: &str) {
     let (argv, path) = launch(&env, port);
     let server = start(&argv, port, path);
     let started = Instant::now();
-    let output = Command::cargo_bin("mcp-conform")
-        .unwrap()
-        .env("NO_COLOR", "1")
-        .args(["run", "--url", &server.url, "--transport", transport])
-        .args(["--header", "X-Api-Key: not-a-real-key"])
-        .args(["--profile", profile, "--jobs", "2"])
-        .timeout(Duration::from_secs(600))
-        .output()
-        .unwrap();
+    let (_, stdout) = http_server::run(
+        &[
+            "--url",
+            &server.url,
+            "--transport",
+            transport,
+            "--header",
+            "X-Api-Key: not-a-real-key",
+            "--profile",
+            profile,
+            "--jobs",
+            "2",
+        ],
+        Duration::from_secs(600),
+    );
     let took = started.elapsed();
     drop(server);
-    let stdout = String::from_utf8_lossy(&output.stdout).into_owned();
     eprintln!("{snapshot}: suite over HTTP in {:.1} s", took.as_secs_f64());
     let header = stdout.lines().next().unwrap_or_default();
     assert!(
@@ -166,36 +127,29 @@ fn python_sdk_server_over_streamable_http() {
     judge(python, "streamable", "python", "python_http");
 }
 
+#[test]
+fn rmcp_sdk_server_over_streamable_http() {
+    judge(rmcp, "streamable", "rmcp", "rmcp_http");
+}
+
 /// The correct reference server over both HTTP transports: every scenario
 /// passes, or says why it does not apply.
 #[test]
 fn reference_server_over_http_passes() {
     for (transport, path) in [("streamable", "/mcp"), ("sse", "/sse")] {
         let port = free_port();
-        let binary = assert_cmd::cargo::cargo_bin("mcp-conform").display().to_string();
-        let argv = [
-            binary,
-            "reference-server".into(),
-            "--http".into(),
-            format!("127.0.0.1:{port}"),
-        ];
-        let server = start(&argv, port, path);
-        let output = Command::cargo_bin("mcp-conform")
-            .unwrap()
-            .env("NO_COLOR", "1")
-            .args([
-                "run",
+        let server = start(&http_server::reference_server(port, None), port, path);
+        let (output, stdout) = http_server::run(
+            &[
                 "--url",
                 &server.url,
                 "--transport",
                 transport,
                 "--profile",
                 "reference",
-            ])
-            .timeout(Duration::from_secs(300))
-            .output()
-            .unwrap();
-        let stdout = String::from_utf8_lossy(&output.stdout).into_owned();
+            ],
+            Duration::from_secs(300),
+        );
         let table = common::verdict_table(&stdout);
         let not_passed: Vec<&str> = table
             .lines()
@@ -208,4 +162,31 @@ fn reference_server_over_http_passes() {
             "the whole suite ran over {transport}:\n{stdout}"
         );
     }
+}
+
+/// `--start` starts the server, waits for its port, runs, and kills it.
+#[test]
+fn run_starts_and_stops_the_server_it_is_given() {
+    let port = free_port();
+    let url = format!("http://127.0.0.1:{port}/mcp");
+    let server = http_server::reference_server(port, None).join(" ");
+    let (output, stdout) = http_server::run(
+        &[
+            "--url",
+            &url,
+            "--start",
+            &server,
+            "--profile",
+            "reference",
+            "--filter",
+            "http.notification",
+        ],
+        Duration::from_secs(60),
+    );
+    assert!(output.status.success(), "{stdout}");
+    assert!(stdout.contains("1 scenarios: 1 pass"), "{stdout}");
+    assert!(
+        std::net::TcpStream::connect(("127.0.0.1", port)).is_err(),
+        "the started server still listens after the run"
+    );
 }

@@ -13,7 +13,7 @@ use mcp_conform_core::wire::{Classified, Frame, RequestId, classify};
 use serde_json::{Value, json};
 use tokio::time::Instant;
 
-use crate::transport::{HttpIncident, PeerExit, Transport, TransportError, TransportEvent};
+use crate::transport::{HttpIncident, PeerExit, SessionFacts, Transport, TransportError, TransportEvent};
 
 /// A request the peer sent us.
 #[derive(Debug, Clone, PartialEq)]
@@ -138,6 +138,11 @@ impl ClientSession {
     /// streams), in order.
     pub fn incidents(&self) -> &[HttpIncident] {
         &self.incidents
+    }
+
+    /// HTTP only: what a raw exchange within the session needs.
+    pub fn http_facts(&self) -> Option<SessionFacts> {
+        self.transport.http_facts()
     }
 
     /// The tail of the peer's stderr.

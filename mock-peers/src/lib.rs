@@ -5,5 +5,7 @@
 //!   answers to the peer's requests, and the transcript of everything.
 
 pub mod client;
+mod faults;
 pub mod reference;
+pub mod reference_client;
 pub mod transport;

@@ -1,10 +1,21 @@
 //! The stable, machine-readable vocabulary of mcp-conform results.
 //!
 //! Everything a release gate reads lives here: the [`Verdict`] of a check, the
-//! [`Level`] of the requirement it enforces, and (later) the report documents
-//! and their writers. The harness converts its outcomes into these types; this
-//! crate never depends on the harness, so its format can be versioned on its own.
+//! [`Level`] of the requirement it enforces, the [`Report`] document and its
+//! writers, one module per format. The harness converts its outcomes into
+//! these types; this crate never depends on the harness, so its format can be
+//! versioned on its own.
 
+pub mod html;
+pub mod json;
+pub mod junit;
+pub mod markdown;
+mod merge;
+mod model;
+pub mod provenance;
+pub mod text;
 mod verdict;
 
+pub use merge::merge;
+pub use model::*;
 pub use verdict::{Level, Verdict};

@@ -30,18 +30,27 @@ pub struct ScriptHandler<'a> {
 }
 
 impl ScriptHandler<'_> {
-    fn find(&self, method: &str) -> Option<(AnswerSource, &ScriptedAnswer)> {
-        let in_step = self.step.iter().enumerate().find(|(_, a)| a.method == method);
-        in_step.map(|(i, a)| (AnswerSource::Step(i), a)).or_else(|| {
-            let in_scenario = self.scenario.iter().enumerate().find(|(_, a)| a.method == method);
-            in_scenario.map(|(i, a)| (AnswerSource::Scenario(i), a))
-        })
+    fn find(&mut self, request: &PeerRequest) -> Option<(AnswerSource, &ScriptedAnswer)> {
+        let params = request.params.clone().unwrap_or_else(|| json!({}));
+        let vars = &mut *self.vars;
+        let mut serves = |a: &ScriptedAnswer| {
+            a.method == request.method
+                && a.when
+                    .as_ref()
+                    .is_none_or(|w| w.eval(Some(&params), vars).is_empty())
+        };
+        let in_step = self.step.iter().position(&mut serves);
+        if let Some(i) = in_step {
+            return Some((AnswerSource::Step(i), &self.step[i]));
+        }
+        let in_scenario = self.scenario.iter().position(serves);
+        in_scenario.map(|i| (AnswerSource::Scenario(i), &self.scenario[i]))
     }
 }
 
 impl RequestHandler for ScriptHandler<'_> {
     fn answer(&mut self, request: &PeerRequest) -> Reply {
-        let Some((source, answer)) = self.find(&request.method) else {
+        let Some((source, answer)) = self.find(request) else {
             return fallback_reply(&request.method, self.declared);
         };
         let (reply, expect) = (answer.reply.clone(), answer.expect.clone());

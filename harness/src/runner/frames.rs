@@ -19,11 +19,16 @@ const SHOWN: usize = 5;
 /// Checks a transcript after the fact. Only the peer's frames yield
 /// findings; a violation in a frame we sent is the scenario's own business
 /// (tests of malformed input send them on purpose).
-pub fn check_frames(transcript: &[Frame], version: ProtocolVersion, config: &RunConfig) -> Vec<Check> {
-    // The stdio framing rules apply to stdio only.
+pub fn check_frames(
+    transcript: &[Frame],
+    version: ProtocolVersion,
+    config: &RunConfig,
+    us: PeerRole,
+) -> Vec<Check> {
+    // The stdio framing rules apply to stdio only (a client under test speaks stdio to `serve`).
     let mut checker = match config.target {
-        Target::Stdio(_) => FrameChecker::new(PeerRole::Client).on_stdio(),
-        Target::Http { .. } => FrameChecker::new(PeerRole::Client),
+        Target::Stdio(_) | Target::Client(_) => FrameChecker::new(us).on_stdio(),
+        Target::Http { .. } => FrameChecker::new(us),
     };
     checker.set_version(version);
     let mut by_requirement: BTreeMap<(&'static str, Level), Vec<Violation>> = BTreeMap::new();

@@ -111,7 +111,7 @@ pub async fn handshake(runner: &mut StepRunner<'_>, config: &RunConfig) -> Hands
         }
     }
     let capabilities = result.get("capabilities").cloned().unwrap_or(Value::Null);
-    if let Some(stop) = capability_precondition(runner, &capabilities) {
+    if let Some(stop) = capability_precondition(runner, &capabilities, "server") {
         return Handshaken::Stopped(stop);
     }
     runner.ctx.vars.insert(
@@ -133,16 +133,16 @@ pub async fn handshake(runner: &mut StepRunner<'_>, config: &RunConfig) -> Hands
     Handshaken::Ready
 }
 
-/// Not-applicable when the server lacks a capability the scenario needs, or
-/// declares one it must not have.
-fn capability_precondition(runner: &StepRunner<'_>, capabilities: &Value) -> Option<Stop> {
+/// Not-applicable when the peer (`server` or `client`) lacks a capability
+/// the scenario needs, or declares one it must not have.
+pub fn capability_precondition(runner: &StepRunner<'_>, capabilities: &Value, peer: &str) -> Option<Stop> {
     let requires = &runner.scenario.requires;
     if let Some(missing) = requires
         .capabilities
         .iter()
         .find(|path| dotted(capabilities, path).is_none())
     {
-        let note = format!("the server does not declare the `{missing}` capability");
+        let note = format!("the {peer} does not declare the `{missing}` capability");
         return Some(Stop::halted(Verdict::NotApplicable, note));
     }
     if let Some(present) = requires
@@ -150,7 +150,7 @@ fn capability_precondition(runner: &StepRunner<'_>, capabilities: &Value) -> Opt
         .iter()
         .find(|path| dotted(capabilities, path).is_some())
     {
-        let note = format!("the server declares the `{present}` capability");
+        let note = format!("the {peer} declares the `{present}` capability");
         return Some(Stop::halted(Verdict::NotApplicable, note));
     }
     None

@@ -8,6 +8,7 @@
 //! - [`suite`]: many scenarios on worker threads, reported as events.
 
 mod answers;
+mod client_role;
 mod frames;
 mod handshake;
 mod outcome;
@@ -23,13 +24,22 @@ use mcp_conform_core::scenario::profile::Profile;
 use mcp_conform_core::version::ProtocolVersion;
 use mcp_mock_peers::transport::{HttpMode, StdioCommand, http::headers};
 
+pub use client_role::{ClientUnderTest, serve_connected, serve_stdio};
 pub use outcome::{Check, ScenarioOutcome};
 pub use scenario::run_scenario;
 pub use suite::{RunEvent, run_suite};
 
 /// Requirements the runner itself cites (handshake, scripted answers,
 /// official schemas), besides scenarios and the frame checker.
-pub const ENGINE_REQUIREMENTS: &[&str] = &["LIFE-003", "LIFE-005", "LIFE-007", "RPC-004", "SCHEMA-002"];
+pub const ENGINE_REQUIREMENTS: &[&str] = &[
+    "LIFE-001",
+    "LIFE-002",
+    "LIFE-003",
+    "LIFE-005",
+    "LIFE-007",
+    "RPC-004",
+    "SCHEMA-002",
+];
 
 /// The peer under test and how to reach it.
 #[derive(Debug, Clone)]
@@ -44,6 +54,9 @@ pub enum Target {
         headers: Vec<(String, String)>,
         mode: HttpMode,
     },
+    /// A client (or host) under test, started once per scenario; it starts
+    /// our mock server itself (`role: client` scenarios).
+    Client(ClientUnderTest),
 }
 
 impl Target {
@@ -62,6 +75,7 @@ impl Target {
                 }
                 text
             }
+            Target::Client(client) => format!("client: {}", client.command),
         }
     }
 
@@ -111,6 +125,7 @@ mod tests {
         let id = Regex::new(r#""([A-Z]+-[0-9]{3})""#).unwrap();
         let code = [
             include_str!("answers.rs"),
+            include_str!("client_role/mod.rs"),
             include_str!("frames.rs"),
             include_str!("handshake.rs"),
             include_str!("steps.rs"),

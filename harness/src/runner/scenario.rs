@@ -2,18 +2,22 @@
 
 use std::time::Duration;
 
+use mcp_conform_core::protocol::PeerRole;
 use mcp_conform_core::scenario::Scenario;
-use mcp_conform_core::scenario::model::{Handshake, StepKind};
+use mcp_conform_core::scenario::model::{Handshake, Role, StepKind};
 use mcp_conform_core::{Level, Verdict};
 use mcp_mock_peers::client::ClientSession;
-use mcp_mock_peers::transport::{HttpOptions, HttpTransport, StdioTransport, Transport};
+use mcp_mock_peers::transport::{
+    HttpMode, HttpOptions, HttpTransport, StdioTransport, Transport, TransportError,
+};
 use serde_json::Value;
 use tokio::time::Instant;
 
+use super::client_role;
 use super::frames::check_frames;
 use super::handshake::{Handshaken, handshake};
 use super::outcome::ScenarioOutcome;
-use super::steps::{StepRunner, Stop};
+use super::steps::{StepRunner, Stop, transport_mismatch};
 use super::{RunConfig, Target};
 
 /// How long a peer gets to exit by itself once we close its stdin.
@@ -23,6 +27,9 @@ const EXIT_GRACE: Duration = Duration::from_millis(500);
 /// behaviour and never outlives the scenario's budget by more than the
 /// shutdown grace.
 pub async fn run_scenario(scenario: &Scenario, config: &RunConfig) -> ScenarioOutcome {
+    if let Target::Client(client) = &config.target {
+        return client_role::run_client_scenario(scenario, config, client).await;
+    }
     let started = Instant::now();
     let mut outcome = ScenarioOutcome {
         version: Some(config.protocol),
@@ -42,6 +49,10 @@ pub async fn run_scenario(scenario: &Scenario, config: &RunConfig) -> ScenarioOu
             answer_timeout: config.startup_timeout,
         })
         .map(Transport::from),
+        // Handled above: a client under test starts our server, not we it.
+        Target::Client(_) => Err(TransportError::CommandLine(
+            "a client is tested with test-client".into(),
+        )),
     };
     let session = match transport {
         Ok(transport) => ClientSession::new(transport),
@@ -51,6 +62,17 @@ pub async fn run_scenario(scenario: &Scenario, config: &RunConfig) -> ScenarioOu
             return outcome;
         }
     };
+    run_session(scenario, config, session, outcome, started).await
+}
+
+/// Runs the scenario over an open session and judges everything it saw.
+pub(super) async fn run_session(
+    scenario: &Scenario,
+    config: &RunConfig,
+    session: ClientSession,
+    mut outcome: ScenarioOutcome,
+    started: Instant,
+) -> ScenarioOutcome {
     let mut runner = StepRunner::new(scenario, session, config);
     let stop = drive(&mut runner, scenario, config).await;
     if let Stop::Halted { verdict, note } = stop {
@@ -61,7 +83,11 @@ pub async fn run_scenario(scenario: &Scenario, config: &RunConfig) -> ScenarioOu
     runner.session.shutdown(EXIT_GRACE).await;
     outcome.checks = std::mem::take(&mut runner.checks);
     outcome.version = Some(runner.version);
-    let (checks, remarks) = check_frames(runner.session.transcript(), runner.version, config)
+    let us = match scenario.role {
+        Role::Server => PeerRole::Client,
+        Role::Client => PeerRole::Server,
+    };
+    let (checks, remarks) = check_frames(runner.session.transcript(), runner.version, config, us)
         .into_iter()
         .partition(|check| check.level == Level::Must || scenario.requirements.contains(&check.requirement));
     outcome.checks.extend::<Vec<_>>(checks);
@@ -89,13 +115,22 @@ async fn drive<'s>(runner: &mut StepRunner<'s>, scenario: &'s Scenario, config: 
     let budget = scenario.timeout;
     let work = async {
         if scenario.handshake == Handshake::Auto {
-            match handshake(runner, config).await {
+            let handshaken = match scenario.role {
+                Role::Server => handshake(runner, config).await,
+                Role::Client => client_role::serve_handshake(runner, config).await,
+            };
+            match handshaken {
                 Handshaken::Ready => {}
                 Handshaken::Stopped(stop) => return stop,
             }
         }
         let steps = &scenario.steps;
-        runner.run_steps(steps).await
+        let stop = runner.run_steps(steps).await;
+        if scenario.role == Role::Client && stop == Stop::Done {
+            // The client under test goes on by itself: keep serving it until it leaves.
+            runner.idle(client_role::LINGER, &[]).await;
+        }
+        stop
     };
     match tokio::time::timeout(budget, work).await {
         Ok(stop) => stop,
@@ -108,6 +143,25 @@ async fn drive<'s>(runner: &mut StepRunner<'s>, scenario: &'s Scenario, config: 
 
 /// Why a scenario does not apply before anything is started.
 fn precondition(scenario: &Scenario, config: &RunConfig) -> Option<(Verdict, String)> {
+    if scenario.role == Role::Client {
+        return Some((
+            Verdict::NotApplicable,
+            "tests a client: run it with `mcp-conform test-client`".into(),
+        ));
+    }
+    if let Some(need) = scenario.requires.transport {
+        let unmet = match &config.target {
+            Target::Stdio(_) | Target::Client(_) => Some(format!("tests the {need} transport: HTTP only")),
+            Target::Http { mode, .. } => match mode {
+                HttpMode::Auto => None,
+                HttpMode::Streamable => transport_mismatch(need, false),
+                HttpMode::Sse => transport_mismatch(need, true),
+            },
+        };
+        if let Some(note) = unmet {
+            return Some((Verdict::NotApplicable, note));
+        }
+    }
     if !config.target.is_stdio() && needs_stdio(scenario) {
         return Some((
             Verdict::NotApplicable,

@@ -7,7 +7,7 @@ use mcp_conform_core::matcher::{MatchContext, Matcher, render_template};
 use mcp_conform_core::scenario::Scenario;
 use mcp_conform_core::scenario::model::{
     Capture, CheckTag, NotificationPattern, Order, PaginateStep, RequestStep, ResponseCheck, ResponseExpect,
-    ScriptedAnswer, Step, StepKind,
+    Role, ScriptedAnswer, Step, StepKind,
 };
 use mcp_conform_core::version::ProtocolVersion;
 use mcp_conform_core::wire::Direction;
@@ -20,6 +20,10 @@ use super::RunConfig;
 use super::answers::{AnswerSource, ScriptHandler};
 use super::outcome::Check;
 use super::verify::{apply_captures, check_matcher, check_response, summarize};
+
+mod http;
+
+pub use http::transport_mismatch;
 
 /// How `expect_silence` names a response to no request of ours (and how
 /// `forbid` names such responses).
@@ -133,6 +137,7 @@ impl<'s> StepRunner<'s> {
             self.notifications_seen = self.session.notifications().len();
             self.frames_seen = self.session.transcript().len();
         }
+        self.refresh_http_variables();
         match &step.kind {
             StepKind::Request(request) => self.request_step(request).await,
             StepKind::Notify { method, params } => {
@@ -246,6 +251,7 @@ impl<'s> StepRunner<'s> {
                 }
                 Stop::Done
             }
+            StepKind::Http(exchange) => self.http_step(exchange).await,
         }
     }
 
@@ -694,7 +700,7 @@ impl<'s> StepRunner<'s> {
     }
 
     /// Serves the peer for `duration`; returns how it went away, if it did.
-    async fn idle(&mut self, duration: Duration, answers: &'s [ScriptedAnswer]) -> Option<WaitError> {
+    pub async fn idle(&mut self, duration: Duration, answers: &'s [ScriptedAnswer]) -> Option<WaitError> {
         let deadline = Instant::now() + duration;
         match self.wait(Wait::Idle, deadline, answers).await {
             Err(WaitError::TimedOut) | Ok(_) => None,
@@ -806,6 +812,11 @@ impl<'s> StepRunner<'s> {
     /// tagged like the expectation in progress, and the scenario stops.
     pub fn peer_gone(&mut self, tag: &CheckTag, error: &WaitError) -> Stop {
         let message = self.describe(error);
+        if self.scenario.role == Role::Client {
+            // A client may leave when its own work is done (one-shot CLIs do):
+            // what the remaining steps wanted is then not observed, not broken.
+            return Stop::halted(Verdict::NotObserved, format!("the client left early: {message}"));
+        }
         self.checks.push(Check::broken(
             "the peer stays up",
             &tag.requirement,

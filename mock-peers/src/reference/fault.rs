@@ -7,45 +7,14 @@
 //! correct and free of fault switches; every broken behaviour lives here.
 
 use std::collections::{HashMap, HashSet};
-use std::fmt;
-use std::str::FromStr;
 use std::sync::Mutex;
 
 use serde_json::{Value, json};
 
 use super::jsonrpc::{code, id_key};
 
-macro_rules! faults {
-    ($($variant:ident = $name:literal, $requirement:literal, $what:literal;)*) => {
-        /// One deliberate divergence from the spec.
-        #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-        pub enum Fault {
-            $(#[doc = $what] $variant,)*
-        }
-
-        impl Fault {
-            /// Every fault, in a stable order.
-            pub const ALL: &[Fault] = &[$(Fault::$variant),*];
-
-            /// The name used on the command line (`--fault NAME`).
-            pub fn name(self) -> &'static str {
-                match self { $(Fault::$variant => $name,)* }
-            }
-
-            /// The requirement the fault breaks.
-            pub fn requirement(self) -> &'static str {
-                match self { $(Fault::$variant => $requirement,)* }
-            }
-
-            /// What the faulty server does, in a sentence.
-            pub fn description(self) -> &'static str {
-                match self { $(Fault::$variant => $what,)* }
-            }
-        }
-    };
-}
-
-faults! {
+crate::faults::faults! {
+    Fault, "server";
     NoParseError = "no-parse-error", "RPC-009", "Text that is not JSON gets no answer at all.";
     InvalidRequestIgnored = "invalid-request-ignored", "RPC-010", "An invalid request gets no -32600 answer.";
     NotificationAnswered = "notification-answered", "RPC-008", "Unknown notifications are answered with a response.";
@@ -89,26 +58,22 @@ faults! {
     RootsUndeclared = "roots-undeclared", "ROOT-001", "roots/list goes to clients that did not declare roots.";
     SampleUndeclared = "sample-undeclared", "SAMP-001", "Sampling requests go to clients that did not declare sampling.";
     SamplingPriorityRange = "sampling-priority-range", "SAMP-003", "Sampling asks with intelligencePriority 1.5.";
+    HttpPlainJsonRpc = "http-plain-json-rpc", "HTTP-006", "Over HTTP, requests answered at once get application/json and notifications 204 No Content, as plain JSON-RPC over POST does.";
+    HttpOriginIgnored = "http-origin-ignored", "HTTP-003", "Over HTTP, Origin and Host are not checked, so a foreign site's page can reach the server (DNS rebinding).";
+    HttpVersionHeaderIgnored = "http-version-header-ignored", "HTTP-019", "Over HTTP, an unsupported or malformed MCP-Protocol-Version is served instead of refused with 400.";
+    HttpUnknownSession400 = "http-unknown-session-400", "HTTP-015", "Over HTTP, a request naming an unknown or ended session gets 400 instead of 404.";
+    HttpDeleteKeepsSession = "http-delete-keeps-session", "HTTP-015", "Over HTTP, DELETE is answered 200 but the session lives on.";
+    HttpGetJson = "http-get-json", "HTTP-012", "Over HTTP, GET on the endpoint is answered 200 with a JSON body instead of an SSE stream or 405.";
+    HttpNoPriming = "http-no-priming", "HTTP-009", "Over HTTP, SSE answers start without the id-bearing empty priming event.";
+    HttpStreamLeftOpen = "http-stream-left-open", "HTTP-008", "Over HTTP, an SSE answer stays open after its response.";
+    HttpEndpointEventLate = "http-endpoint-event-late", "HTTP-001", "Over HTTP+SSE, the stream opens with a message event before the endpoint event.";
 }
 
-impl FromStr for Fault {
-    type Err = String;
-
-    fn from_str(name: &str) -> Result<Self, Self::Err> {
-        Fault::ALL
-            .iter()
-            .copied()
-            .find(|f| f.name() == name)
-            .ok_or_else(|| {
-                let names: Vec<&str> = Fault::ALL.iter().map(|f| f.name()).collect();
-                format!("unknown fault {name:?}; known faults: {}", names.join(", "))
-            })
-    }
-}
-
-impl fmt::Display for Fault {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str(self.name())
+impl Fault {
+    /// Whether the fault breaks a rule of the HTTP transports (it does
+    /// nothing over stdio).
+    pub fn is_http(self) -> bool {
+        self.name().starts_with("http-")
     }
 }
 

@@ -107,6 +107,8 @@ pub fn serve_stdio_blocking_with(fault: Option<Fault>) -> std::io::Result<()> {
 pub fn serve_http_blocking(address: &str, fault: Option<Fault>) -> std::io::Result<()> {
     use std::io::Write as _;
 
+    ignore_sigpipe();
+
     let runtime = tokio::runtime::Builder::new_current_thread()
         .enable_all()
         .build()?;
@@ -118,4 +120,15 @@ pub fn serve_http_blocking(address: &str, fault: Option<Fault>) -> std::io::Resu
         stdout.flush()?;
         serve_http(listener, fault).await
     })
+}
+
+/// A client that hangs up while its answer is written must cost an EPIPE
+/// error, not the whole server: the `mcp-conform` binary restores SIGPIPE's
+/// default action for its own piped output, so the server ignores it again.
+#[expect(unsafe_code, reason = "signal(2) to ignore SIGPIPE; no memory is touched")]
+fn ignore_sigpipe() {
+    // SAFETY: setting a signal to SIG_IGN has no memory-safety preconditions.
+    unsafe {
+        libc::signal(libc::SIGPIPE, libc::SIG_IGN);
+    }
 }

@@ -6,9 +6,11 @@
 
 pub mod http;
 mod stdio;
+mod stream;
 
-pub use http::{HttpIncident, HttpMode, HttpOptions, HttpTransport};
-pub use stdio::{StdioCommand, StdioTransport};
+pub use http::{HttpIncident, HttpMode, HttpOptions, HttpTransport, SessionFacts};
+pub use stdio::{StdioCommand, StdioTransport, kill_process_group};
+pub use stream::StreamTransport;
 
 use std::time::Duration;
 
@@ -21,6 +23,8 @@ pub enum Transport {
     Stdio(StdioTransport),
     /// A server reached over Streamable HTTP or the legacy HTTP+SSE transport.
     Http(HttpTransport),
+    /// A byte stream we did not start (the mock server's side of a client).
+    Stream(StreamTransport),
 }
 
 impl Transport {
@@ -29,6 +33,7 @@ impl Transport {
         match self {
             Transport::Stdio(stdio) => stdio.send(raw).await,
             Transport::Http(http) => http.send(raw).await,
+            Transport::Stream(stream) => stream.send(raw).await,
         }
     }
 
@@ -37,6 +42,7 @@ impl Transport {
         match self {
             Transport::Stdio(stdio) => stdio.recv().await,
             Transport::Http(http) => http.recv().await,
+            Transport::Stream(stream) => stream.recv().await,
         }
     }
 
@@ -46,6 +52,7 @@ impl Transport {
         match self {
             Transport::Stdio(stdio) => stdio.close_stdin(),
             Transport::Http(http) => http.close(),
+            Transport::Stream(stream) => stream.close(),
         }
     }
 
@@ -54,6 +61,15 @@ impl Transport {
         match self {
             Transport::Stdio(stdio) => stdio.wait_exit(within).await,
             Transport::Http(http) => http.wait_exit(within).await,
+            Transport::Stream(stream) => stream.wait_exit(within).await,
+        }
+    }
+
+    /// HTTP only: what a raw exchange within the session needs.
+    pub fn http_facts(&self) -> Option<SessionFacts> {
+        match self {
+            Transport::Stdio(_) | Transport::Stream(_) => None,
+            Transport::Http(http) => Some(http.facts()),
         }
     }
 
@@ -62,7 +78,7 @@ impl Transport {
     pub fn stderr_tail(&self) -> String {
         match self {
             Transport::Stdio(stdio) => stdio.stderr_tail(),
-            Transport::Http(_) => String::new(),
+            Transport::Http(_) | Transport::Stream(_) => String::new(),
         }
     }
 
@@ -71,6 +87,7 @@ impl Transport {
         match self {
             Transport::Stdio(stdio) => stdio.shutdown(grace).await,
             Transport::Http(http) => http.shutdown(grace).await,
+            Transport::Stream(stream) => stream.shutdown(grace).await,
         }
     }
 }
@@ -78,6 +95,12 @@ impl Transport {
 impl From<HttpTransport> for Transport {
     fn from(http: HttpTransport) -> Self {
         Transport::Http(http)
+    }
+}
+
+impl From<StreamTransport> for Transport {
+    fn from(stream: StreamTransport) -> Self {
+        Transport::Stream(stream)
     }
 }
 

@@ -9,7 +9,7 @@ use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
 use mcp_conform_core::wire::{Direction, Frame};
-use tokio::io::{AsyncBufReadExt, AsyncRead, AsyncWriteExt, BufReader};
+use tokio::io::{AsyncBufReadExt, AsyncRead, AsyncWrite, AsyncWriteExt, BufReader};
 use tokio::process::{Child, ChildStdin, Command};
 use tokio::sync::mpsc;
 
@@ -191,18 +191,7 @@ impl StdioTransport {
 
     /// Writes one message followed by a newline; returns the frame as sent.
     pub async fn send(&mut self, raw: &[u8]) -> Result<Frame, TransportError> {
-        let stdin = self.stdin.as_mut().ok_or_else(|| {
-            TransportError::Write(std::io::Error::new(
-                std::io::ErrorKind::BrokenPipe,
-                "stdin is closed",
-            ))
-        })?;
-        let mut line = Vec::with_capacity(raw.len() + 1);
-        line.extend_from_slice(raw);
-        line.push(b'\n');
-        stdin.write_all(&line).await.map_err(TransportError::Write)?;
-        stdin.flush().await.map_err(TransportError::Write)?;
-        Ok(Frame::new(Direction::Sent, raw.to_vec(), self.started.elapsed()))
+        write_line(self.stdin.as_mut(), raw, self.started, "stdin is closed").await
     }
 
     /// The next thing the peer did; `None` once the end was reported.
@@ -296,7 +285,9 @@ impl Drop for StdioTransport {
     unsafe_code,
     reason = "kill(2) on our own child's process group; no memory is touched"
 )]
-fn kill_process_group(pgid: i32) {
+/// Kills every process of the group `pgid` (a child started with
+/// `process_group(0)`, and whatever it started).
+pub fn kill_process_group(pgid: i32) {
     // SAFETY: kill has no memory-safety preconditions; a stale pgid only yields ESRCH.
     unsafe {
         libc::kill(-pgid, libc::SIGKILL);
@@ -317,7 +308,24 @@ fn describe_exit(status: ExitStatus) -> PeerExit {
     }
 }
 
-async fn read_frames(
+/// Writes one message and its newline to `writer` (`None`: closed, `why`).
+pub(super) async fn write_line(
+    writer: Option<&mut (impl AsyncWrite + Unpin + ?Sized)>,
+    raw: &[u8],
+    started: Instant,
+    why: &str,
+) -> Result<Frame, TransportError> {
+    let writer = writer
+        .ok_or_else(|| TransportError::Write(std::io::Error::new(std::io::ErrorKind::BrokenPipe, why)))?;
+    let mut line = Vec::with_capacity(raw.len() + 1);
+    line.extend_from_slice(raw);
+    line.push(b'\n');
+    writer.write_all(&line).await.map_err(TransportError::Write)?;
+    writer.flush().await.map_err(TransportError::Write)?;
+    Ok(Frame::new(Direction::Sent, raw.to_vec(), started.elapsed()))
+}
+
+pub(super) async fn read_frames(
     out: impl AsyncRead + Unpin,
     tx: mpsc::UnboundedSender<TransportEvent>,
     started: Instant,

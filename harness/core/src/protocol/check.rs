@@ -7,15 +7,14 @@ use std::time::Duration;
 use serde_json::Value;
 
 use super::content::{self, ToolCatalogue};
-use super::model::{Gate, MethodKind, PeerRole, member_gates, method, method_in};
+use super::model::errors::{self, ErrorAnswer, URL_ELICITATION_REQUIRED};
+use super::model::{Gate, MethodKind, PeerRole, is_input_required, member_gates, method_in, methods};
 use super::shape::SCHEMA_001;
+use super::stateless::{self, Conversation};
 use super::violation::Violation;
 use crate::Level;
 use crate::version::{Era, ProtocolVersion};
 use crate::wire::{Classified, Direction, Frame, Invalid, RequestId, classify};
-
-/// The error code of a request that needs URL-mode elicitation first.
-const URL_ELICITATION_REQUIRED: i64 = -32042;
 
 /// What an invalid request is recorded as, so that its error response matches.
 const INVALID_REQUEST: &str = "(invalid request)";
@@ -27,8 +26,9 @@ const LIFECYCLE: [&str; 3] = ["initialize", "notifications/initialized", "ping"]
 ///
 /// Before a version is negotiated, methods are checked against the version
 /// the `initialize` request offered; before that request, only the
-/// lifecycle methods are checked. The stateless version 2026-07-28 is not
-/// modelled yet: under it only envelope rules apply.
+/// lifecycle methods are checked. A conversation whose first request
+/// carries a stateless `_meta` protocol version (2026-07-28) is checked
+/// under that version, with its per-request rules ([`Conversation`]).
 #[derive(Debug)]
 pub struct FrameChecker {
     us: PeerRole,
@@ -60,6 +60,8 @@ pub struct FrameChecker {
     tools: ToolCatalogue,
     /// The tool each `tools/call` in flight names.
     called_tools: HashMap<(PeerRole, RequestId), String>,
+    /// What the rules of a stateless conversation remember.
+    conversation: Conversation,
 }
 
 impl FrameChecker {
@@ -83,6 +85,7 @@ impl FrameChecker {
             finished_tokens: HashSet::new(),
             tools: ToolCatalogue::default(),
             called_tools: HashMap::new(),
+            conversation: Conversation::default(),
         }
     }
 
@@ -103,6 +106,25 @@ impl FrameChecker {
     /// The version frames are checked against now, if any.
     pub fn version(&self) -> Option<ProtocolVersion> {
         self.negotiated.or(self.offered)
+    }
+
+    fn is_stateless(&self) -> bool {
+        self.version().is_some_and(|v| v.era() == Era::Stateless)
+    }
+
+    /// In 2026-07-28 servers send no requests and clients no responses
+    /// (RPC-017; STDIO-007 on stdio).
+    fn check_role(&self, sender: PeerRole, out: &mut Vec<Violation>) {
+        if !self.is_stateless() {
+            return;
+        }
+        let (requirement, message) = match (self.stdio, sender) {
+            (true, PeerRole::Server) => ("STDIO-007", "a server wrote a JSON-RPC request to stdout"),
+            (true, PeerRole::Client) => ("STDIO-007", "a client wrote a JSON-RPC response to stdin"),
+            (false, PeerRole::Server) => ("RPC-017", "a 2026-07-28 server sent a JSON-RPC request"),
+            (false, PeerRole::Client) => ("RPC-017", "a 2026-07-28 client sent a JSON-RPC response"),
+        };
+        out.push(Violation::must(requirement, message).at(""));
     }
 
     /// Every rule the next frame of the connection breaks.
@@ -197,10 +219,38 @@ impl FrameChecker {
                 if method == "initialize" {
                     self.note_initialize_request(params.as_ref());
                 }
+                if self.version().is_none() {
+                    self.negotiated = params
+                        .as_ref()
+                        .and_then(|p| p.pointer("/_meta/io.modelcontextprotocol~1protocolVersion"))
+                        .and_then(Value::as_str)
+                        .and_then(|v| v.parse().ok())
+                        .filter(|v: &ProtocolVersion| v.era() == Era::Stateless);
+                }
+                if sender == PeerRole::Server {
+                    self.check_role(sender, &mut found);
+                } else if self.is_stateless() {
+                    stateless::check_client_info(params.as_ref(), &mut found);
+                    let capabilities = params
+                        .as_ref()
+                        .and_then(|p| p.pointer("/_meta/io.modelcontextprotocol~1clientCapabilities"));
+                    let at = "/params/_meta/io.modelcontextprotocol~1clientCapabilities";
+                    stateless::check_extension_ids(capabilities, at, &mut found);
+                    if let Some(version) = self.version().filter(|_| self.whole_connection) {
+                        self.conversation
+                            .client_request(&id, &method, params.as_ref(), version, &mut found);
+                    }
+                }
                 // By time, not transcript order: a request read before our
                 // notification was sent may be filed after it.
                 let early = self.initialized_at.is_none_or(|sent| self.frame_at < sent);
-                if sender == PeerRole::Server && early && method != "ping" && self.whole_connection {
+                let stateful = !self.is_stateless();
+                if sender == PeerRole::Server
+                    && early
+                    && stateful
+                    && method != "ping"
+                    && self.whole_connection
+                {
                     let message = format!("`{method}` sent before the client's notifications/initialized");
                     found.push(Violation::new("LIFE-009", Level::Should, message).at("/method"));
                 }
@@ -220,7 +270,9 @@ impl FrameChecker {
                 self.check_method(sender, &method, MethodKind::Request, params.as_ref(), &mut found);
             }
             Classified::Notification { method, params } => {
-                if method == "notifications/cancelled" && self.whole_connection {
+                // A stateless server cancels the client's listen streams (CANC-006).
+                let server_closes_stream = self.is_stateless() && sender == PeerRole::Server;
+                if method == "notifications/cancelled" && self.whole_connection && !server_closes_stream {
                     self.check_cancelled(sender, params.as_ref(), &mut found);
                 }
                 if method == "notifications/initialized" && sender == PeerRole::Client {
@@ -228,6 +280,13 @@ impl FrameChecker {
                 }
                 if method == "notifications/progress" && self.whole_connection {
                     found.extend(self.check_progress(sender, params.as_ref()));
+                }
+                if sender == PeerRole::Server && self.is_stateless() {
+                    stateless::check_stream_tag(&method, params.as_ref(), &mut found);
+                    if self.whole_connection {
+                        self.conversation
+                            .server_notification(&method, params.as_ref(), &mut found);
+                    }
                 }
                 self.check_method(
                     sender,
@@ -238,17 +297,43 @@ impl FrameChecker {
                 );
             }
             Classified::Result { id, result } => {
+                if sender == PeerRole::Client {
+                    self.check_role(sender, &mut found);
+                }
+                let request = self.conversation.answered(&id);
                 if let Some(method) = self.take_answered(sender, &id, &mut found) {
                     if method == "initialize" {
                         self.note_initialize_result(&result);
                     }
-                    let tool = self.called_tools.remove(&(sender.other(), id));
+                    let tool = self.called_tools.remove(&(sender.other(), id.clone()));
                     self.check_result(sender, &method, tool.as_deref(), &result, &mut found);
+                    if let (Some(request), Some(version), PeerRole::Server) =
+                        (request, self.version(), sender)
+                        && version.era() == Era::Stateless
+                    {
+                        self.conversation
+                            .server_result(&id, &request, &result, version, &mut found);
+                    }
                 }
             }
             Classified::Error { id, error } => {
-                if let Some(id) = id {
-                    self.take_answered(sender, &id, &mut found);
+                if sender == PeerRole::Client {
+                    self.check_role(sender, &mut found);
+                }
+                let request = id.as_ref().and_then(|id| self.conversation.answered(id));
+                let answering = match &id {
+                    Some(id) => self.take_answered(sender, id, &mut found),
+                    None => None,
+                };
+                if let (Some(code), Some(version)) = (error.code, self.version()) {
+                    let answer = ErrorAnswer {
+                        code,
+                        data: error.data.as_ref(),
+                        sender,
+                        answering: answering.as_deref(),
+                        requested_version: request.as_ref().and_then(|r| r.protocol_version.as_deref()),
+                    };
+                    found.extend(errors::check_error(&answer, version));
                 }
                 if error.code.is_none() {
                     found.push(
@@ -273,7 +358,13 @@ impl FrameChecker {
 
     fn note_request(&mut self, sender: PeerRole, id: &RequestId, method: &str, out: &mut Vec<Violation>) {
         let key = (sender, id.clone());
-        if !self.used_ids.insert(key.clone()) {
+        let fresh = self.used_ids.insert(key.clone());
+        // From 2026-07-28 an id may come back once its request is answered.
+        let reused = match self.is_stateless() {
+            true => self.outstanding.contains_key(&key),
+            false => !fresh,
+        };
+        if reused {
             out.push(
                 Violation::must(
                     "RPC-003",
@@ -393,7 +484,6 @@ impl FrameChecker {
     /// The version to check `name` with, if it is checked at all.
     fn version_for(&self, name: &str) -> Option<ProtocolVersion> {
         match self.version() {
-            Some(version) if version.era() == Era::Stateless => None,
             Some(version) => Some(version),
             None => LIFECYCLE
                 .contains(&name)
@@ -413,12 +503,23 @@ impl FrameChecker {
             return;
         };
         let Some(spec) = method_in(name, version) else {
-            // A request of ours for an unknown method probes the peer, which should answer -32601.
-            if !(sender == self.us && kind == MethodKind::Request) {
+            // A request of ours for an unknown method probes the peer, which
+            // should answer -32601; so does a stateless client's request for
+            // a legacy method (a dual-era client falling back, MODN-009).
+            let probe = sender == self.us || (sender == PeerRole::Client && version.era() == Era::Stateless);
+            if !(probe && kind == MethodKind::Request) {
                 out.push(unknown_method(name, version));
             }
             return;
         };
+        if spec.kind == MethodKind::InputRequest {
+            // A server's request was reported by the role rule already.
+            if !(sender == PeerRole::Server && kind == MethodKind::Request) {
+                let message = format!("`{name}` travels only inside an InputRequiredResult in {version}");
+                out.push(Violation::must(SCHEMA_001, message).at("/method"));
+            }
+            return;
+        }
         match (spec.kind, kind) {
             (MethodKind::Notification, MethodKind::Request) => {
                 out.push(
@@ -500,6 +601,9 @@ impl FrameChecker {
         };
         out.extend(spec.check_result(result, version));
         content::check_meta_keys(result, "/result", version, out);
+        if is_input_required(result) {
+            return;
+        }
         if let Some(gate) = spec
             .gate
             .filter(|gate| gate.holder == responder && offers_something(result))
@@ -507,6 +611,9 @@ impl FrameChecker {
             self.check_offered(&gate, name, version, out);
         }
         match (name, tool) {
+            ("server/discover", _) => {
+                stateless::check_extension_ids(result.get("capabilities"), "/result/capabilities", out)
+            }
             ("tools/list", _) => self.tools.check_list(result, version, out),
             ("tools/call", Some(tool)) => self.tools.check_call(tool, result, version, out),
             ("resources/read", _) => content::check_resource_contents(result, out),
@@ -587,25 +694,24 @@ fn role_name(role: PeerRole) -> &'static str {
 /// A method that `version` does not define: one from another version breaks
 /// the rule to stay on the negotiated version; an unheard-of one is a shape error.
 fn unknown_method(name: &str, version: ProtocolVersion) -> Violation {
-    match method(name) {
-        Some(other) if version >= ProtocolVersion::V2025_06_18 => Violation::must(
-            "LIFE-011",
-            format!(
-                "`{name}` does not exist in {version} (only in {})",
-                other.versions
-            ),
-        ),
-        Some(other) => Violation::new(
-            "LIFE-010",
-            Level::Should,
-            format!(
-                "`{name}` does not exist in {version} (only in {})",
-                other.versions
-            ),
-        ),
-        None => Violation::must(SCHEMA_001, format!("unknown method `{name}`")),
+    let defined: Vec<String> = methods()
+        .filter(|m| m.name == name)
+        .map(|m| m.versions.to_string())
+        .collect();
+    if defined.is_empty() {
+        return Violation::must(SCHEMA_001, format!("unknown method `{name}`")).at("/method");
     }
-    .at("/method")
+    let message = format!(
+        "`{name}` does not exist in {version} (only in {})",
+        defined.join(", ")
+    );
+    let violation = match version {
+        // LIFE-010/011 bind the stateful versions; later, the shape rule.
+        v if v.era() == Era::Stateless => Violation::must(SCHEMA_001, message),
+        v if v >= ProtocolVersion::V2025_06_18 => Violation::must("LIFE-011", message),
+        _ => Violation::new("LIFE-010", Level::Should, message),
+    };
+    violation.at("/method")
 }
 
 /// Capability rules that are only SHOULD in some versions.
@@ -967,6 +1073,62 @@ mod tests {
             Duration::ZERO,
         );
         assert_eq!(requirements(&checker.check(&batch)), ["STDIO-006"]);
+    }
+
+    /// The per-request `_meta` of a 2026-07-28 client.
+    const META: &str = r#"{"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientCapabilities":{},"io.modelcontextprotocol/clientInfo":{"name":"c","version":"1"}}"#;
+
+    fn stateless_request(id: u32, method: &str) -> String {
+        format!(r#"{{"jsonrpc":"2.0","id":{id},"method":"{method}","params":{{"_meta":{META}}}}}"#)
+    }
+
+    #[test]
+    fn a_stateless_conversation_is_recognised_by_its_first_request() {
+        let mut session = Session::new();
+        assert_eq!(session.sent(&stateless_request(1, "tools/list")), []);
+        assert_eq!(session.0.version(), Some(V2026_07_28));
+        let bare = session.received(r#"{"jsonrpc":"2.0","id":1,"result":{"tools":[]}}"#);
+        assert_eq!(
+            requirements(&bare),
+            ["RPC-015", "CACHE-001", "CACHE-001", "MODN-003"]
+        );
+        assert_eq!(bare[3].level, Level::Should);
+        // An answered id may come back; one still in flight may not.
+        assert_eq!(session.sent(&stateless_request(1, "tools/list")), []);
+        assert_eq!(
+            requirements(&session.sent(&stateless_request(1, "tools/list"))),
+            ["RPC-003"]
+        );
+    }
+
+    #[test]
+    fn a_dual_era_client_may_fall_back_to_initialize() {
+        let mut server = Session(FrameChecker::new(PeerRole::Server));
+        assert_eq!(server.received(&stateless_request(1, "server/discover")), []);
+        assert_eq!(server.0.version(), Some(V2026_07_28));
+        let unknown = r#"{"jsonrpc":"2.0","id":1,"error":{"code":-32601,"message":"no"}}"#;
+        assert_eq!(server.sent(unknown), []);
+        let init = r#"{"jsonrpc":"2.0","id":2,"method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{},"clientInfo":{"name":"c","version":"1"}}}"#;
+        assert_eq!(server.received(init), [], "falling back is no violation");
+        let result = r#"{"jsonrpc":"2.0","id":2,"result":{"protocolVersion":"2025-11-25","capabilities":{},"serverInfo":{"name":"s","version":"1"}}}"#;
+        assert_eq!(server.sent(result), []);
+        assert_eq!(server.0.version(), Some(V2025_11_25));
+        assert_eq!(server.received(r#"{"jsonrpc":"2.0","id":3,"method":"ping"}"#), []);
+    }
+
+    #[test]
+    fn stateless_servers_send_no_requests_and_clients_no_responses() {
+        let mut client = Session::new();
+        client.0.set_version(V2026_07_28);
+        let roots = r#"{"jsonrpc":"2.0","id":9,"method":"roots/list"}"#;
+        assert_eq!(requirements(&client.received(roots)), ["RPC-017"]);
+        let mut server = Session(FrameChecker::new(PeerRole::Server).on_stdio());
+        server.0.set_version(V2026_07_28);
+        let answer = r#"{"jsonrpc":"2.0","id":9,"result":{"roots":[]}}"#;
+        assert_eq!(requirements(&server.received(answer)), ["STDIO-007", "RPC-004"]);
+        let removed = server.received(r#"{"jsonrpc":"2.0","method":"notifications/initialized"}"#);
+        assert_eq!(requirements(&removed), ["SCHEMA-001"]);
+        assert!(removed[0].message.contains("only in 2024-11-05…2025-11-25"));
     }
 
     #[test]

@@ -10,9 +10,10 @@ use std::sync::LazyLock;
 use regex::Regex;
 use serde_json::Value;
 
+use super::trace::check_trace_keys;
 use super::violation::Violation;
 use crate::Level;
-use crate::version::ProtocolVersion;
+use crate::version::{Era, ProtocolVersion};
 
 /// What the server said about its tools, as far as later calls need it.
 #[derive(Debug, Default)]
@@ -251,11 +252,13 @@ pub(super) fn check_sampling_history(params: &Value, version: ProtocolVersion, o
 }
 
 /// Keys of every `_meta` object in a message keep to the naming rules
-/// (META-001, from 2025-06-18). User data (tool arguments, structured
+/// (META-001, from 2025-06-18), and from 2026-07-28 the reserved trace keys
+/// hold W3C values (META-002). User data (tool arguments, structured
 /// content, schemas) is not searched: a `_meta` there is someone's data.
 pub(super) fn check_meta_keys(value: &Value, at: &str, version: ProtocolVersion, out: &mut Vec<Violation>) {
     if version >= ProtocolVersion::V2025_06_18 {
-        walk_meta(value, &mut at.to_owned(), out);
+        let trace = version.era() == Era::Stateless;
+        walk_meta(value, &mut at.to_owned(), trace, out);
     }
 }
 
@@ -267,7 +270,7 @@ const USER_DATA: [&str; 5] = [
     "requestedSchema",
 ];
 
-fn walk_meta(value: &Value, pointer: &mut String, out: &mut Vec<Violation>) {
+fn walk_meta(value: &Value, pointer: &mut String, trace: bool, out: &mut Vec<Violation>) {
     let len = pointer.len();
     match value {
         Value::Object(members) => {
@@ -283,8 +286,11 @@ fn walk_meta(value: &Value, pointer: &mut String, out: &mut Vec<Violation>) {
                         );
                         out.push(Violation::must("META-001", message).at(pointer.clone()));
                     }
+                    if trace {
+                        check_trace_keys(meta, pointer, out);
+                    }
                 } else if !USER_DATA.contains(&key.as_str()) {
-                    walk_meta(member, pointer, out);
+                    walk_meta(member, pointer, trace, out);
                 }
                 pointer.truncate(len);
             }
@@ -292,12 +298,17 @@ fn walk_meta(value: &Value, pointer: &mut String, out: &mut Vec<Violation>) {
         Value::Array(items) => {
             for (index, item) in items.iter().enumerate() {
                 pointer.push_str(&format!("/{index}"));
-                walk_meta(item, pointer, out);
+                walk_meta(item, pointer, trace, out);
                 pointer.truncate(len);
             }
         }
         _ => {}
     }
+}
+
+/// Whether `id` names an extension: a `_meta` key with a prefix.
+pub(super) fn is_extension_id(id: &str) -> bool {
+    id.contains('/') && META_KEY.is_match(id)
 }
 
 static TOOL_NAME: LazyLock<Regex> = LazyLock::new(|| Regex::new(r"^[A-Za-z0-9_.\-]{1,128}$").unwrap());

@@ -17,6 +17,7 @@ use std::sync::{Arc, Mutex};
 use jsonschema::Validator;
 use serde_json::{Map, Value};
 
+use super::model::is_input_required;
 use crate::version::ProtocolVersion;
 
 /// The official schemas found in a directory, one per version.
@@ -96,7 +97,14 @@ impl OfficialSchemas {
                     .and_then(|method| document.member_for(&format!("{requester}Request"), method).ok())
                     .and_then(|request| Some(format!("{}Result", request.strip_suffix("Request")?)))
                     .filter(|pointer| document.resolve(pointer).is_some());
-                let target = specific.unwrap_or_else(|| document.pointer(&format!("{side}Result")));
+                // From 2026-07-28 a call may answer with an interim result,
+                // which the schema defines on its own.
+                let interim = is_input_required(&message["result"]) && document.has("InputRequiredResult");
+                let target = match specific {
+                    _ if interim => document.pointer("InputRequiredResult"),
+                    Some(specific) => specific,
+                    None => document.pointer(&format!("{side}Result")),
+                };
                 if document.resolve(&target).is_some() {
                     errors.extend(document.validate(&target, &message["result"], "/result"));
                 }
@@ -346,7 +354,12 @@ mod tests {
                 "ClientRequest": {"anyOf": [r("PingRequest"), r("ListToolsRequest")]},
                 "ServerRequest": {"anyOf": [r("PingRequest")]},
                 "ClientNotification": {"anyOf": [r("CancelledNotification")]},
-                "ServerResult": {"anyOf": [{"type": "object"}, r("ListToolsResult")]}
+                "ServerResult": {"anyOf": [{"type": "object"}, r("ListToolsResult")]},
+                "InputRequiredResult": {
+                    "type": "object",
+                    "properties": {"requestState": {"type": "string"}},
+                    "required": ["resultType"]
+                }
             }
         });
         std::fs::create_dir_all(dir.join(version)).unwrap();
@@ -359,6 +372,32 @@ mod tests {
         write_schema(dir.path(), "2025-11-25", DRAFT_2020_12);
         let schemas = OfficialSchemas::load_dir(dir.path()).unwrap();
         (dir, schemas)
+    }
+
+    #[test]
+    fn interim_results_are_judged_as_input_required_results() {
+        let (_dir, schemas) = two_dialects();
+        let version = ProtocolVersion::V2025_11_25;
+        let interim = json!({"jsonrpc": "2.0", "id": 1, "result": {"resultType": "input_required", "requestState": "s"}});
+        assert_eq!(
+            schemas.check(version, &interim, false, Some("tools/list")),
+            Some(vec![])
+        );
+        let bad =
+            json!({"jsonrpc": "2.0", "id": 1, "result": {"resultType": "input_required", "requestState": 1}});
+        let errors = schemas.check(version, &bad, false, Some("tools/list")).unwrap();
+        assert!(
+            errors[0].starts_with("InputRequiredResult: at /result/requestState"),
+            "{errors:?}"
+        );
+        let complete = json!({"jsonrpc": "2.0", "id": 1, "result": {"resultType": "complete"}});
+        assert_eq!(
+            schemas
+                .check(version, &complete, false, Some("tools/list"))
+                .unwrap()
+                .len(),
+            1
+        );
     }
 
     #[test]

@@ -15,6 +15,10 @@ use serde_json::Value;
 
 use crate::span::Located;
 
+mod http;
+
+pub use http::{HttpExpectation, HttpStep, TransportName};
+
 /// A JSON value written by the scenario author; on the expected side it is a
 /// matcher (see the `matcher` module for operators such as `$type`).
 pub type Json = Value;
@@ -48,6 +52,14 @@ pub struct ScenarioFile {
     /// How the mock client presents itself.
     #[serde(default)]
     pub client: ClientSetup,
+    /// `role: client` only: how the mock server presents itself.
+    #[serde(default)]
+    pub server: Option<Located<ServerSetup>>,
+    /// `role: client` only: what the client under test is asked to do, handed
+    /// to it as JSON in the environment variable `MCP_CONFORM_PLAN` (fixture
+    /// clients read it; see scenarios/README.md for the keys they know).
+    #[serde(default)]
+    pub plan: Option<Located<Json>>,
     /// `auto` (default): the engine performs the handshake (initialize,
     /// notifications/initialized) before the steps. `manual`: the steps do it,
     /// to test the lifecycle itself.
@@ -90,6 +102,14 @@ pub struct Requires {
     /// them in the selected profile the scenario is not-observed.
     #[serde(default)]
     pub triggers: Vec<Located<String>>,
+    /// The transport the scenario needs (`http`, `streamable`, `sse`);
+    /// implied `http` by an `http` step. Others: not-applicable.
+    #[serde(default)]
+    pub transport: Option<Located<TransportName>>,
+    /// HTTP: the server must have issued an `Mcp-Session-Id` (sessions are
+    /// optional; without one the scenario is not-applicable).
+    #[serde(default)]
+    pub session: bool,
 }
 
 /// How the mock client presents itself in `initialize` (or, on 2026-07-28,
@@ -107,6 +127,25 @@ pub struct ClientSetup {
     /// unknown version, to test negotiation). Default: the run's version.
     #[serde(default)]
     pub protocol_version: Option<Located<String>>,
+}
+
+/// How the mock server presents itself in its `initialize` answer.
+#[derive(Debug, Clone, Default, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct ServerSetup {
+    /// Server capabilities to declare. Default: `{}`.
+    #[serde(default)]
+    pub capabilities: Option<Json>,
+    /// serverInfo. Default: `{name: mcp-conform, version: <tool version>}`.
+    #[serde(default)]
+    pub info: Option<Json>,
+    /// The protocolVersion to answer, verbatim. Default: the version the
+    /// client offered when the scenario applies to it, else the run's version.
+    #[serde(default)]
+    pub protocol_version: Option<String>,
+    /// Instructions for the client's model.
+    #[serde(default)]
+    pub instructions: Option<String>,
 }
 
 /// Who performs the handshake.
@@ -172,6 +211,8 @@ pub enum Step {
     /// End the connection (stdio: close the server's stdin) and check how
     /// the peer goes away.
     Close(CloseStep),
+    /// One raw HTTP exchange of our own (HTTP transports only).
+    Http(Box<HttpStep>),
 }
 
 /// `request`: send a request, then (by default) wait for and check its response.
@@ -534,6 +575,11 @@ pub enum RawReply {
 #[serde(deny_unknown_fields)]
 pub struct OtherAnswer {
     pub method: Located<String>,
+    /// Matcher over the request's params (absent params read as `{}`): the
+    /// answer serves only requests it matches, so that several answers for
+    /// one method can serve, say, the pages of a list by `cursor`.
+    #[serde(default)]
+    pub when: Option<Located<Json>>,
     #[serde(default)]
     pub expect: Option<Located<AskedFor>>,
     pub reply: Located<RawReply>,

@@ -90,7 +90,7 @@ fn unreadable(path: &Path, error: &std::io::Error) -> Diagnostic {
 
 /// A YAML or shape error as a located diagnostic. serde's "unknown field"
 /// message becomes "unknown key" with the valid keys as help.
-fn parse_diagnostic(source: &SourceFile, error: &serde_saphyr::Error) -> Diagnostic {
+pub fn parse_diagnostic(source: &SourceFile, error: &serde_saphyr::Error) -> Diagnostic {
     let span = error.location().map_or_else(Span::default, |location| {
         let span = location.span();
         Span {

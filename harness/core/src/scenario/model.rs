@@ -8,11 +8,15 @@ use std::time::Duration;
 use serde_json::Value;
 use serde_json_path::JsonPath;
 
-pub use super::file::{Handshake, Order, Role};
+pub use super::file::{Handshake, Order, Role, TransportName};
 use crate::Level;
 use crate::matcher::Matcher;
 use crate::span::{SourceFile, Span};
 use crate::version::VersionSet;
+
+mod http;
+
+pub use http::{HttpBody, HttpCheck, HttpExchangeStep, SessionChoice};
 
 /// A validated scenario.
 #[derive(Debug, Clone)]
@@ -29,6 +33,10 @@ pub struct Scenario {
     pub role: Role,
     pub requires: Preconditions,
     pub client: ClientModel,
+    /// `role: client`: how the mock server presents itself.
+    pub server: ServerModel,
+    /// `role: client`: what the client under test is asked to do.
+    pub plan: Option<Value>,
     pub handshake: Handshake,
     pub answers: Vec<ScriptedAnswer>,
     pub timeout: Duration,
@@ -44,6 +52,10 @@ pub struct Preconditions {
     pub absent_capabilities: Vec<String>,
     /// Profile triggers used.
     pub triggers: Vec<String>,
+    /// The transport needed, if any.
+    pub transport: Option<TransportName>,
+    /// HTTP: the server must have issued a session id.
+    pub session: bool,
 }
 
 /// How the mock client presents itself.
@@ -54,6 +66,17 @@ pub struct ClientModel {
     pub info: Option<Value>,
     /// Verbatim version to offer; `None`: the run's version.
     pub protocol_version: Option<String>,
+}
+
+/// How the mock server presents itself.
+#[derive(Debug, Clone)]
+pub struct ServerModel {
+    pub capabilities: Value,
+    /// `None`: the engine's default serverInfo.
+    pub info: Option<Value>,
+    /// Verbatim version to answer; `None`: negotiated.
+    pub protocol_version: Option<String>,
+    pub instructions: Option<String>,
 }
 
 /// Level and requirement of one expectation, and where it is written.
@@ -120,6 +143,7 @@ pub enum StepKind {
         expect_exit_within: Option<Duration>,
         tag: CheckTag,
     },
+    Http(HttpExchangeStep),
 }
 
 /// A request to send. `params` is a template (`${var}` substituted at run time).
@@ -210,6 +234,8 @@ pub struct ScriptedAnswer {
     pub kind: AnswerKind,
     /// The JSON-RPC method it answers (`elicitation/create`, ...).
     pub method: String,
+    /// Serves only requests whose params (`{}` when absent) match.
+    pub when: Option<Matcher>,
     pub expect: Option<AskedFor>,
     pub reply: Reply,
     pub span: Span,

@@ -20,6 +20,8 @@ use crate::requirements::catalogue;
 use crate::span::{Located, SourceFile, Span};
 use crate::version::VersionSet;
 
+mod http;
+
 /// Budget of a whole scenario.
 pub const SCENARIO_TIMEOUT: Duration = Duration::from_secs(30);
 /// Budget of one response, one notification window, one peer request.
@@ -34,7 +36,13 @@ static REQUIREMENT_ID: LazyLock<Regex> =
 static VARIABLE: LazyLock<Regex> = LazyLock::new(|| Regex::new(r"\$\{([^}.]+)").expect("valid regex"));
 
 /// Variables the engine defines before any step runs.
-const ENGINE_VARIABLES: [&str; 4] = ["protocol_version", "trigger", "server", "progress_token"];
+const ENGINE_VARIABLES: [&str; 5] = [
+    "protocol_version",
+    "trigger",
+    "server",
+    "client",
+    "progress_token",
+];
 
 /// Validates a parsed file into a runnable scenario.
 pub fn validate(source: &SourceFile, parsed: file::ScenarioFile) -> Result<Scenario, Vec<Diagnostic>> {
@@ -45,6 +53,11 @@ pub fn validate(source: &SourceFile, parsed: file::ScenarioFile) -> Result<Scena
         defined: BTreeSet::new(),
     };
     v.defined.extend(ENGINE_VARIABLES.iter().map(|s| (*s).to_owned()));
+    let transport = http::transport_need(&parsed);
+    if transport.is_some() {
+        v.defined
+            .extend(http::HTTP_VARIABLES.iter().map(|s| (*s).to_owned()));
+    }
     let id_span = parsed.id.span;
     if parsed.requirements.is_empty() {
         v.error(
@@ -83,6 +96,8 @@ pub fn validate(source: &SourceFile, parsed: file::ScenarioFile) -> Result<Scena
         info: parsed.client.info.as_ref().map(|i| i.value.clone()),
         protocol_version: parsed.client.protocol_version.as_ref().map(|p| p.value.clone()),
     };
+    let role = parsed.role.as_ref().map_or(file::Role::Server, |r| r.value);
+    let server = v.server_setup(role, parsed.server.as_ref(), parsed.plan.as_ref());
     let requires = model::Preconditions {
         capabilities: parsed
             .requires
@@ -97,6 +112,8 @@ pub fn validate(source: &SourceFile, parsed: file::ScenarioFile) -> Result<Scena
             .map(|c| c.value.clone())
             .collect(),
         triggers: parsed.requires.triggers.iter().map(|t| t.value.clone()).collect(),
+        transport,
+        session: parsed.requires.session,
     };
     if !v.diagnostics.is_empty() {
         return Err(v.diagnostics);
@@ -109,9 +126,11 @@ pub fn validate(source: &SourceFile, parsed: file::ScenarioFile) -> Result<Scena
         span: id_span,
         requirements: parsed.requirements.into_iter().map(|r| r.value).collect(),
         versions,
-        role: parsed.role.map_or(file::Role::Server, |r| r.value),
+        role,
         requires,
         client,
+        server,
+        plan: parsed.plan.map(|p| p.value),
         handshake: parsed.handshake,
         answers,
         timeout,
@@ -324,6 +343,10 @@ impl Validator<'_> {
 
     fn answer(&mut self, answer: &Located<file::Answer>) -> model::ScriptedAnswer {
         let span = answer.span;
+        let when = match &answer.value {
+            file::Answer::Other(a) => a.when.as_ref().and_then(|w| self.matcher(w)),
+            _ => None,
+        };
         let (kind, method, expect, reply) = match &answer.value {
             file::Answer::Elicitation(a) => {
                 let reply = match &a.reply.value {
@@ -400,9 +423,38 @@ impl Validator<'_> {
         model::ScriptedAnswer {
             kind,
             method,
+            when,
             expect,
             reply,
             span,
+        }
+    }
+
+    /// The mock server's setup; `server` and `plan` belong to scenarios
+    /// that test a client.
+    fn server_setup(
+        &mut self,
+        role: file::Role,
+        setup: Option<&Located<file::ServerSetup>>,
+        plan: Option<&Located<Value>>,
+    ) -> model::ServerModel {
+        if role == file::Role::Server {
+            let misplaced = [setup.map(|s| (s.span, "server")), plan.map(|p| (p.span, "plan"))];
+            for (span, key) in misplaced.into_iter().flatten() {
+                self.error_help(
+                    span,
+                    format!("`{key}` is for scenarios that test a client"),
+                    "only with `role: client`",
+                    "add `role: client`, or remove this key (a server under test is described by `requires` and the profile)",
+                );
+            }
+        }
+        let setup = setup.map(|s| s.value.clone()).unwrap_or_default();
+        model::ServerModel {
+            capabilities: setup.capabilities.unwrap_or_else(|| json!({})),
+            info: setup.info,
+            protocol_version: setup.protocol_version,
+            instructions: setup.instructions,
         }
     }
 
@@ -533,6 +585,7 @@ impl Validator<'_> {
                 expect_exit_within: c.expect_exit_within_ms.map(Duration::from_millis),
                 tag: self.tag(c.level.as_ref(), c.requirement.as_ref(), span),
             },
+            file::Step::Http(h) => self.http_step(h, span),
         }
     }
 

@@ -15,6 +15,7 @@
 //! required (400) and must name a live session (404); `MCP-Protocol-Version`,
 //! when present, must be a version this server speaks (400).
 
+mod fault;
 mod streams;
 
 use std::collections::HashMap;
@@ -325,7 +326,19 @@ fn version_header_ok(headers: &HeaderMap) -> Result<(), String> {
 }
 
 impl Shared {
+    /// Serves one request, through the HTTP fault layer when the fault is
+    /// one of the transport's.
     async fn handle(self: Arc<Self>, request: Request<Incoming>) -> Response<Body> {
+        let Some(fault) = self.fault.filter(|f| f.is_http()) else {
+            return self.route(request).await;
+        };
+        match fault::before(fault, request) {
+            Ok(request) => fault::after(fault, self.route(request).await).await,
+            Err(answered) => *answered,
+        }
+    }
+
+    async fn route(self: Arc<Self>, request: Request<Incoming>) -> Response<Body> {
         if let Err(why) = local_only(request.headers()) {
             return refuse(StatusCode::FORBIDDEN, why);
         }

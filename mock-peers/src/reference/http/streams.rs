@@ -414,6 +414,11 @@ impl EventBody {
         EventBody { rx, on_drop: None }
     }
 
+    /// A body fed by `rx` (for the fault layer's rewritten streams).
+    pub(super) fn from_channel(rx: mpsc::UnboundedReceiver<Bytes>) -> EventBody {
+        EventBody::new(rx)
+    }
+
     /// Runs `cleanup` once the client stops reading (or the stream ends).
     pub fn on_drop(mut self, cleanup: impl FnOnce() + Send + 'static) -> EventBody {
         self.on_drop = Some(Box::new(cleanup));

@@ -10,6 +10,7 @@
 //! [`TransportEvent::Http`] incident so a waiting request ends at once
 //! instead of timing out in silence.
 
+pub mod exchange;
 pub mod headers;
 pub mod sse;
 
@@ -40,7 +41,7 @@ const DEFAULT_RETRY: Duration = Duration::from_millis(500);
 /// The longest pause we honour from `retry:`.
 const MAX_RETRY: Duration = Duration::from_secs(10);
 /// The largest body we read for a plain (non-SSE) answer.
-const MAX_BODY: usize = 16 * 1024 * 1024;
+pub(crate) const MAX_BODY: usize = 16 * 1024 * 1024;
 /// How much of a non-JSON error body is shown in an incident.
 const EXCERPT_CHARS: usize = 200;
 /// The first version whose requests carry `MCP-Protocol-Version`.
@@ -126,6 +127,22 @@ pub struct HttpIncident {
     pub post_failed: bool,
     /// In words, with at most an excerpt of the body.
     pub description: String,
+}
+
+/// Where and as whom the session speaks, for raw exchanges of a scenario.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct SessionFacts {
+    /// The URL as given (the SSE endpoint, on HTTP+SSE).
+    pub url: String,
+    /// Where messages are POSTed: the URL, or the legacy `endpoint` event's.
+    pub post_url: String,
+    pub session_id: Option<String>,
+    /// The version negotiated in `initialize`.
+    pub protocol_version: Option<String>,
+    /// Whether the connection speaks the legacy HTTP+SSE transport.
+    pub legacy: bool,
+    /// The `--header`s.
+    pub headers: Vec<(String, String)>,
 }
 
 /// The connection state every task reads.
@@ -234,7 +251,7 @@ impl Shared {
 
 /// Whether a negotiated version is one whose requests carry the
 /// `MCP-Protocol-Version` header (a date from 2025-06-18 on).
-fn carries_version_header(version: &str) -> bool {
+pub fn carries_version_header(version: &str) -> bool {
     let date_like = version.len() == 10
         && version.bytes().enumerate().all(|(i, b)| {
             if i == 4 || i == 7 {
@@ -335,6 +352,23 @@ impl HttpTransport {
     /// The session id the server issued, if any.
     pub fn session_id(&self) -> Option<String> {
         self.shared.state().session_id.clone()
+    }
+
+    /// What a raw exchange needs to speak within this session.
+    pub fn facts(&self) -> SessionFacts {
+        let state = self.shared.state();
+        let post_url = match &self.resolved {
+            Resolved::Legacy(endpoint) => endpoint.to_string(),
+            _ => self.options.url.clone(),
+        };
+        SessionFacts {
+            url: self.options.url.clone(),
+            post_url,
+            session_id: state.session_id.clone(),
+            protocol_version: state.protocol_version.clone(),
+            legacy: self.is_legacy() || self.options.mode == HttpMode::Sse,
+            headers: self.options.headers.clone(),
+        }
     }
 
     /// POSTs one message; returns the frame as it went out. Waits for the

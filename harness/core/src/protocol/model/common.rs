@@ -56,19 +56,22 @@ pub(super) static PROGRESS_TOKEN: Shape = Shape::Named(&Named {
 
 pub(super) static ROLE: Shape = Shape::Enum(&["assistant", "user"]);
 
+/// The log levels, least severe first.
+pub const LOG_LEVELS: [&str; 8] = [
+    "debug",
+    "info",
+    "notice",
+    "warning",
+    "error",
+    "critical",
+    "alert",
+    "emergency",
+];
+
 pub(super) static LOGGING_LEVEL: Shape = Shape::Named(&Named {
     name: "LoggingLevel",
     requirement: "LOG-002",
-    shape: Shape::Enum(&[
-        "debug",
-        "info",
-        "notice",
-        "warning",
-        "error",
-        "critical",
-        "alert",
-        "emergency",
-    ]),
+    shape: Shape::Enum(&LOG_LEVELS),
 });
 
 pub(super) static ICON: Shape = Shape::Object(&[
@@ -163,6 +166,11 @@ pub(super) static REQUEST_META: Shape = Shape::Named(&Named {
 /// `_meta` of request params: required from 2026-07-28.
 pub(super) const REQUEST_META_FIELD: Field = opt("_meta", &REQUEST_META).required_since(V2026_07_28);
 
+/// `_meta` of what servers ask of clients (requests up to 2025-11-25, input
+/// requests after): never the per-request protocol fields, which only
+/// clients send.
+pub(super) const SERVER_REQUEST_META_FIELD: Field = opt("_meta", &REQUEST_META).until(V2025_11_25);
+
 /// `_meta` of notification params.
 pub(super) const NOTIFICATION_META_FIELD: Field = opt("_meta", &NOTIFICATION_META);
 
@@ -175,9 +183,10 @@ pub(super) const RESULT_META_FIELD: Field = opt("_meta", &RESULT_META);
 static RESULT_META: Shape =
     Shape::Object(&[opt("io.modelcontextprotocol/serverInfo", &IMPLEMENTATION).since(V2026_07_28)]);
 
-/// `resultType`, required on every result from 2026-07-28. The official
-/// schema leaves it an open string; the spec lists two values.
-pub(super) const RESULT_TYPE_FIELD: Field = req(
+/// `resultType` on every result from 2026-07-28. The official schema leaves
+/// it an open string; the spec lists two values. Its absence is judged by
+/// [`super::MethodSpec::check_result`], under RPC-015.
+pub(super) const RESULT_TYPE_FIELD: Field = opt(
     "resultType",
     &Shape::Named(&Named {
         name: "ResultType",
@@ -187,14 +196,40 @@ pub(super) const RESULT_TYPE_FIELD: Field = req(
 )
 .since(V2026_07_28);
 
-/// Params with nothing but `_meta` (ping, list requests without a cursor).
+/// Params with nothing but `_meta` (ping, `server/discover`).
 pub(super) static REQUEST_PARAMS: Shape = Shape::Object(&[REQUEST_META_FIELD]);
+
+/// Params of a server's request with nothing but `_meta` (`roots/list`).
+pub(super) static SERVER_REQUEST_PARAMS: Shape = Shape::Object(&[SERVER_REQUEST_META_FIELD]);
 
 /// Params of notifications with nothing but `_meta`.
 pub(super) static NOTIFICATION_PARAMS: Shape = Shape::Object(&[NOTIFICATION_META_FIELD]);
 
 /// Params of paginated list requests.
 pub(super) static PAGINATED_PARAMS: Shape = Shape::Object(&[opt("cursor", &STR), REQUEST_META_FIELD]);
+
+/// `ttlMs`: how long a cacheable result stays fresh (from 2026-07-28). Its
+/// absence is judged by [`super::MethodSpec::check_result`], under CACHE-001.
+pub(super) const TTL_FIELD: Field = opt(
+    "ttlMs",
+    &Shape::Named(&Named {
+        name: "ttlMs",
+        requirement: "CACHE-001",
+        shape: Shape::Integer { min: Some(0) },
+    }),
+)
+.since(V2026_07_28);
+
+/// `cacheScope`: who may share a cached result (from 2026-07-28).
+pub(super) const CACHE_SCOPE_FIELD: Field = opt(
+    "cacheScope",
+    &Shape::Named(&Named {
+        name: "cacheScope",
+        requirement: "CACHE-001",
+        shape: Shape::Enum(&["public", "private"]),
+    }),
+)
+.since(V2026_07_28);
 
 /// A result with no members of its own.
 pub(super) static EMPTY_RESULT: Shape = Shape::Object(&[RESULT_META_FIELD, RESULT_TYPE_FIELD]);

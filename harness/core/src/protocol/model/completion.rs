@@ -1,6 +1,8 @@
 //! Argument completion (`completion/complete`).
 
-use super::common::{BOOL, INT, REQUEST_META_FIELD, RESULT_META_FIELD, STR, STR_MAP, variant};
+use super::common::{
+    BOOL, INT, REQUEST_META_FIELD, RESULT_META_FIELD, RESULT_TYPE_FIELD, STR, STR_MAP, variant,
+};
 use super::{Flow, MethodSpec, Side, request};
 use crate::protocol::shape::{Named, Shape, Tagged, Versions, opt, req};
 use crate::version::ProtocolVersion::*;
@@ -61,14 +63,15 @@ static RESULT: Shape = Shape::Object(&[
         }),
     ),
     RESULT_META_FIELD,
+    RESULT_TYPE_FIELD,
 ]);
 
-/// Exists in every stateful version; the `completions` capability gating it
-/// arrived in 2025-03-26.
+/// Exists in every version; the `completions` capability gating it arrived
+/// in 2025-03-26 (from 2026-07-28 it is declared by `server/discover`).
 pub(super) static COMPLETE: MethodSpec = request(
     "completion/complete",
     Flow::ClientToServer,
-    Versions::LEGACY,
+    Versions::ALL,
     req("params", &PARAMS),
     &RESULT,
 )

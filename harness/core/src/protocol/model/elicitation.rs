@@ -2,10 +2,10 @@
 //! for structured input (form mode) or to visit a URL (URL mode, 2025-11-25).
 
 use super::common::{
-    BOOL, INT, NOTIFICATION_META_FIELD, NUM, REQUEST_META_FIELD, RESULT_META_FIELD, STR, STR_ARRAY, array,
-    variant,
+    BOOL, INT, NOTIFICATION_META_FIELD, NUM, RESULT_META_FIELD, SERVER_REQUEST_META_FIELD, STR, STR_ARRAY,
+    array, variant,
 };
-use super::{Flow, Gate, MemberGate, MethodSpec, Side, notification, request};
+use super::{Flow, Gate, MemberGate, MethodSpec, Side, input_request, notification, request};
 use crate::protocol::shape::{Alt, Named, Shape, Tagged, Variant, Versions, opt, req};
 use crate::version::ProtocolVersion::*;
 
@@ -96,7 +96,7 @@ static FORM_PARAMS: Shape = Shape::Named(&Named {
     shape: Shape::Object(&[
         req("message", &STR),
         req("requestedSchema", &REQUESTED_SCHEMA),
-        REQUEST_META_FIELD,
+        SERVER_REQUEST_META_FIELD,
     ]),
 });
 
@@ -106,8 +106,8 @@ static URL_PARAMS: Shape = Shape::Named(&Named {
     shape: Shape::Object(&[
         req("message", &STR),
         req("url", &STR),
-        req("elicitationId", &STR),
-        REQUEST_META_FIELD,
+        req("elicitationId", &STR).until(V2025_11_25),
+        SERVER_REQUEST_META_FIELD,
     ]),
 });
 
@@ -147,7 +147,8 @@ static CONTENT_VALUE: Shape = Shape::AnyOf(&[
     },
 ]);
 
-static RESULT: Shape = Shape::Named(&Named {
+/// The result, and from 2026-07-28 the input response.
+pub(super) static RESULT: Shape = Shape::Named(&Named {
     name: "ElicitResult",
     requirement: "ELIC-008",
     shape: Shape::Object(&[
@@ -171,6 +172,14 @@ pub(super) static CREATE: MethodSpec = request(
     &RESULT,
 )
 .gated(Side::Client, "elicitation", Versions::LEGACY, "ELIC-002");
+
+pub(super) static CREATE_INPUT: MethodSpec =
+    input_request("elicitation/create", req("params", &PARAMS), &RESULT).gated(
+        Side::Client,
+        "elicitation",
+        Versions::since(V2026_07_28),
+        "MRTR-004",
+    );
 
 pub(super) static COMPLETE: MethodSpec = notification(
     "notifications/elicitation/complete",

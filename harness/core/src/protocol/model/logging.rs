@@ -29,7 +29,7 @@ pub(super) static SET_LEVEL: MethodSpec = request(
 pub(super) static MESSAGE: MethodSpec = notification(
     "notifications/message",
     Flow::ServerToClient,
-    Versions::LEGACY,
+    Versions::ALL,
     req("params", &MESSAGE_PARAMS),
 )
 .gated(Side::Server, "logging", Versions::LEGACY, "LOG-001");

@@ -1,9 +1,10 @@
 //! Prompts: listing, getting, and the list-changed notification.
 
 use super::common::{
-    BOOL, CONTENT_BLOCK, ICONS, META, NOTIFICATION_PARAMS, PAGINATED_PARAMS, REQUEST_META_FIELD,
-    RESULT_META_FIELD, ROLE, STR, STR_MAP, array,
+    BOOL, CACHE_SCOPE_FIELD, CONTENT_BLOCK, ICONS, META, NOTIFICATION_PARAMS, PAGINATED_PARAMS,
+    REQUEST_META_FIELD, RESULT_META_FIELD, RESULT_TYPE_FIELD, ROLE, STR, STR_MAP, TTL_FIELD, array,
 };
+use super::mrtr::{INPUT_RESPONSES_FIELD, REQUEST_STATE_FIELD};
 use super::{Flow, MethodSpec, Side, notification, request};
 use crate::protocol::shape::{Named, Shape, Versions, opt, req};
 use crate::version::ProtocolVersion::*;
@@ -28,10 +29,18 @@ static LIST_RESULT: Shape = Shape::Object(&[
     req("prompts", &array(&PROMPT)),
     opt("nextCursor", &STR),
     RESULT_META_FIELD,
+    RESULT_TYPE_FIELD,
+    TTL_FIELD,
+    CACHE_SCOPE_FIELD,
 ]);
 
-static GET_PARAMS: Shape =
-    Shape::Object(&[req("name", &STR), opt("arguments", &STR_MAP), REQUEST_META_FIELD]);
+static GET_PARAMS: Shape = Shape::Object(&[
+    req("name", &STR),
+    opt("arguments", &STR_MAP),
+    INPUT_RESPONSES_FIELD,
+    REQUEST_STATE_FIELD,
+    REQUEST_META_FIELD,
+]);
 
 static MESSAGE: Shape = Shape::Named(&Named {
     name: "PromptMessage",
@@ -43,30 +52,33 @@ static GET_RESULT: Shape = Shape::Object(&[
     opt("description", &STR),
     req("messages", &array(&MESSAGE)),
     RESULT_META_FIELD,
+    RESULT_TYPE_FIELD,
 ]);
 
 pub(super) static LIST: MethodSpec = request(
     "prompts/list",
     Flow::ClientToServer,
-    Versions::LEGACY,
-    opt("params", &PAGINATED_PARAMS),
+    Versions::ALL,
+    opt("params", &PAGINATED_PARAMS).required_since(V2026_07_28),
     &LIST_RESULT,
 )
-.gated(Side::Server, "prompts", Versions::LEGACY, "LIST-006");
+.gated(Side::Server, "prompts", Versions::LEGACY, "LIST-006")
+.cacheable();
 
 pub(super) static GET: MethodSpec = request(
     "prompts/get",
     Flow::ClientToServer,
-    Versions::LEGACY,
+    Versions::ALL,
     req("params", &GET_PARAMS),
     &GET_RESULT,
 )
-.gated(Side::Server, "prompts", Versions::LEGACY, "LIST-006");
+.gated(Side::Server, "prompts", Versions::LEGACY, "LIST-006")
+.may_require_input();
 
 pub(super) static LIST_CHANGED: MethodSpec = notification(
     "notifications/prompts/list_changed",
     Flow::ServerToClient,
-    Versions::LEGACY,
+    Versions::ALL,
     opt("params", &NOTIFICATION_PARAMS),
 )
 .gated(Side::Server, "prompts.listChanged", Versions::LEGACY, "LIST-002");

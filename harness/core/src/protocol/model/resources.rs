@@ -1,9 +1,11 @@
 //! Resources: listing, templates, reading, subscriptions and their notifications.
 
 use super::common::{
-    ANNOTATIONS, EMPTY_RESULT, ICONS, INT, META, NOTIFICATION_META_FIELD, NOTIFICATION_PARAMS,
-    PAGINATED_PARAMS, REQUEST_META_FIELD, RESOURCE_CONTENTS, RESULT_META_FIELD, STR, array,
+    ANNOTATIONS, CACHE_SCOPE_FIELD, EMPTY_RESULT, ICONS, INT, META, NOTIFICATION_META_FIELD,
+    NOTIFICATION_PARAMS, PAGINATED_PARAMS, REQUEST_META_FIELD, RESOURCE_CONTENTS, RESULT_META_FIELD,
+    RESULT_TYPE_FIELD, STR, TTL_FIELD, array,
 };
+use super::mrtr::{INPUT_RESPONSES_FIELD, REQUEST_STATE_FIELD};
 use super::{Flow, MethodSpec, Side, notification, request};
 use crate::protocol::shape::{Named, Shape, Versions, opt, req};
 use crate::version::ProtocolVersion::*;
@@ -43,47 +45,71 @@ static LIST_RESULT: Shape = Shape::Object(&[
     req("resources", &array(&RESOURCE)),
     opt("nextCursor", &STR),
     RESULT_META_FIELD,
+    RESULT_TYPE_FIELD,
+    TTL_FIELD,
+    CACHE_SCOPE_FIELD,
 ]);
 
 static TEMPLATES_LIST_RESULT: Shape = Shape::Object(&[
     req("resourceTemplates", &array(&RESOURCE_TEMPLATE)),
     opt("nextCursor", &STR),
     RESULT_META_FIELD,
+    RESULT_TYPE_FIELD,
+    TTL_FIELD,
+    CACHE_SCOPE_FIELD,
 ]);
 
-/// Params naming one resource: read, subscribe, unsubscribe.
+/// Params naming one resource: subscribe, unsubscribe.
 static URI_PARAMS: Shape = Shape::Object(&[req("uri", &STR), REQUEST_META_FIELD]);
 
-static READ_RESULT: Shape = Shape::Object(&[req("contents", &array(&RESOURCE_CONTENTS)), RESULT_META_FIELD]);
+/// Params of `resources/read`, which may be retried with input responses.
+static READ_PARAMS: Shape = Shape::Object(&[
+    req("uri", &STR),
+    INPUT_RESPONSES_FIELD,
+    REQUEST_STATE_FIELD,
+    REQUEST_META_FIELD,
+]);
+
+static READ_RESULT: Shape = Shape::Object(&[
+    req("contents", &array(&RESOURCE_CONTENTS)),
+    RESULT_META_FIELD,
+    RESULT_TYPE_FIELD,
+    TTL_FIELD,
+    CACHE_SCOPE_FIELD,
+]);
 
 static UPDATED_PARAMS: Shape = Shape::Object(&[req("uri", &STR), NOTIFICATION_META_FIELD]);
 
 pub(super) static LIST: MethodSpec = request(
     "resources/list",
     Flow::ClientToServer,
-    Versions::LEGACY,
-    opt("params", &PAGINATED_PARAMS),
+    Versions::ALL,
+    opt("params", &PAGINATED_PARAMS).required_since(V2026_07_28),
     &LIST_RESULT,
 )
-.gated(Side::Server, "resources", Versions::LEGACY, "LIST-006");
+.gated(Side::Server, "resources", Versions::LEGACY, "LIST-006")
+.cacheable();
 
 pub(super) static TEMPLATES_LIST: MethodSpec = request(
     "resources/templates/list",
     Flow::ClientToServer,
-    Versions::LEGACY,
-    opt("params", &PAGINATED_PARAMS),
+    Versions::ALL,
+    opt("params", &PAGINATED_PARAMS).required_since(V2026_07_28),
     &TEMPLATES_LIST_RESULT,
 )
-.gated(Side::Server, "resources", Versions::LEGACY, "LIST-006");
+.gated(Side::Server, "resources", Versions::LEGACY, "LIST-006")
+.cacheable();
 
 pub(super) static READ: MethodSpec = request(
     "resources/read",
     Flow::ClientToServer,
-    Versions::LEGACY,
-    req("params", &URI_PARAMS),
+    Versions::ALL,
+    req("params", &READ_PARAMS),
     &READ_RESULT,
 )
-.gated(Side::Server, "resources", Versions::LEGACY, "LIST-006");
+.gated(Side::Server, "resources", Versions::LEGACY, "LIST-006")
+.may_require_input()
+.cacheable();
 
 pub(super) static SUBSCRIBE: MethodSpec = request(
     "resources/subscribe",
@@ -106,7 +132,7 @@ pub(super) static UNSUBSCRIBE: MethodSpec = request(
 pub(super) static LIST_CHANGED: MethodSpec = notification(
     "notifications/resources/list_changed",
     Flow::ServerToClient,
-    Versions::LEGACY,
+    Versions::ALL,
     opt("params", &NOTIFICATION_PARAMS),
 )
 .gated(
@@ -119,7 +145,7 @@ pub(super) static LIST_CHANGED: MethodSpec = notification(
 pub(super) static UPDATED: MethodSpec = notification(
     "notifications/resources/updated",
     Flow::ServerToClient,
-    Versions::LEGACY,
+    Versions::ALL,
     req("params", &UPDATED_PARAMS),
 )
 .gated(Side::Server, "resources.subscribe", Versions::LEGACY, "RES-007");

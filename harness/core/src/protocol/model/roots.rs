@@ -1,8 +1,9 @@
 //! Roots: the server asks the client which roots it exposes.
 
-use super::common::{META, NOTIFICATION_PARAMS, REQUEST_PARAMS, RESULT_META_FIELD, STR, array};
-use super::{Flow, MethodSpec, Side, notification, request};
+use super::common::{META, NOTIFICATION_PARAMS, RESULT_META_FIELD, SERVER_REQUEST_PARAMS, STR, array};
+use super::{Flow, MethodSpec, Side, input_request, notification, request};
 use crate::protocol::shape::{Named, Shape, Versions, opt, req};
+use crate::version::ProtocolVersion::V2026_07_28;
 
 static ROOT: Shape = Shape::Named(&Named {
     name: "Root",
@@ -10,16 +11,24 @@ static ROOT: Shape = Shape::Named(&Named {
     shape: Shape::Object(&[req("uri", &STR), opt("name", &STR), META]),
 });
 
-static LIST_RESULT: Shape = Shape::Object(&[req("roots", &array(&ROOT)), RESULT_META_FIELD]);
+/// The result, and from 2026-07-28 the input response.
+pub(super) static LIST_RESULT: Shape = Shape::Object(&[req("roots", &array(&ROOT)), RESULT_META_FIELD]);
 
 pub(super) static LIST: MethodSpec = request(
     "roots/list",
     Flow::ServerToClient,
     Versions::LEGACY,
-    opt("params", &REQUEST_PARAMS),
+    opt("params", &SERVER_REQUEST_PARAMS),
     &LIST_RESULT,
 )
 .gated(Side::Client, "roots", Versions::LEGACY, "LIST-006");
+
+pub(super) static LIST_INPUT: MethodSpec = input_request(
+    "roots/list",
+    opt("params", &SERVER_REQUEST_PARAMS),
+    &LIST_RESULT,
+)
+.gated(Side::Client, "roots", Versions::since(V2026_07_28), "MRTR-004");
 
 pub(super) static LIST_CHANGED: MethodSpec = notification(
     "notifications/roots/list_changed",

@@ -1,11 +1,11 @@
 //! Sampling (`sampling/createMessage`): the server asks the client's model.
 
 use super::common::{
-    AUDIO_CONTENT, BOOL, CONTENT_BLOCK, IMAGE_CONTENT, INT, META, NUM, OBJECT, REQUEST_META_FIELD,
-    RESULT_META_FIELD, ROLE, STR, STR_ARRAY, TEXT_CONTENT, array, variant,
+    AUDIO_CONTENT, BOOL, CONTENT_BLOCK, IMAGE_CONTENT, INT, META, NUM, OBJECT, RESULT_META_FIELD, ROLE,
+    SERVER_REQUEST_META_FIELD, STR, STR_ARRAY, TEXT_CONTENT, array, variant,
 };
 use super::tools::TOOL;
-use super::{Flow, Gate, MemberGate, MethodSpec, Side, request};
+use super::{Flow, Gate, MemberGate, MethodSpec, Side, input_request, request};
 use crate::protocol::shape::{Alt, Named, Shape, Tagged, Variant, Versions, opt, req};
 use crate::version::ProtocolVersion::*;
 
@@ -105,11 +105,12 @@ static PARAMS: Shape = Shape::Named(&Named {
             &Shape::Object(&[opt("mode", &Shape::Enum(&["auto", "required", "none"]))]),
         )
         .since(V2025_11_25),
-        REQUEST_META_FIELD,
+        SERVER_REQUEST_META_FIELD,
     ]),
 });
 
-static RESULT: Shape = Shape::Object(&[
+/// The result, and from 2026-07-28 the input response.
+pub(super) static RESULT: Shape = Shape::Object(&[
     req("role", &ROLE),
     req("content", &CONTENT),
     req("model", &STR),
@@ -125,6 +126,13 @@ pub(super) static CREATE_MESSAGE: MethodSpec = request(
     &RESULT,
 )
 .gated(Side::Client, "sampling", Versions::LEGACY, "SAMP-001");
+
+pub(super) static CREATE_MESSAGE_INPUT: MethodSpec = input_request(
+    "sampling/createMessage",
+    req("params", &PARAMS),
+    &RESULT,
+)
+.gated(Side::Client, "sampling", Versions::since(V2026_07_28), "MRTR-004");
 
 /// A 2025-11-25 gate on the client's `sampling` sub-capabilities.
 const fn sampling_gate(

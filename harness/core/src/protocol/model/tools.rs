@@ -1,11 +1,13 @@
 //! Tools: listing, calling, and the list-changed notification.
 
 use super::common::{
-    BOOL, CONTENT_BLOCK, ICONS, META, NOTIFICATION_PARAMS, OBJECT, PAGINATED_PARAMS, REQUEST_META_FIELD,
-    RESULT_META_FIELD, STR, STR_ARRAY, STRUCTURED_CONTENT, array,
+    BOOL, CACHE_SCOPE_FIELD, CONTENT_BLOCK, ICONS, META, NOTIFICATION_PARAMS, OBJECT, PAGINATED_PARAMS,
+    REQUEST_META_FIELD, RESULT_META_FIELD, RESULT_TYPE_FIELD, STR, STR_ARRAY, STRUCTURED_CONTENT, TTL_FIELD,
+    array,
 };
+use super::mrtr::{INPUT_RESPONSES_FIELD, REQUEST_STATE_FIELD};
 use super::{Flow, MethodSpec, Side, notification, request};
-use crate::protocol::shape::{Named, Shape, Versions, opt, req};
+use crate::protocol::shape::{Alt, Named, Shape, Versions, opt, req};
 use crate::version::ProtocolVersion::*;
 
 /// `inputSchema` and `outputSchema`: a JSON Schema object with `type: "object"` at the root.
@@ -14,6 +16,19 @@ static OBJECT_SCHEMA: Shape = Shape::Object(&[
     opt("properties", &Shape::Map(&OBJECT)),
     opt("required", &STR_ARRAY),
     opt("$schema", &STR).since(V2025_11_25),
+]);
+
+/// `outputSchema`: an object schema up to 2025-11-25; any 2020-12 schema
+/// object after.
+static OUTPUT_SCHEMA: Shape = Shape::ByVersion(&[
+    Alt {
+        versions: Versions::between(V2025_06_18, V2025_11_25),
+        shape: &OBJECT_SCHEMA,
+    },
+    Alt {
+        versions: Versions::since(V2026_07_28),
+        shape: &OBJECT,
+    },
 ]);
 
 static TOOL_ANNOTATIONS: Shape = Shape::Object(&[
@@ -33,7 +48,7 @@ pub(super) static TOOL: Shape = Shape::Named(&Named {
         opt("title", &STR).since(V2025_06_18),
         opt("description", &STR),
         req("inputSchema", &OBJECT_SCHEMA),
-        opt("outputSchema", &OBJECT_SCHEMA).since(V2025_06_18),
+        opt("outputSchema", &OUTPUT_SCHEMA).since(V2025_06_18),
         opt("annotations", &TOOL_ANNOTATIONS).since(V2025_03_26),
         ICONS,
         META,
@@ -44,40 +59,51 @@ static LIST_RESULT: Shape = Shape::Object(&[
     req("tools", &array(&TOOL)),
     opt("nextCursor", &STR),
     RESULT_META_FIELD,
+    RESULT_TYPE_FIELD,
+    TTL_FIELD,
+    CACHE_SCOPE_FIELD,
 ]);
 
-static CALL_PARAMS: Shape =
-    Shape::Object(&[req("name", &STR), opt("arguments", &OBJECT), REQUEST_META_FIELD]);
+static CALL_PARAMS: Shape = Shape::Object(&[
+    req("name", &STR),
+    opt("arguments", &OBJECT),
+    INPUT_RESPONSES_FIELD,
+    REQUEST_STATE_FIELD,
+    REQUEST_META_FIELD,
+]);
 
 static CALL_RESULT: Shape = Shape::Object(&[
     req("content", &array(&CONTENT_BLOCK)),
     opt("isError", &BOOL),
     opt("structuredContent", &STRUCTURED_CONTENT).since(V2025_06_18),
     RESULT_META_FIELD,
+    RESULT_TYPE_FIELD,
 ]);
 
 pub(super) static LIST: MethodSpec = request(
     "tools/list",
     Flow::ClientToServer,
-    Versions::LEGACY,
-    opt("params", &PAGINATED_PARAMS),
+    Versions::ALL,
+    opt("params", &PAGINATED_PARAMS).required_since(V2026_07_28),
     &LIST_RESULT,
 )
-.gated(Side::Server, "tools", Versions::LEGACY, "LIST-006");
+.gated(Side::Server, "tools", Versions::LEGACY, "LIST-006")
+.cacheable();
 
 pub(super) static CALL: MethodSpec = request(
     "tools/call",
     Flow::ClientToServer,
-    Versions::LEGACY,
+    Versions::ALL,
     req("params", &CALL_PARAMS),
     &CALL_RESULT,
 )
-.gated(Side::Server, "tools", Versions::LEGACY, "LIST-006");
+.gated(Side::Server, "tools", Versions::LEGACY, "LIST-006")
+.may_require_input();
 
 pub(super) static LIST_CHANGED: MethodSpec = notification(
     "notifications/tools/list_changed",
     Flow::ServerToClient,
-    Versions::LEGACY,
+    Versions::ALL,
     opt("params", &NOTIFICATION_PARAMS),
 )
 .gated(Side::Server, "tools.listChanged", Versions::LEGACY, "LIST-002");

@@ -13,29 +13,35 @@ static PROGRESS_PARAMS: Shape = Shape::Object(&[
     NOTIFICATION_META_FIELD,
 ]);
 
-/// `requestId` became optional in 2025-11-25, where tasks are cancelled by other means.
+/// `requestId` became optional in 2025-11-25, where tasks are cancelled by
+/// other means, and required again when tasks left the core in 2026-07-28.
 const REQUEST_ID_FIELD: Field = Field {
     required: Some(Versions::between(V2024_11_05, V2025_06_18)),
-    ..opt("requestId", &REQUEST_ID)
+    ..opt("requestId", &REQUEST_ID).until(V2025_11_25)
 };
 
 static CANCELLED_PARAMS: Shape = Shape::Named(&Named {
     name: "CancelledNotificationParams",
     requirement: "CANC-001",
-    shape: Shape::Object(&[REQUEST_ID_FIELD, opt("reason", &STR), NOTIFICATION_META_FIELD]),
+    shape: Shape::Object(&[
+        REQUEST_ID_FIELD,
+        req("requestId", &REQUEST_ID).since(V2026_07_28),
+        opt("reason", &STR),
+        NOTIFICATION_META_FIELD,
+    ]),
 });
 
 pub(super) static PROGRESS: MethodSpec = notification(
     "notifications/progress",
     Flow::Both,
-    Versions::LEGACY,
+    Versions::ALL,
     req("params", &PROGRESS_PARAMS),
 );
 
 pub(super) static CANCELLED: MethodSpec = notification(
     "notifications/cancelled",
     Flow::Both,
-    Versions::LEGACY,
+    Versions::ALL,
     req("params", &CANCELLED_PARAMS),
 );
 

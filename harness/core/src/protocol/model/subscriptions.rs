@@ -1,0 +1,92 @@
+//! Subscriptions (2026-07-28+): the client opens a listen stream with a
+//! filter; the server acknowledges the part it honours, then sends only
+//! those notifications, each tagged with the listen request's id.
+
+use super::common::{
+    BOOL, IMPLEMENTATION, NOTIFICATION_META_FIELD, REQUEST_ID, REQUEST_META_FIELD, RESULT_TYPE_FIELD,
+    STR_ARRAY,
+};
+use super::{Flow, MethodSpec, notification, request};
+use crate::protocol::shape::{Named, Shape, Versions, opt, req};
+use crate::version::ProtocolVersion::*;
+
+/// The notifications a listen stream opts into, and what each filter
+/// member turns on.
+pub const FILTER_MEMBERS: [(&str, &str); 3] = [
+    ("toolsListChanged", "notifications/tools/list_changed"),
+    ("promptsListChanged", "notifications/prompts/list_changed"),
+    ("resourcesListChanged", "notifications/resources/list_changed"),
+];
+
+/// The filter member listing subscribed resource URIs.
+pub const RESOURCE_SUBSCRIPTIONS: &str = "resourceSubscriptions";
+
+static FILTER: Shape = Shape::Object(&[
+    opt("toolsListChanged", &BOOL),
+    opt("promptsListChanged", &BOOL),
+    opt("resourcesListChanged", &BOOL),
+    opt(RESOURCE_SUBSCRIPTIONS, &STR_ARRAY),
+]);
+
+static LISTEN_PARAMS: Shape = Shape::Object(&[req("notifications", &FILTER), REQUEST_META_FIELD]);
+
+static LISTEN_RESULT: Shape = Shape::Object(&[
+    req(
+        "_meta",
+        &Shape::Object(&[
+            opt("io.modelcontextprotocol/serverInfo", &IMPLEMENTATION),
+            req("io.modelcontextprotocol/subscriptionId", &REQUEST_ID),
+        ]),
+    ),
+    RESULT_TYPE_FIELD,
+]);
+
+static ACKNOWLEDGED_PARAMS: Shape = Shape::Named(&Named {
+    name: "SubscriptionsAcknowledgedNotificationParams",
+    requirement: "SUBS-001",
+    shape: Shape::Object(&[req("notifications", &FILTER), NOTIFICATION_META_FIELD]),
+});
+
+pub(super) static LISTEN: MethodSpec = request(
+    "subscriptions/listen",
+    Flow::ClientToServer,
+    Versions::since(V2026_07_28),
+    req("params", &LISTEN_PARAMS),
+    &LISTEN_RESULT,
+);
+
+pub(super) static ACKNOWLEDGED: MethodSpec = notification(
+    "notifications/subscriptions/acknowledged",
+    Flow::ServerToClient,
+    Versions::since(V2026_07_28),
+    req("params", &ACKNOWLEDGED_PARAMS),
+);
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    #[test]
+    fn listen_needs_a_filter_and_its_result_the_subscription_id() {
+        let meta = json!({"io.modelcontextprotocol/protocolVersion": "2026-07-28",
+            "io.modelcontextprotocol/clientCapabilities": {}});
+        let params = json!({"notifications": {"toolsListChanged": true}, "_meta": meta});
+        assert!(LISTEN.check_params(Some(&params), V2026_07_28).is_empty());
+        assert!(
+            !LISTEN
+                .check_params(Some(&json!({"_meta": meta})), V2026_07_28)
+                .is_empty()
+        );
+        let result =
+            json!({"resultType": "complete", "_meta": {"io.modelcontextprotocol/subscriptionId": 3}});
+        assert!(LISTEN.check_result(&result, V2026_07_28).is_empty());
+        assert!(
+            !LISTEN
+                .check_result(&json!({"resultType": "complete"}), V2026_07_28)
+                .is_empty()
+        );
+        let ack = ACKNOWLEDGED.check_params(Some(&json!({"notifications": []})), V2026_07_28);
+        assert_eq!(ack[0].requirement, "SUBS-001");
+    }
+}

@@ -1,0 +1,266 @@
+//! The report of a run: the harness's outcomes converted into the stable
+//! model of `mcp-conform-report`, gated by a baseline, and written as
+//! `report.json`, `junit.xml`, `report.md` and `report.html`.
+//!
+//! - [`baseline`]: accepted failures; [`shard`]: `--shard K/N`.
+
+pub mod baseline;
+pub mod shard;
+
+use std::collections::HashMap;
+use std::fmt::Write as _;
+use std::path::{Path, PathBuf};
+
+use mcp_conform_core::scenario::Scenario;
+use mcp_conform_core::wire::{self, Frame};
+use mcp_conform_report::{
+    Case, CheckResult, Direction, FORMAT_VERSION, Gate, HttpMeta, Report, RunInfo, Suite, Summary, Tool,
+    WireFrame, html, json, junit, markdown, provenance,
+};
+use serde_json::Value;
+
+use crate::runner::{Check, ScenarioOutcome};
+use baseline::{Baseline, Findings};
+
+/// The files a report directory holds, in the order they are written.
+pub const FILES: [&str; 4] = ["report.json", "junit.xml", "report.md", "report.html"];
+
+/// The suite's fingerprint: every selected scenario's id and text, in order.
+pub fn suite(scenarios: &[Scenario]) -> Suite {
+    let parts = scenarios
+        .iter()
+        .flat_map(|s| [s.id.as_bytes(), s.source.text.as_bytes()]);
+    Suite {
+        digest: provenance::fingerprint(parts),
+        scenarios: scenarios.len(),
+    }
+}
+
+/// The report of `outcomes`, gated by `baseline` (if any) as of today.
+pub fn build(outcomes: &[ScenarioOutcome], run: RunInfo, baseline: Option<&Baseline>) -> Report {
+    let mut cases: Vec<Case> = outcomes.iter().map(case).collect();
+    cases.sort_by(|a, b| (&a.scenario, &a.protocol_version).cmp(&(&b.scenario, &b.protocol_version)));
+    let generated_at = provenance::generated_at();
+    let findings = baseline.map_or_else(Findings::default, |b| b.apply(&mut cases, &generated_at[..10]));
+    Report {
+        format_version: FORMAT_VERSION,
+        generated_at,
+        tool: Tool {
+            name: "mcp-conform".into(),
+            version: env!("CARGO_PKG_VERSION").into(),
+        },
+        summary: Summary::of(&cases),
+        gate: Gate::decide(&cases, run.strict, findings.stale, findings.expired),
+        run,
+        cases,
+    }
+}
+
+/// The exit code of `outcomes` gated without a baseline or `--strict`.
+pub fn exit_code(outcomes: &[ScenarioOutcome]) -> u8 {
+    let cases: Vec<Case> = outcomes.iter().map(case).collect();
+    Gate::decide(&cases, false, Vec::new(), Vec::new()).exit_code
+}
+
+/// Writes the four report files into `dir` (created if needed).
+pub fn write_dir(dir: &Path, report: &Report) -> std::io::Result<Vec<PathBuf>> {
+    std::fs::create_dir_all(dir)?;
+    let texts = [
+        json::write(report),
+        junit::write(report),
+        markdown::write(report),
+        html::write(report),
+    ];
+    let mut written = Vec::new();
+    for (name, text) in FILES.iter().zip(texts) {
+        let path = dir.join(name);
+        std::fs::write(&path, text)?;
+        written.push(path);
+    }
+    Ok(written)
+}
+
+/// Reads the `report.json` of every shard, merges them and writes the
+/// whole run's report files into `dir`.
+pub fn merge_files(paths: &[PathBuf], dir: &Path) -> Result<Report, String> {
+    let shards = paths
+        .iter()
+        .map(|path| {
+            let text = std::fs::read_to_string(path).map_err(|e| format!("{}: {e}", path.display()))?;
+            json::read(&text).map_err(|e| format!("{}: {e}", path.display()))
+        })
+        .collect::<Result<Vec<_>, _>>()?;
+    let report = mcp_conform_report::merge(shards)?;
+    write_dir(dir, &report).map_err(|e| format!("{}: {e}", dir.display()))?;
+    Ok(report)
+}
+
+/// What the gate says on the terminal after the summary: baseline
+/// bookkeeping and the stale lines to delete.
+pub fn gate_lines(report: &Report) -> String {
+    let gate = &report.gate;
+    let mut out = String::new();
+    if let Some(baseline) = &report.run.baseline {
+        writeln!(
+            out,
+            "baseline {}: {} failing checks accepted, {} new",
+            baseline.path,
+            gate.accepted,
+            gate.new_failures.len()
+        )
+        .expect("String");
+        for note in &gate.expired {
+            writeln!(
+                out,
+                "expired baseline entry {}:{} ({} {}) accepts nothing any more",
+                baseline.path, note.line, note.scenario, note.requirement
+            )
+            .expect("String");
+        }
+        for note in &gate.stale {
+            writeln!(
+                out,
+                "stale baseline entry {}:{}: {} {} passes now; delete:\n{}",
+                baseline.path, note.line, note.scenario, note.requirement, note.text
+            )
+            .expect("String");
+        }
+    }
+    if report.run.strict {
+        let non_strict = gate
+            .new_failures
+            .iter()
+            .filter(|f| f.verdict == mcp_conform_core::Verdict::NonStrict)
+            .count();
+        if non_strict > 0 {
+            writeln!(out, "--strict: {non_strict} non-strict findings fail the gate").expect("String");
+        }
+    }
+    out
+}
+
+fn case(outcome: &ScenarioOutcome) -> Case {
+    Case {
+        scenario: outcome.id.clone(),
+        title: outcome.title.clone(),
+        area: outcome.id.split('.').next().unwrap_or_default().to_owned(),
+        file: outcome.path.display().to_string(),
+        protocol_version: outcome.version.map(|v| v.to_string()),
+        verdict: outcome.verdict,
+        note: outcome.note.clone(),
+        checks: outcome.checks.iter().map(check).collect(),
+        remarks: outcome.remarks.iter().map(check).collect(),
+        transcript: transcript(&outcome.transcript),
+        stderr_tail: outcome.stderr_tail.clone(),
+    }
+}
+
+fn check(check: &Check) -> CheckResult {
+    CheckResult {
+        requirement: check.requirement.clone(),
+        name: check.name.clone(),
+        level: check.level,
+        verdict: check.verdict,
+        message: check.message.clone(),
+        expected: check.expected.clone(),
+        actual: check.actual.clone(),
+        location: check.span.is_known().then(|| check.span.to_string()),
+        frame: check.frame,
+        accepted: None,
+    }
+}
+
+/// The frames with their times left out (they would break byte-identical
+/// reports) and each response paired with the request it answers.
+fn transcript(frames: &[Frame]) -> Vec<WireFrame> {
+    let mut open: HashMap<(Direction, String), usize> = HashMap::new();
+    frames
+        .iter()
+        .enumerate()
+        .map(|(index, frame)| {
+            let direction = match frame.direction {
+                wire::Direction::Sent => Direction::Sent,
+                wire::Direction::Received => Direction::Received,
+            };
+            let answers = serde_json::from_slice::<Value>(&frame.raw)
+                .ok()
+                .and_then(|message| pair(&message, direction, index, &mut open));
+            WireFrame {
+                index,
+                direction,
+                text: frame.text().into_owned(),
+                answers,
+                http: http_meta(frame),
+            }
+        })
+        .collect()
+}
+
+/// Remembers a request; for a response, the index of the request with its
+/// id that the other side sent.
+fn pair(
+    message: &Value,
+    direction: Direction,
+    index: usize,
+    open: &mut HashMap<(Direction, String), usize>,
+) -> Option<usize> {
+    let id = message.get("id").filter(|id| !id.is_null())?.to_string();
+    if message.get("method").is_some() {
+        open.insert((direction, id), index);
+        return None;
+    }
+    let other = match direction {
+        Direction::Sent => Direction::Received,
+        Direction::Received => Direction::Sent,
+    };
+    open.remove(&(other, id))
+}
+
+fn http_meta(frame: &Frame) -> Option<HttpMeta> {
+    let meta = &frame.meta;
+    let http = HttpMeta {
+        status: meta.http_status,
+        headers: meta.headers.clone(),
+        stream: meta.stream.clone(),
+        sse_event_id: meta.sse_event_id.clone(),
+        sse_event: meta.sse_event.clone(),
+    };
+    (http != HttpMeta::default()).then_some(http)
+}
+
+#[cfg(test)]
+mod tests {
+    use std::time::Duration;
+
+    use super::*;
+
+    #[test]
+    fn responses_point_at_their_requests_and_times_are_dropped() {
+        let frames = [
+            Frame::new(
+                wire::Direction::Sent,
+                br#"{"jsonrpc":"2.0","id":1,"method":"ping"}"#.to_vec(),
+                Duration::from_millis(5),
+            ),
+            Frame::new(
+                wire::Direction::Received,
+                br#"{"jsonrpc":"2.0","id":7,"method":"roots/list"}"#.to_vec(),
+                Duration::from_millis(6),
+            ),
+            Frame::new(
+                wire::Direction::Sent,
+                br#"{"jsonrpc":"2.0","id":7,"result":{}}"#.to_vec(),
+                Duration::from_millis(7),
+            ),
+            Frame::new(
+                wire::Direction::Received,
+                br#"{"jsonrpc":"2.0","id":1,"result":{}}"#.to_vec(),
+                Duration::from_millis(8),
+            ),
+        ];
+        let wire = transcript(&frames);
+        let answers: Vec<Option<usize>> = wire.iter().map(|f| f.answers).collect();
+        assert_eq!(answers, [None, None, Some(1), Some(0)]);
+        assert!(wire.iter().all(|f| f.http.is_none()));
+    }
+}

@@ -1,0 +1,359 @@
+//! `role: client` scenarios: we play a scripted server and the peer under
+//! test is a client (or a host). The steps and checks are the server runs'
+//! own; what differs is who starts whom, and the handshake, which we answer
+//! instead of sending.
+//!
+//! - [`run_client_scenario`]: `test-client` starts the client with a command
+//!   line whose `{server}` is a relay (`mcp-conform serve --connect SOCKET`)
+//!   back to the engine in this process.
+//! - [`serve_stdio`]: `mcp-conform serve SCENARIO`, the engine on our own
+//!   stdin/stdout, for a client started by someone else.
+
+mod relay;
+
+use std::path::PathBuf;
+use std::time::Duration;
+
+use mcp_conform_core::Level;
+use mcp_conform_core::Verdict;
+use mcp_conform_core::scenario::Scenario;
+use mcp_conform_core::scenario::model::Reply;
+use mcp_conform_core::version::ProtocolVersion;
+use mcp_mock_peers::client::{ClientSession, PeerRequest, RequestHandler, WaitError, default_reply};
+use mcp_mock_peers::transport::{StdioCommand, StdioTransport, StreamTransport};
+use serde_json::{Value, json};
+use tokio::net::UnixListener;
+use tokio::time::Instant;
+
+pub use relay::serve_connected;
+
+use super::RunConfig;
+use super::handshake::{Handshaken, capability_precondition};
+use super::outcome::{Check, ScenarioOutcome};
+use super::scenario::run_session;
+use super::steps::{StepRunner, Stop, Wait};
+
+/// How long the mock server keeps serving a client after the last step
+/// before it ends the connection.
+pub const LINGER: Duration = Duration::from_secs(2);
+/// How long a client gets to leave once we close the connection.
+const EXIT_GRACE: Duration = Duration::from_millis(500);
+/// How often we look whether a client that has not connected yet exited.
+const POLL: Duration = Duration::from_millis(50);
+
+/// The client under test: a command line where `{server}` stands for the
+/// command that starts our mock server.
+#[derive(Debug, Clone)]
+pub struct ClientUnderTest {
+    pub command: String,
+    /// The mcp-conform binary whose `serve --connect` `{server}` runs.
+    pub serve_program: PathBuf,
+}
+
+impl ClientUnderTest {
+    /// A client whose `{server}` runs this very binary.
+    pub fn new(command: &str) -> ClientUnderTest {
+        ClientUnderTest {
+            command: command.to_owned(),
+            serve_program: std::env::current_exe().unwrap_or_else(|_| PathBuf::from("mcp-conform")),
+        }
+    }
+}
+
+/// Answers `initialize` with the scenario's server, and pings; anything
+/// else before `initialize` is refused as a server would.
+struct InitializeHandler<'a> {
+    scenario: &'a Scenario,
+    /// The version answered, once `initialize` came.
+    answered: Option<String>,
+    config: &'a RunConfig,
+}
+
+impl RequestHandler for InitializeHandler<'_> {
+    fn answer(&mut self, request: &PeerRequest) -> Reply {
+        if request.method != "initialize" {
+            return default_reply(&request.method);
+        }
+        let server = &self.scenario.server;
+        let offered = request
+            .params
+            .as_ref()
+            .and_then(|p| p.get("protocolVersion"))
+            .and_then(Value::as_str)
+            .and_then(|v| v.parse::<ProtocolVersion>().ok())
+            .filter(|v| self.scenario.versions.contains(*v));
+        let version = server
+            .protocol_version
+            .clone()
+            .or_else(|| offered.map(|v| v.to_string()))
+            .unwrap_or_else(|| self.config.protocol.to_string());
+        let info = server
+            .info
+            .clone()
+            .unwrap_or_else(|| json!({"name": "mcp-conform", "version": env!("CARGO_PKG_VERSION")}));
+        let mut result =
+            json!({"protocolVersion": version, "capabilities": server.capabilities, "serverInfo": info});
+        if let Some(instructions) = &server.instructions {
+            result["instructions"] = json!(instructions);
+        }
+        self.answered = Some(version);
+        Reply::Result(result)
+    }
+}
+
+/// The server side of the handshake: the client must open with
+/// `initialize` (LIFE-001) whose params are complete (LIFE-002); we answer
+/// it, then the client must send `notifications/initialized` (LIFE-007).
+pub async fn serve_handshake(runner: &mut StepRunner<'_>, config: &RunConfig) -> Handshaken {
+    let scenario = runner.scenario;
+    let deadline = Instant::now() + config.startup_timeout;
+    let mut handler = InitializeHandler {
+        scenario,
+        answered: None,
+        config,
+    };
+    let initialize = loop {
+        let seen = runner.session.peer_requests().len();
+        match runner
+            .session
+            .wait_peer_request(seen, deadline, &mut handler)
+            .await
+        {
+            Ok(request) if request.method == "initialize" => break request,
+            Ok(_) => {}
+            Err(error) => {
+                let missing = format!("no initialize within {} ms", config.startup_timeout.as_millis());
+                return never_came(runner, "the client initializes", "LIFE-001", missing, error);
+            }
+        }
+    };
+    runner
+        .checks
+        .push(opens_with_initialize(runner.session.transcript(), scenario));
+    let params = initialize.params.clone().unwrap_or(Value::Null);
+    runner
+        .checks
+        .push(initialize_params(&params, scenario).at_frame(Some(initialize.index)));
+    let answered = handler.answered.unwrap_or_default();
+    match answered.parse::<ProtocolVersion>() {
+        Ok(version) if scenario.versions.contains(version) => runner.version = version,
+        _ => {
+            let offered = params.get("protocolVersion").cloned().unwrap_or(Value::Null);
+            let note = format!(
+                "the client offered {offered}; the scenario applies to {}",
+                scenario.versions
+            );
+            return Handshaken::Stopped(Stop::halted(Verdict::NotApplicable, note));
+        }
+    }
+    let capabilities = params.get("capabilities").cloned().unwrap_or(Value::Null);
+    runner.ctx.vars.insert(
+        "client".into(),
+        json!({
+            "capabilities": capabilities,
+            "info": params.get("clientInfo"),
+            "protocolVersion": params.get("protocolVersion"),
+        }),
+    );
+    let initialized = loop {
+        let seen = runner.session.notifications().len();
+        match runner.wait(Wait::Notification(seen), deadline, &[]).await {
+            Ok(got) => {
+                if got.message().get("method") == Some(&json!("notifications/initialized")) {
+                    break Ok(());
+                }
+            }
+            Err(error) => break Err(error),
+        }
+    };
+    if let Err(error) = initialized {
+        let missing = format!(
+            "no notifications/initialized within {} ms of the initialize answer",
+            config.startup_timeout.as_millis()
+        );
+        return never_came(runner, "the client sends initialized", "LIFE-007", missing, error);
+    }
+    match capability_precondition(runner, &capabilities, "client") {
+        Some(stop) => Handshaken::Stopped(stop),
+        None => Handshaken::Ready,
+    }
+}
+
+/// A handshake message that did not come (`missing` when the wait timed
+/// out): a broken MUST, and the scenario ends.
+fn never_came(
+    runner: &mut StepRunner<'_>,
+    name: &str,
+    requirement: &str,
+    missing: String,
+    error: WaitError,
+) -> Handshaken {
+    let message = match error {
+        WaitError::TimedOut => missing,
+        other => runner.describe(&other),
+    };
+    let span = runner.scenario.span;
+    runner
+        .checks
+        .push(Check::broken(name, requirement, Level::Must, span, message));
+    Handshaken::Stopped(Stop::Done)
+}
+
+/// LIFE-001: before `initialize`, the client sent nothing but pings.
+fn opens_with_initialize(transcript: &[mcp_conform_core::wire::Frame], scenario: &Scenario) -> Check {
+    use mcp_conform_core::wire::Direction;
+    let name = "the connection opens with initialize";
+    let first = transcript
+        .iter()
+        .filter(|f| f.direction == Direction::Received)
+        .filter_map(|f| serde_json::from_slice::<Value>(&f.raw).ok())
+        .map(|m| {
+            m.get("method")
+                .and_then(Value::as_str)
+                .unwrap_or("a response")
+                .to_owned()
+        })
+        .find(|method| method != "ping");
+    match first.as_deref() {
+        Some("initialize") => Check::pass(name, "LIFE-001", Level::Must, scenario.span),
+        other => Check::broken(
+            name,
+            "LIFE-001",
+            Level::Must,
+            scenario.span,
+            format!("the client sent {} before initialize", other.unwrap_or("nothing")),
+        ),
+    }
+}
+
+/// LIFE-002: `initialize` gives protocolVersion, capabilities and clientInfo.
+fn initialize_params(params: &Value, scenario: &Scenario) -> Check {
+    let mut problems = Vec::new();
+    if !params.get("protocolVersion").is_some_and(Value::is_string) {
+        problems.push("protocolVersion is not a string");
+    }
+    if !params.get("capabilities").is_some_and(Value::is_object) {
+        problems.push("capabilities is not an object");
+    }
+    let info = params.get("clientInfo");
+    if !info.and_then(|i| i.get("name")).is_some_and(Value::is_string) {
+        problems.push("clientInfo.name is not a string");
+    }
+    if !info.and_then(|i| i.get("version")).is_some_and(Value::is_string) {
+        problems.push("clientInfo.version is not a string");
+    }
+    let name = "the initialize request";
+    if problems.is_empty() {
+        Check::pass(name, "LIFE-002", Level::Must, scenario.span)
+    } else {
+        Check::broken(name, "LIFE-002", Level::Must, scenario.span, problems.join("; "))
+            .with_values(None, Some(params.clone()))
+    }
+}
+
+/// Runs one scenario against a fresh instance of the client under test.
+pub async fn run_client_scenario(
+    scenario: &Scenario,
+    config: &RunConfig,
+    client: &ClientUnderTest,
+) -> ScenarioOutcome {
+    let started = Instant::now();
+    let outcome = ScenarioOutcome {
+        version: Some(config.protocol),
+        ..ScenarioOutcome::new(scenario)
+    };
+    if scenario.role != mcp_conform_core::scenario::model::Role::Client {
+        let note = "tests a server: run it with `mcp-conform run`".to_owned();
+        return ScenarioOutcome::unrun(scenario, Verdict::NotApplicable, note);
+    }
+    let socket_dir = socket_dir();
+    let socket = socket_dir.join("serve.sock");
+    let launched = launch(scenario, config, client, &socket_dir, &socket).await;
+    let _ = std::fs::remove_dir_all(&socket_dir);
+    let (session, mut process) = match launched {
+        Ok(launched) => launched,
+        Err((note, tail)) => {
+            let mut outcome = ScenarioOutcome::unrun(scenario, Verdict::Error, note);
+            outcome.stderr_tail = tail;
+            return outcome;
+        }
+    };
+    let mut outcome = run_session(scenario, config, session, outcome, started).await;
+    process.shutdown(EXIT_GRACE).await;
+    if outcome.verdict > Verdict::NonStrict || outcome.verdict == Verdict::Error {
+        let tail = process.stderr_tail();
+        outcome.stderr_tail = (!tail.trim().is_empty()).then_some(tail);
+    }
+    outcome.duration = started.elapsed();
+    outcome
+}
+
+/// A fresh private directory for the relay's socket.
+fn socket_dir() -> PathBuf {
+    use std::sync::atomic::{AtomicUsize, Ordering};
+    static NEXT: AtomicUsize = AtomicUsize::new(0);
+    let n = NEXT.fetch_add(1, Ordering::SeqCst);
+    std::env::temp_dir().join(format!("mcp-conform-{}-{n}", std::process::id()))
+}
+
+/// Starts the client and waits for it to start our server. On failure: a
+/// note and the client's stderr.
+async fn launch(
+    scenario: &Scenario,
+    config: &RunConfig,
+    client: &ClientUnderTest,
+    dir: &std::path::Path,
+    socket: &std::path::Path,
+) -> Result<(ClientSession, StdioTransport), (String, Option<String>)> {
+    std::fs::create_dir_all(dir).map_err(|e| (format!("cannot create {}: {e}", dir.display()), None))?;
+    let listener = UnixListener::bind(socket)
+        .map_err(|e| (format!("cannot listen on {}: {e}", socket.display()), None))?;
+    let server = StdioCommand {
+        program: client.serve_program.display().to_string(),
+        args: vec!["serve".into(), "--connect".into(), socket.display().to_string()],
+        env: Vec::new(),
+        cwd: None,
+    };
+    let line = client.command.replace("{server}", &server.display());
+    let mut command = StdioCommand::parse(&line).map_err(|e| (format!("--command: {e}"), None))?;
+    command
+        .env
+        .push(("MCP_CONFORM_SCENARIO".into(), scenario.id.clone()));
+    let plan = scenario.plan.clone().unwrap_or_else(|| json!({}));
+    command.env.push(("MCP_CONFORM_PLAN".into(), plan.to_string()));
+    let mut process = StdioTransport::spawn(&command).map_err(|e| (e.to_string(), None))?;
+    let deadline = Instant::now() + config.startup_timeout;
+    loop {
+        tokio::select! {
+            accepted = listener.accept() => {
+                let (stream, _) = accepted.map_err(|e| (format!("accept failed: {e}"), None))?;
+                let (reader, writer) = stream.into_split();
+                return Ok((ClientSession::new(StreamTransport::new(reader, writer)), process));
+            }
+            () = tokio::time::sleep(POLL) => {}
+        }
+        let exited = process.try_exit();
+        if exited.is_some() || Instant::now() > deadline {
+            let why = exited.map_or_else(
+                || format!("within {} ms", config.startup_timeout.as_millis()),
+                |exit| format!("before it {}", exit.description),
+            );
+            let tail = process.stderr_tail();
+            process.shutdown(Duration::ZERO).await;
+            let note = format!(
+                "the client never started the mock server ({why}); does its command line contain {{server}}?"
+            );
+            return Err((note, (!tail.trim().is_empty()).then_some(tail)));
+        }
+    }
+}
+
+/// `mcp-conform serve SCENARIO`: the engine on our own stdin/stdout.
+pub async fn serve_stdio(scenario: &Scenario, config: &RunConfig) -> ScenarioOutcome {
+    let session = ClientSession::new(StreamTransport::new(tokio::io::stdin(), tokio::io::stdout()));
+    let outcome = ScenarioOutcome {
+        version: Some(config.protocol),
+        ..ScenarioOutcome::new(scenario)
+    };
+    run_session(scenario, config, session, outcome, Instant::now()).await
+}

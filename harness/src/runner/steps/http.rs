@@ -1,0 +1,216 @@
+//! The `http` step: one raw exchange with the server, judged as data.
+
+use mcp_conform_core::Verdict;
+use mcp_conform_core::scenario::model::{
+    HttpBody, HttpCheck, HttpExchangeStep, SessionChoice, TransportName,
+};
+use mcp_mock_peers::transport::SessionFacts;
+use mcp_mock_peers::transport::http::carries_version_header;
+use mcp_mock_peers::transport::http::exchange::{Exchange, RawRequest, exchange};
+use serde_json::{Value, json};
+
+use super::super::outcome::Check;
+use super::super::verify::{apply_captures, check_matcher};
+use super::{StepRunner, Stop};
+
+/// Why a scenario that needs `need` cannot run on a connection that is (or
+/// is not) legacy HTTP+SSE; `None` when it can.
+pub fn transport_mismatch(need: TransportName, legacy: bool) -> Option<String> {
+    match (need, legacy) {
+        (TransportName::Streamable, true) => {
+            Some("tests Streamable HTTP; this server speaks the HTTP+SSE transport".into())
+        }
+        (TransportName::Sse, false) => {
+            Some("tests the HTTP+SSE transport; this server speaks Streamable HTTP".into())
+        }
+        _ => None,
+    }
+}
+
+impl StepRunner<'_> {
+    pub(super) async fn http_step(&mut self, step: &HttpExchangeStep) -> Stop {
+        let Some(facts) = self.session.http_facts() else {
+            return Stop::halted(Verdict::NotApplicable, "an `http` step needs an HTTP server");
+        };
+        if let Some(note) = self
+            .scenario
+            .requires
+            .transport
+            .and_then(|n| transport_mismatch(n, facts.legacy))
+        {
+            return Stop::halted(Verdict::NotApplicable, note);
+        }
+        if self.scenario.requires.session && facts.session_id.is_none() {
+            return Stop::halted(
+                Verdict::NotApplicable,
+                "the server issued no session id, and sessions are optional (HTTP-015)",
+            );
+        }
+        self.bind_http_variables(&facts);
+        let request = match self.raw_request(step, &facts) {
+            Ok(request) => request,
+            Err(stop) => return stop,
+        };
+        let trial = self.ctx.clone();
+        let settled = |got: &Exchange| {
+            if step.expect.is_empty() && step.require.is_none() {
+                // Nothing to judge: the head is enough, unless a capture reads the body.
+                return step.capture.is_empty();
+            }
+            let value = got.to_value();
+            step.expect.iter().chain(&step.require).all(|check| {
+                let holds = check.matcher.eval(Some(&value), &mut trial.clone()).is_empty();
+                holds || check.head_only
+            })
+        };
+        let got = exchange(&request, step.timeout, settled).await;
+        let value = got.to_value();
+        if let Some(require) = &step.require
+            && !require
+                .matcher
+                .eval(Some(&value), &mut self.ctx.clone())
+                .is_empty()
+        {
+            let seen = got
+                .status
+                .map_or_else(|| "no answer".to_owned(), |s| format!("status {s}"));
+            let note = format!("{}: the answer ({seen}) does not allow the rest", require.name);
+            return Stop::halted(Verdict::NotApplicable, note);
+        }
+        for check in &step.expect {
+            let judged = self.judge_exchange(check, &request, &got, &value);
+            self.checks.push(judged);
+        }
+        // A capture that finds nothing (no session id issued) stores null,
+        // so later steps can still send (and leave the header out).
+        for capture in &step.capture {
+            self.ctx.vars.insert(capture.var.clone(), Value::Null);
+        }
+        apply_captures(&step.capture, &value, &mut self.ctx);
+        Stop::Done
+    }
+
+    fn judge_exchange(
+        &mut self,
+        check: &HttpCheck,
+        request: &RawRequest,
+        got: &Exchange,
+        value: &Value,
+    ) -> Check {
+        let tag = &check.tag;
+        if got.status.is_none() {
+            let why = got.error.clone().unwrap_or_else(|| "no answer".into());
+            let message = format!("{} {}: {why}", request.method, request.url);
+            return Check::broken(&check.name, &tag.requirement, tag.level, tag.span, message);
+        }
+        let mut judged = check_matcher(
+            check.name.clone(),
+            tag,
+            &check.matcher,
+            Some(value),
+            &mut self.ctx,
+        );
+        if judged.verdict != Verdict::Pass
+            && let Some(error) = &got.error
+        {
+            let message = judged.message.take().unwrap_or_default();
+            judged.message = Some(format!("{message}\n({error})"));
+        }
+        judged
+    }
+
+    /// Before each step of a scenario that needs HTTP: the session's facts
+    /// as variables (`set` and `request` steps may use them too).
+    pub(super) fn refresh_http_variables(&mut self) {
+        if self.scenario.requires.transport.is_some()
+            && let Some(facts) = self.session.http_facts()
+        {
+            self.bind_http_variables(&facts);
+        }
+    }
+
+    /// Makes the session's facts visible to templates and matchers.
+    fn bind_http_variables(&mut self, facts: &SessionFacts) {
+        let vars = &mut self.ctx.vars;
+        vars.insert("url".into(), json!(facts.url));
+        vars.insert("post_url".into(), json!(facts.post_url));
+        vars.insert("session_id".into(), json!(facts.session_id));
+        vars.insert("negotiated_version".into(), json!(facts.protocol_version));
+    }
+
+    /// The request as the step writes it, over the engine's defaults.
+    fn raw_request(&self, step: &HttpExchangeStep, facts: &SessionFacts) -> Result<RawRequest, Stop> {
+        let text = |template: &str| self.render(Some(&Value::String(template.to_owned())));
+        let as_text = |value: Option<Value>| match value {
+            Some(Value::String(s)) => s,
+            Some(other) => other.to_string(),
+            None => String::new(),
+        };
+        let url = match &step.url {
+            Some(url) => as_text(text(url)?),
+            None if step.method == "POST" => facts.post_url.clone(),
+            None => facts.url.clone(),
+        };
+        let body = match &step.body {
+            HttpBody::None => None,
+            HttpBody::Json(template) => {
+                Some(serde_json::to_vec(&self.render(Some(template))?).unwrap_or_default())
+            }
+            HttpBody::Raw(template) => Some(as_text(text(template)?).into_bytes()),
+        };
+        let mut headers: Vec<(String, Option<String>)> = Vec::new();
+        let accept = match step.method.as_str() {
+            "POST" => Some("application/json, text/event-stream"),
+            "GET" => Some("text/event-stream"),
+            _ => None,
+        };
+        if let Some(accept) = accept {
+            headers.push(("accept".into(), Some(accept.into())));
+        }
+        if body.is_some() {
+            headers.push(("content-type".into(), Some("application/json".into())));
+        }
+        let session = match &step.session {
+            SessionChoice::Current => facts.session_id.clone(),
+            SessionChoice::None => None,
+            // A variable that captured nothing (no session issued) sends none.
+            SessionChoice::Value(template) => {
+                text(template)?.filter(|v| !v.is_null()).map(|v| as_text(Some(v)))
+            }
+        };
+        if let Some(session) = session {
+            headers.push(("mcp-session-id".into(), Some(session)));
+        }
+        if let Some(version) = facts
+            .protocol_version
+            .as_ref()
+            .filter(|v| !facts.legacy && carries_version_header(v))
+        {
+            headers.push(("mcp-protocol-version".into(), Some(version.clone())));
+        }
+        for (name, value) in &facts.headers {
+            headers.push((name.to_ascii_lowercase(), Some(value.clone())));
+        }
+        for (name, value) in &step.headers {
+            let value = match value {
+                Some(template) => Some(as_text(text(template)?)),
+                None => None,
+            };
+            headers.push((name.clone(), value));
+        }
+        // Later entries win; `None` removes.
+        let mut sent: Vec<(String, String)> = Vec::new();
+        for (name, value) in headers {
+            sent.retain(|(n, _)| *n != name);
+            if let Some(value) = value {
+                sent.push((name, value));
+            }
+        }
+        Ok(RawRequest {
+            method: step.method.clone(),
+            url,
+            headers: sent,
+            body,
+        })
+    }
+}

@@ -1,0 +1,108 @@
+//! `run --url URL --start "CMD"`: the server under test started by the run
+//! itself, in its own process group, awaited until its port accepts
+//! connections, and killed (with everything it started) when the run ends.
+
+use std::net::{TcpStream, ToSocketAddrs};
+use std::os::unix::process::CommandExt;
+use std::process::{Child, Command, Stdio};
+use std::time::{Duration, Instant};
+
+use mcp_mock_peers::transport::{StdioCommand, kill_process_group};
+
+/// A server we started; killed when dropped, on every path out.
+#[derive(Debug)]
+pub struct StartedServer {
+    child: Child,
+}
+
+impl StartedServer {
+    /// Starts `command_line` and waits up to `within` for the host and port
+    /// of `url`, which must be a loopback address, to accept connections.
+    pub fn start(command_line: &str, url: &str, within: Duration) -> Result<StartedServer, String> {
+        let (host, port) = loopback_authority(url)?;
+        let command = StdioCommand::parse(command_line).map_err(|e| e.to_string())?;
+        let mut process = Command::new(&command.program);
+        process
+            .args(&command.args)
+            .envs(command.env.iter().map(|(k, v)| (k, v)))
+            .stdin(Stdio::null())
+            .stdout(Stdio::null())
+            .process_group(0);
+        if let Some(dir) = &command.cwd {
+            process.current_dir(dir);
+        }
+        let child = process
+            .spawn()
+            .map_err(|e| format!("could not start `{}`: {e}", command.program))?;
+        let mut server = StartedServer { child };
+        let address = (host.as_str(), port)
+            .to_socket_addrs()
+            .map_err(|e| format!("`{host}`: {e}"))?
+            .next()
+            .ok_or_else(|| format!("`{host}` has no address"))?;
+        let deadline = Instant::now() + within;
+        while TcpStream::connect_timeout(&address, Duration::from_millis(200)).is_err() {
+            if let Ok(Some(status)) = server.child.try_wait() {
+                return Err(format!("`{command_line}` exited before listening ({status})"));
+            }
+            if Instant::now() >= deadline {
+                return Err(format!(
+                    "`{command_line}` did not listen on {address} within {} s",
+                    within.as_secs()
+                ));
+            }
+            std::thread::sleep(Duration::from_millis(100));
+        }
+        Ok(server)
+    }
+}
+
+impl Drop for StartedServer {
+    fn drop(&mut self) {
+        if let Ok(pid) = i32::try_from(self.child.id()) {
+            kill_process_group(pid);
+        }
+        let _ = self.child.wait();
+    }
+}
+
+/// The host and port of an `http://` URL on a loopback address.
+fn loopback_authority(url: &str) -> Result<(String, u16), String> {
+    let rest = url
+        .strip_prefix("http://")
+        .ok_or_else(|| format!("--start needs an http:// URL, not `{url}`"))?;
+    let authority = rest.split(['/', '?', '#']).next().unwrap_or_default();
+    let (host, port) = match authority.rsplit_once(':') {
+        Some((host, port)) if !port.contains(']') => {
+            (host, port.parse().map_err(|_| format!("bad port in `{url}`"))?)
+        }
+        _ => (authority, 80),
+    };
+    let host = host.trim_start_matches('[').trim_end_matches(']');
+    if !matches!(host, "127.0.0.1" | "localhost" | "::1") {
+        return Err(format!(
+            "--start serves on loopback only; `{host}` is not 127.0.0.1, localhost or ::1"
+        ));
+    }
+    Ok((host.to_owned(), port))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::loopback_authority;
+
+    #[test]
+    fn only_loopback_urls_are_started() {
+        assert_eq!(
+            loopback_authority("http://127.0.0.1:8931/mcp"),
+            Ok(("127.0.0.1".into(), 8931))
+        );
+        assert_eq!(loopback_authority("http://[::1]:9/mcp"), Ok(("::1".into(), 9)));
+        assert_eq!(
+            loopback_authority("http://localhost/mcp"),
+            Ok(("localhost".into(), 80))
+        );
+        assert!(loopback_authority("http://10.0.0.2:80/mcp").is_err());
+        assert!(loopback_authority("https://127.0.0.1/mcp").is_err());
+    }
+}

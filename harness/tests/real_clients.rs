@@ -1,0 +1,65 @@
+//! The client scenarios against real clients nobody here wrote the SDK of:
+//! fixture hosts on the official TypeScript `Client` and Python
+//! `ClientSession`, and the Inspector CLI, each installed by
+//! `scripts/install-peers.sh` and run by `mcp-conform test-client`. Their
+//! verdict tables are snapshotted, as is that of a real bridge (npm
+//! `supergateway`, stdio to Streamable HTTP) under `test-gateway`. Without
+//! the peers the tests skip visibly, except under `CI=true`.
+
+use std::sync::{Mutex, PoisonError};
+
+use assert_cmd::Command;
+
+mod common;
+
+/// One client at a time: each run already uses two jobs.
+static ONE_CLIENT_AT_A_TIME: Mutex<()> = Mutex::new(());
+
+/// Runs `mcp-conform SUBCOMMAND --command <peers.env COMMAND_KEY>` and
+/// snapshots its verdict table, which must have at least `rows` rows.
+fn judge(subcommand: &str, command_key: &str, rows: usize, snapshot: &str) {
+    let Some(env) = common::peers_or_skip() else {
+        return;
+    };
+    let command = env
+        .get(command_key)
+        .unwrap_or_else(|| panic!("{command_key} missing from peers.env"));
+    let _turn = ONE_CLIENT_AT_A_TIME
+        .lock()
+        .unwrap_or_else(PoisonError::into_inner);
+    let output = Command::cargo_bin("mcp-conform")
+        .unwrap()
+        .env("NO_COLOR", "1")
+        .args([subcommand, "--command", command, "--jobs", "2"])
+        .timeout(std::time::Duration::from_secs(300))
+        .output()
+        .unwrap();
+    let stdout = String::from_utf8_lossy(&output.stdout).into_owned();
+    let table = common::verdict_table(&stdout);
+    assert!(
+        !table.contains("ERROR"),
+        "no error verdicts against a real peer:\n{stdout}"
+    );
+    assert!(table.lines().count() >= rows, "every scenario ran:\n{stdout}");
+    insta::assert_snapshot!(snapshot, table);
+}
+
+#[test]
+fn typescript_sdk_client_over_stdio() {
+    judge("test-client", "TS_CLIENT_CMD", 10, "ts_client_stdio");
+}
+
+#[test]
+fn python_sdk_client_over_stdio() {
+    judge("test-client", "PY_CLIENT_CMD", 10, "python_client_stdio");
+}
+
+#[test]
+fn inspector_cli_over_stdio() {
+    judge("test-client", "INSPECTOR_CLIENT_CMD", 10, "inspector_cli_stdio");
+}
+
+#[test]
+fn supergateway_in_front_of_the_reference_server() {
+    judge("test-gateway", "SUPERGATEWAY_CMD", 40, "supergateway_http");
+}

@@ -1,0 +1,56 @@
+//! The shape of a fault list: each fault of a broken fixture peer has a
+//! command-line name, the requirement it breaks and a sentence.
+
+/// Declares a fault enum: `faults! { Name, "server"; Variant = "name", "REQ-001", "What it does."; ... }`.
+macro_rules! faults {
+    ($enum:ident, $peer:literal; $($variant:ident = $name:literal, $requirement:literal, $what:literal;)*) => {
+        /// One deliberate divergence from the spec.
+        #[derive(Debug, Clone, Copy, PartialEq, Eq)]
+        pub enum $enum {
+            $(#[doc = $what] $variant,)*
+        }
+
+        impl $enum {
+            /// Every fault, in a stable order.
+            pub const ALL: &[$enum] = &[$($enum::$variant),*];
+
+            /// The name used on the command line (`--fault NAME`).
+            pub fn name(self) -> &'static str {
+                match self { $($enum::$variant => $name,)* }
+            }
+
+            /// The requirement the fault breaks.
+            pub fn requirement(self) -> &'static str {
+                match self { $($enum::$variant => $requirement,)* }
+            }
+
+            /// What the faulty peer does, in a sentence.
+            pub fn description(self) -> &'static str {
+                match self { $($enum::$variant => $what,)* }
+            }
+        }
+
+        impl std::str::FromStr for $enum {
+            type Err = String;
+
+            fn from_str(name: &str) -> Result<Self, Self::Err> {
+                $enum::ALL
+                    .iter()
+                    .copied()
+                    .find(|f| f.name() == name)
+                    .ok_or_else(|| {
+                        let names: Vec<&str> = $enum::ALL.iter().map(|f| f.name()).collect();
+                        format!("unknown {} fault {name:?}; known faults: {}", $peer, names.join(", "))
+                    })
+            }
+        }
+
+        impl std::fmt::Display for $enum {
+            fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+                f.write_str(self.name())
+            }
+        }
+    };
+}
+
+pub(crate) use faults;

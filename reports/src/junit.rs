@@ -1,0 +1,90 @@
+//! `junit.xml`: one test suite per case, one test case per check.
+//!
+//! A fail is a `<failure type="fail">`; a non-strict finding is a
+//! `<failure type="non-strict">` under `--strict` and a `<skipped
+//! type="non-strict">` otherwise; not-applicable and not-observed are
+//! `<skipped>` with their verdict as type; a failure a baseline accepts is
+//! `<skipped type="accepted">`; an error is `<error>`. No times and no
+//! timestamp: the file is byte-identical across runs of the same inputs.
+
+use quick_junit::{NonSuccessKind, TestCase, TestCaseStatus, TestSuite};
+
+use crate::Verdict;
+use crate::model::{Case, CheckResult, Report};
+use crate::text;
+
+/// The report as JUnit XML.
+pub fn write(report: &Report) -> String {
+    let mut junit = quick_junit::Report::new("mcp-conform");
+    for case in &report.cases {
+        junit.add_test_suite(suite(case, report.run.strict));
+    }
+    junit.to_string().expect("JUnit XML serializes")
+}
+
+fn suite(case: &Case, strict: bool) -> TestSuite {
+    let mut suite = TestSuite::new(case.name());
+    suite.set_system_out(text::transcript(case));
+    if case.checks.is_empty() {
+        // A case with nothing checked still shows up, with the reason.
+        let mut status = status_of(case.verdict, strict);
+        if let Some(note) = &case.note {
+            status.set_message(note.as_str());
+        }
+        let mut test = TestCase::new(format!("{} ({})", case.scenario, case.verdict), status);
+        test.set_classname(case.scenario.as_str());
+        suite.add_test_case(test);
+    }
+    for check in &case.checks {
+        suite.add_test_case(test_case(case, check, strict));
+    }
+    suite
+}
+
+fn test_case(case: &Case, check: &CheckResult, strict: bool) -> TestCase {
+    let mut status = match &check.accepted {
+        Some(acceptance) if check.verdict >= Verdict::NonStrict => {
+            let mut status = TestCaseStatus::skipped();
+            status.set_type("accepted").set_message(format!(
+                "{}: accepted by the baseline: {}",
+                check.verdict, acceptance.reason
+            ));
+            status
+        }
+        _ => status_of(check.verdict, strict),
+    };
+    if let Some(message) = &check.message {
+        if check.accepted.is_none() && check.verdict != Verdict::Pass {
+            let first = message.lines().next().unwrap_or_default();
+            status.set_message(format!("{}: {first}", check.verdict));
+        }
+        status.set_description(description(check, message));
+    }
+    let mut test = TestCase::new(format!("{} {}", check.requirement, check.name), status);
+    test.set_classname(case.scenario.as_str());
+    if check.verdict >= Verdict::NonStrict {
+        test.set_system_out(text::transcript(case));
+    }
+    test
+}
+
+fn status_of(verdict: Verdict, strict: bool) -> TestCaseStatus {
+    let mut status = match verdict {
+        Verdict::Pass => return TestCaseStatus::success(),
+        Verdict::Fail => TestCaseStatus::non_success(NonSuccessKind::Failure),
+        Verdict::NonStrict if strict => TestCaseStatus::non_success(NonSuccessKind::Failure),
+        Verdict::Error => TestCaseStatus::non_success(NonSuccessKind::Error),
+        Verdict::NonStrict | Verdict::NotApplicable | Verdict::NotObserved => TestCaseStatus::skipped(),
+    };
+    status.set_type(verdict.as_str()).set_message(verdict.as_str());
+    status
+}
+
+fn description(check: &CheckResult, message: &str) -> String {
+    let mut text = message.to_owned();
+    if let (Some(expected), Some(actual)) = (&check.expected, &check.actual) {
+        text.push_str("\ndiff (- expected, + actual):\n");
+        text.push_str(&text::diff_text(expected, actual));
+    }
+    text
+}

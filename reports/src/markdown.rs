@@ -1,0 +1,153 @@
+//! `report.md`: the gate's decision and what needs a person's eyes, sized
+//! for a pull-request comment or `$GITHUB_STEP_SUMMARY`.
+
+use std::fmt::Write as _;
+
+use crate::Verdict;
+use crate::model::{BaselineNote, Report};
+
+/// The report as GitHub-flavoured Markdown.
+pub fn write(report: &Report) -> String {
+    let mut out = String::new();
+    let gate = &report.gate;
+    let mark = if gate.is_green() { "✅" } else { "❌" };
+    let run = &report.run;
+    line(&mut out, format!("## mcp-conform: {mark} {}\n", gate.decision()));
+    line(
+        &mut out,
+        format!(
+            "{} cases · target `{}` · protocol {} · profile {} · mcp-conform {} · {}{}\n",
+            report.summary.cases,
+            code(&run.target),
+            run.protocol_versions.join(", "),
+            run.profile.as_deref().unwrap_or("none"),
+            report.tool.version,
+            report.generated_at,
+            if run.strict { " · strict" } else { "" },
+        ),
+    );
+    line(&mut out, "| verdict | cases |\n|---|---:|".into());
+    for verdict in Verdict::ALL.iter().rev() {
+        let count = report.summary.count(*verdict);
+        if count > 0 {
+            line(&mut out, format!("| {verdict} | {count} |"));
+        }
+    }
+    out.push('\n');
+    if !gate.new_failures.is_empty() {
+        line(
+            &mut out,
+            format!("### New failures ({})\n", gate.new_failures.len()),
+        );
+        line(
+            &mut out,
+            "| case | requirement | check | verdict | why |\n|---|---|---|---|---|".into(),
+        );
+        for failure in &gate.new_failures {
+            let case = match &failure.protocol_version {
+                Some(version) => format!("{}@{version}", failure.scenario),
+                None => failure.scenario.clone(),
+            };
+            line(
+                &mut out,
+                format!(
+                    "| `{}` | {} | {} | {} | {} |",
+                    code(&case),
+                    failure.requirement,
+                    cell(&failure.name),
+                    failure.verdict,
+                    cell(failure.message.as_deref().unwrap_or("")),
+                ),
+            );
+        }
+        out.push('\n');
+    }
+    notes(
+        &mut out,
+        "Stale baseline entries (the check passes now: delete them)",
+        &gate.stale,
+    );
+    notes(
+        &mut out,
+        "Expired baseline entries (they accept nothing)",
+        &gate.expired,
+    );
+    if !gate.errors.is_empty() {
+        line(
+            &mut out,
+            "### Errors (nothing is claimed about these cases)\n".into(),
+        );
+        for case in &gate.errors {
+            line(&mut out, format!("- `{}`", code(case)));
+        }
+        out.push('\n');
+    }
+    if gate.accepted > 0 {
+        line(
+            &mut out,
+            format!("{} failing checks accepted by the baseline.\n", gate.accepted),
+        );
+    }
+    out
+}
+
+fn notes(out: &mut String, title: &str, notes: &[BaselineNote]) {
+    if notes.is_empty() {
+        return;
+    }
+    line(out, format!("### {title}\n"));
+    for note in notes {
+        line(
+            out,
+            format!(
+                "- line {}: `{}` {}",
+                note.line,
+                code(&note.scenario),
+                code(&note.requirement)
+            ),
+        );
+        // Indented under the item; a fence of tildes the entry's text cannot close.
+        line(out, "\n  ~~~yaml".into());
+        for entry_line in note.text.lines() {
+            line(out, format!("  {}", entry_line.replace("~~~", "~ ~ ~")));
+        }
+        line(out, "  ~~~".into());
+    }
+    out.push('\n');
+}
+
+fn line(out: &mut String, text: String) {
+    writeln!(out, "{text}").expect("writing to a String");
+}
+
+/// Text safe inside a table cell: no pipes, no line breaks, no HTML.
+fn cell(text: &str) -> String {
+    let one_line: String = text.split_whitespace().collect::<Vec<_>>().join(" ");
+    let short: String = one_line.chars().take(200).collect();
+    let escaped = short
+        .replace('&', "&amp;")
+        .replace('<', "&lt;")
+        .replace('>', "&gt;")
+        .replace('|', "\\|");
+    if short.len() < one_line.len() {
+        escaped + "…"
+    } else {
+        escaped
+    }
+}
+
+/// Text safe inside a code span: no backticks, no line breaks.
+fn code(text: &str) -> String {
+    text.replace('`', "'").replace(['\n', '\r'], " ")
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn cells_cannot_break_the_table_or_inject_html() {
+        assert_eq!(cell("a | b\nc <script>"), "a \\| b c &lt;script&gt;");
+        assert_eq!(code("x`y"), "x'y");
+    }
+}

@@ -1,0 +1,362 @@
+//! The report document: one run (or a merge of shards) as data.
+//!
+//! `report.json` is this model serialized; `reports/report.schema.json` is its
+//! JSON Schema, generated from these types. Every other format is written
+//! from the same value, so they cannot disagree.
+
+use std::collections::BTreeMap;
+
+use schemars::JsonSchema;
+use serde::{Deserialize, Serialize};
+use serde_json::Value;
+
+use crate::{Level, Verdict};
+
+/// The version of the report format. Bumped on any change a reader could
+/// notice (a field removed, renamed or given a new meaning); new optional
+/// fields do not bump it.
+pub const FORMAT_VERSION: u32 = 1;
+
+/// A conformance run: what ran against what, every case's checks and
+/// transcript, and the release gate's decision.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
+pub struct Report {
+    /// The version of this format ([`FORMAT_VERSION`]).
+    pub format_version: u32,
+    /// When the report was written (RFC 3339, UTC; `SOURCE_DATE_EPOCH` fixes
+    /// it). The only field that differs between two runs of the same inputs.
+    pub generated_at: String,
+    pub tool: Tool,
+    pub run: RunInfo,
+    pub summary: Summary,
+    pub gate: Gate,
+    /// One case per scenario and protocol version, sorted by scenario id,
+    /// then version.
+    pub cases: Vec<Case>,
+}
+
+/// The program that wrote the report.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+pub struct Tool {
+    pub name: String,
+    pub version: String,
+}
+
+/// What the run was asked to do.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+pub struct RunInfo {
+    /// The peer under test (secret header values redacted).
+    pub target: String,
+    /// The protocol versions the run offered.
+    pub protocol_versions: Vec<String>,
+    /// The profile binding triggers to the peer's tools, if any.
+    pub profile: Option<String>,
+    pub suite: Suite,
+    /// Whether non-strict findings fail the gate (`--strict`).
+    pub strict: bool,
+    /// The slice of the suite this run covered (`--shard K/N`); absent for a
+    /// whole run and for a merge of all shards.
+    pub shard: Option<Shard>,
+    /// The baseline of accepted failures the gate applied.
+    pub baseline: Option<BaselineInfo>,
+}
+
+/// The scenarios selected for the run, before sharding.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+pub struct Suite {
+    /// A fingerprint of the selected scenario files (ids and text):
+    /// `fnv1a64:` and 16 hex digits. Equal digests, same suite.
+    pub digest: String,
+    /// How many scenarios were selected.
+    pub scenarios: usize,
+}
+
+/// Slice `index` (1-based) of `count`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+pub struct Shard {
+    pub index: usize,
+    pub count: usize,
+}
+
+/// The baseline file a run was gated with.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+pub struct BaselineInfo {
+    /// The path as given on the command line.
+    pub path: String,
+    /// A fingerprint of its text (`fnv1a64:…`).
+    pub digest: String,
+    /// How many entries it holds.
+    pub entries: usize,
+}
+
+/// How many cases ended with each verdict.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize, JsonSchema)]
+pub struct Summary {
+    pub cases: usize,
+    pub pass: usize,
+    pub not_applicable: usize,
+    pub not_observed: usize,
+    pub non_strict: usize,
+    pub fail: usize,
+    pub error: usize,
+}
+
+impl Summary {
+    /// The counts of `cases`.
+    pub fn of(cases: &[Case]) -> Summary {
+        let mut summary = Summary {
+            cases: cases.len(),
+            ..Summary::default()
+        };
+        for case in cases {
+            *summary.count_mut(case.verdict) += 1;
+        }
+        summary
+    }
+
+    /// How many cases ended with `verdict`.
+    pub fn count(&self, verdict: Verdict) -> usize {
+        match verdict {
+            Verdict::Pass => self.pass,
+            Verdict::NotApplicable => self.not_applicable,
+            Verdict::NotObserved => self.not_observed,
+            Verdict::NonStrict => self.non_strict,
+            Verdict::Fail => self.fail,
+            Verdict::Error => self.error,
+        }
+    }
+
+    fn count_mut(&mut self, verdict: Verdict) -> &mut usize {
+        match verdict {
+            Verdict::Pass => &mut self.pass,
+            Verdict::NotApplicable => &mut self.not_applicable,
+            Verdict::NotObserved => &mut self.not_observed,
+            Verdict::NonStrict => &mut self.non_strict,
+            Verdict::Fail => &mut self.fail,
+            Verdict::Error => &mut self.error,
+        }
+    }
+}
+
+/// One scenario run on one protocol version.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
+pub struct Case {
+    /// The scenario id (`tools.call-unknown`).
+    pub scenario: String,
+    pub title: String,
+    /// The id's first segment (`tools`), for filtering.
+    pub area: String,
+    /// The scenario file.
+    pub file: String,
+    /// The version the case spoke (negotiated, or the one offered).
+    pub protocol_version: Option<String>,
+    /// The worst verdict of the checks, or why nothing was checked.
+    pub verdict: Verdict,
+    /// Why the case as a whole is not-applicable, not-observed or error.
+    pub note: Option<String>,
+    pub checks: Vec<CheckResult>,
+    /// Findings outside the scenario's own requirements; they do not count
+    /// toward the verdict.
+    pub remarks: Vec<CheckResult>,
+    /// Every message in wire order, secret header values redacted.
+    pub transcript: Vec<WireFrame>,
+    /// The last lines of the peer's stderr, kept when something went wrong.
+    pub stderr_tail: Option<String>,
+}
+
+impl Case {
+    /// `scenario` or `scenario@version`: the case's name in every format.
+    pub fn name(&self) -> String {
+        match &self.protocol_version {
+            Some(version) => format!("{}@{version}", self.scenario),
+            None => self.scenario.clone(),
+        }
+    }
+}
+
+/// The judgement of one expectation or rule.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
+pub struct CheckResult {
+    /// The requirement ID the check enforces (`TOOL-002`).
+    pub requirement: String,
+    /// What was checked, in a few words.
+    pub name: String,
+    pub level: Level,
+    pub verdict: Verdict,
+    /// Why, when it is not a pass.
+    pub message: Option<String>,
+    /// The expected side as written in the scenario (wildcards kept).
+    pub expected: Option<Value>,
+    /// What the peer sent, moved toward the expected side.
+    pub actual: Option<Value>,
+    /// `line:column` of the expectation in the scenario file.
+    pub location: Option<String>,
+    /// The transcript frame the check is about (its `index`).
+    pub frame: Option<usize>,
+    /// Set when a baseline entry accepts this failure.
+    pub accepted: Option<Acceptance>,
+}
+
+/// Why a failing check does not fail the gate.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+pub struct Acceptance {
+    pub reason: String,
+    /// The date (`YYYY-MM-DD`) after which the entry stops accepting.
+    pub expires: Option<String>,
+    /// The entry's line in the baseline file.
+    pub line: usize,
+}
+
+/// Who sent a frame.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize, JsonSchema)]
+#[serde(rename_all = "kebab-case")]
+pub enum Direction {
+    /// mcp-conform sent it to the peer under test.
+    Sent,
+    /// The peer under test sent it.
+    Received,
+}
+
+/// One message as it crossed the wire.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
+pub struct WireFrame {
+    /// Position in the case's transcript, from 0.
+    pub index: usize,
+    pub direction: Direction,
+    /// The message text (invalid UTF-8 shown as U+FFFD).
+    pub text: String,
+    /// For a response: the index of the request it answers.
+    pub answers: Option<usize>,
+    /// HTTP details, when the transport is HTTP.
+    pub http: Option<HttpMeta>,
+}
+
+/// What HTTP said around a frame.
+#[derive(Debug, Clone, PartialEq, Eq, Default, Serialize, Deserialize, JsonSchema)]
+pub struct HttpMeta {
+    pub status: Option<u16>,
+    /// Lower-case names; secret values are `<redacted>`.
+    pub headers: BTreeMap<String, String>,
+    pub stream: Option<String>,
+    pub sse_event_id: Option<String>,
+    pub sse_event: Option<String>,
+}
+
+/// The release gate's decision.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+pub struct Gate {
+    /// The exit code of `run`: 0 green, 1 new failures or stale baseline
+    /// entries, 3 an infrastructure error (nothing can be trusted).
+    pub exit_code: u8,
+    /// Failing checks no baseline entry accepts (non-strict ones too under
+    /// `--strict`).
+    pub new_failures: Vec<CheckRef>,
+    /// How many failing checks a baseline entry accepted.
+    pub accepted: usize,
+    /// Baseline entries whose check now passes: delete them.
+    pub stale: Vec<BaselineNote>,
+    /// Baseline entries past their expiry date: they accept nothing.
+    pub expired: Vec<BaselineNote>,
+    /// Cases that ended in error.
+    pub errors: Vec<String>,
+}
+
+/// A check, named from outside its case.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+pub struct CheckRef {
+    pub scenario: String,
+    pub protocol_version: Option<String>,
+    pub requirement: String,
+    pub name: String,
+    pub verdict: Verdict,
+    pub message: Option<String>,
+}
+
+/// A baseline entry the gate has something to say about.
+#[derive(Debug, Clone, PartialEq, Eq, PartialOrd, Ord, Serialize, Deserialize, JsonSchema)]
+pub struct BaselineNote {
+    /// The entry's first line in the baseline file.
+    pub line: usize,
+    /// The entry's lines, as written.
+    pub text: String,
+    pub scenario: String,
+    pub requirement: String,
+}
+
+/// The exit codes a gate can decide.
+pub mod exit {
+    pub const GREEN: u8 = 0;
+    pub const FAILURES: u8 = 1;
+    pub const ERROR: u8 = 3;
+}
+
+impl Gate {
+    /// The gate over `cases` whose checks already carry their baseline
+    /// acceptance; `stale` and `expired` come from the baseline.
+    pub fn decide(
+        cases: &[Case],
+        strict: bool,
+        stale: Vec<BaselineNote>,
+        expired: Vec<BaselineNote>,
+    ) -> Gate {
+        let failing =
+            |verdict: Verdict| verdict == Verdict::Fail || (strict && verdict == Verdict::NonStrict);
+        let mut new_failures = Vec::new();
+        let mut accepted = 0;
+        for case in cases {
+            for check in case.checks.iter().filter(|c| failing(c.verdict)) {
+                if check.accepted.is_some() {
+                    accepted += 1;
+                    continue;
+                }
+                new_failures.push(CheckRef {
+                    scenario: case.scenario.clone(),
+                    protocol_version: case.protocol_version.clone(),
+                    requirement: check.requirement.clone(),
+                    name: check.name.clone(),
+                    verdict: check.verdict,
+                    message: check.message.clone(),
+                });
+            }
+        }
+        let errors: Vec<String> = cases
+            .iter()
+            .filter(|c| c.verdict == Verdict::Error)
+            .map(Case::name)
+            .collect();
+        let exit_code = if !errors.is_empty() {
+            exit::ERROR
+        } else if !new_failures.is_empty() || !stale.is_empty() {
+            exit::FAILURES
+        } else {
+            exit::GREEN
+        };
+        Gate {
+            exit_code,
+            new_failures,
+            accepted,
+            stale,
+            expired,
+            errors,
+        }
+    }
+
+    /// The decision in words: `gate passed` or `gate failed (exit N)`.
+    pub fn decision(&self) -> String {
+        if self.is_green() {
+            "gate passed".to_owned()
+        } else {
+            format!("gate failed (exit {})", self.exit_code)
+        }
+    }
+
+    /// Whether the gate lets the release through.
+    pub fn is_green(&self) -> bool {
+        self.exit_code == exit::GREEN
+    }
+}
+
+/// The JSON Schema of [`Report`], as checked in at `reports/report.schema.json`.
+pub fn report_schema() -> Value {
+    serde_json::to_value(schemars::schema_for!(Report)).expect("a schema is JSON")
+}

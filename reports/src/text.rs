@@ -1,0 +1,85 @@
+//! Plain-text pieces every human-facing format shares: the transcript and
+//! the diff of a divergence.
+
+use std::fmt::Write as _;
+
+use serde_json::Value;
+use similar::{ChangeTag, TextDiff};
+
+use crate::model::{Case, Direction, WireFrame};
+
+/// `→` for what mcp-conform sent, `←` for what the peer sent.
+pub fn arrow(direction: Direction) -> &'static str {
+    match direction {
+        Direction::Sent => "→",
+        Direction::Received => "←",
+    }
+}
+
+/// One frame as a line: `#3 ← {…}  (answers #2)`.
+pub fn frame_line(frame: &WireFrame) -> String {
+    let mut line = format!(
+        "#{} {} {}",
+        frame.index,
+        arrow(frame.direction),
+        frame.text.trim_end()
+    );
+    if let Some(request) = frame.answers {
+        write!(line, "  (answers #{request})").expect("writing to a String");
+    }
+    line
+}
+
+/// The whole transcript, one line per frame, with the stderr tail after it.
+pub fn transcript(case: &Case) -> String {
+    let mut out = String::new();
+    for frame in &case.transcript {
+        out.push_str(&frame_line(frame));
+        out.push('\n');
+    }
+    if let Some(tail) = &case.stderr_tail {
+        out.push_str("--- stderr of the peer (last lines) ---\n");
+        out.push_str(tail);
+        if !tail.ends_with('\n') {
+            out.push('\n');
+        }
+    }
+    out
+}
+
+/// A line of a diff: `-` expected, `+` actual, ` ` both.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct DiffLine {
+    pub tag: char,
+    pub text: String,
+}
+
+/// The line diff of two values pretty-printed, with three lines of context.
+pub fn diff(expected: &Value, actual: &Value) -> Vec<DiffLine> {
+    let expected = serde_json::to_string_pretty(expected).unwrap_or_default() + "\n";
+    let actual = serde_json::to_string_pretty(actual).unwrap_or_default() + "\n";
+    let diff = TextDiff::from_lines(&expected, &actual);
+    let mut lines = Vec::new();
+    for hunk in diff.unified_diff().context_radius(3).iter_hunks() {
+        for change in hunk.iter_changes() {
+            let tag = match change.tag() {
+                ChangeTag::Delete => '-',
+                ChangeTag::Insert => '+',
+                ChangeTag::Equal => ' ',
+            };
+            lines.push(DiffLine {
+                tag,
+                text: change.value().trim_end_matches('\n').to_owned(),
+            });
+        }
+    }
+    lines
+}
+
+/// The diff as text, one `tag text` line each.
+pub fn diff_text(expected: &Value, actual: &Value) -> String {
+    diff(expected, actual)
+        .iter()
+        .map(|line| format!("{}{}\n", line.tag, line.text))
+        .collect()
+}

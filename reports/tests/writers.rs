@@ -1,0 +1,218 @@
+//! The writers on one hand-made report that holds every verdict, an
+//! accepted failure, a stale and an expired baseline entry and hostile
+//! text: golden Markdown and JUnit, escaping everywhere, and a merge of
+//! shards that gives back the whole.
+
+use mcp_conform_report::{
+    Acceptance, BaselineInfo, BaselineNote, Case, CheckResult, Direction, FORMAT_VERSION, Gate, Level,
+    Report, RunInfo, Shard, Suite, Summary, Tool, Verdict, WireFrame, html, json, junit, markdown, merge,
+};
+use serde_json::json;
+
+const HOSTILE: &str = "</script><script>alert('x')</script> | `tick`";
+
+fn check(requirement: &str, level: Level, verdict: Verdict) -> CheckResult {
+    CheckResult {
+        requirement: requirement.into(),
+        name: format!("response to {requirement}"),
+        level,
+        verdict,
+        message: (verdict != Verdict::Pass).then(|| format!("broken: {HOSTILE}")),
+        expected: (verdict == Verdict::Fail).then(|| json!({"isError": false, "content": "*"})),
+        actual: (verdict == Verdict::Fail).then(|| json!({"isError": true, "content": "*"})),
+        location: Some("12:7".into()),
+        frame: Some(1),
+        accepted: None,
+    }
+}
+
+fn case(scenario: &str, verdict: Verdict, checks: Vec<CheckResult>) -> Case {
+    Case {
+        scenario: scenario.into(),
+        title: format!("title of {scenario}"),
+        area: scenario.split('.').next().unwrap().into(),
+        file: format!("scenarios/{scenario}.yaml"),
+        protocol_version: Some("2025-11-25".into()),
+        verdict,
+        note: (checks.is_empty()).then(|| "the server does not declare tools".into()),
+        checks,
+        remarks: Vec::new(),
+        transcript: vec![
+            WireFrame {
+                index: 0,
+                direction: Direction::Sent,
+                text: r#"{"jsonrpc":"2.0","id":1,"method":"tools/call"}"#.into(),
+                answers: None,
+                http: None,
+            },
+            WireFrame {
+                index: 1,
+                direction: Direction::Received,
+                text: format!(r#"{{"jsonrpc":"2.0","id":1,"result":{{"text":"{HOSTILE}"}}}}"#),
+                answers: Some(0),
+                http: None,
+            },
+        ],
+        stderr_tail: None,
+    }
+}
+
+fn note(line: usize, scenario: &str) -> BaselineNote {
+    BaselineNote {
+        line,
+        text: format!("- scenario: {scenario}\n  requirement: RES-001\n  reason: old"),
+        scenario: scenario.into(),
+        requirement: "RES-001".into(),
+    }
+}
+
+fn report() -> Report {
+    let mut accepted = check("TOOL-002", Level::Must, Verdict::Fail);
+    accepted.accepted = Some(Acceptance {
+        reason: "upstream issue 12".into(),
+        expires: Some("2999-01-01".into()),
+        line: 1,
+    });
+    let cases = vec![
+        case(
+            "prompts.get",
+            Verdict::Pass,
+            vec![check("PROMPT-001", Level::Must, Verdict::Pass)],
+        ),
+        case("tools.accepted", Verdict::Fail, vec![accepted]),
+        case(
+            "tools.broken",
+            Verdict::Fail,
+            vec![check("TOOL-003", Level::Must, Verdict::Fail)],
+        ),
+        case(
+            "tools.lenient",
+            Verdict::NonStrict,
+            vec![check("TOOL-004", Level::Should, Verdict::NonStrict)],
+        ),
+        case("tools.undeclared", Verdict::NotApplicable, Vec::new()),
+    ];
+    let run = RunInfo {
+        target: "stdio: ./server --token <redacted>".into(),
+        protocol_versions: vec!["2025-11-25".into()],
+        profile: Some("reference".into()),
+        suite: Suite {
+            digest: "fnv1a64:0123456789abcdef".into(),
+            scenarios: 5,
+        },
+        strict: false,
+        shard: None,
+        baseline: Some(BaselineInfo {
+            path: "baseline.yaml".into(),
+            digest: "fnv1a64:fedcba9876543210".into(),
+            entries: 3,
+        }),
+    };
+    Report {
+        format_version: FORMAT_VERSION,
+        generated_at: "2026-11-23T12:00:00Z".into(),
+        tool: Tool {
+            name: "mcp-conform".into(),
+            version: "0.1.0".into(),
+        },
+        summary: Summary::of(&cases),
+        gate: Gate::decide(
+            &cases,
+            false,
+            vec![note(5, "prompts.get")],
+            vec![note(9, "tools.gone")],
+        ),
+        run,
+        cases,
+    }
+}
+
+#[test]
+fn the_gate_counts_new_accepted_and_stale() {
+    let report = report();
+    assert_eq!(report.gate.exit_code, 1);
+    assert_eq!(report.gate.accepted, 1);
+    let new: Vec<&str> = report
+        .gate
+        .new_failures
+        .iter()
+        .map(|f| f.requirement.as_str())
+        .collect();
+    assert_eq!(new, ["TOOL-003"], "non-strict is not a failure without --strict");
+    let strict = Gate::decide(&report.cases, true, Vec::new(), Vec::new());
+    assert_eq!(strict.new_failures.len(), 2);
+}
+
+#[test]
+fn markdown_is_golden() {
+    insta::assert_snapshot!(markdown::write(&report()));
+}
+
+#[test]
+fn junit_is_golden() {
+    insta::assert_snapshot!(junit::write(&report()));
+}
+
+#[test]
+fn html_escapes_everything_it_is_given() {
+    let page = html::write(&report());
+    assert!(
+        !page.contains("<script>alert"),
+        "peer text reached the page unescaped"
+    );
+    assert!(page.contains("&lt;/script&gt;&lt;script&gt;alert(&#39;x&#39;)"));
+    assert_eq!(page.matches("<script>").count(), 1, "only the page's own script");
+    assert!(
+        !page.contains("src=") && !page.contains("<link"),
+        "the page must load nothing"
+    );
+    for needle in [
+        "case-tools-broken-2025-11-25",
+        "<span class=\"del\">",
+        "<span class=\"add\">",
+        "data-area=\"prompts\"",
+    ] {
+        assert!(page.contains(needle), "{needle}");
+    }
+}
+
+#[test]
+fn json_round_trips_and_refuses_other_versions() {
+    let report = report();
+    let text = json::write(&report);
+    assert_eq!(json::read(&text).unwrap(), report);
+    let future = text.replacen("\"format_version\": 1", "\"format_version\": 2", 1);
+    assert!(json::read(&future).unwrap_err().contains("format_version 2"));
+}
+
+#[test]
+fn merging_shards_gives_back_the_whole() {
+    let whole = report();
+    let shard = |index: usize, keep: &[&str]| {
+        let mut part = whole.clone();
+        part.run.shard = Some(Shard { index, count: 2 });
+        part.cases.retain(|c| keep.contains(&c.scenario.as_str()));
+        part.summary = Summary::of(&part.cases);
+        part
+    };
+    let first = shard(1, &["prompts.get", "tools.lenient"]);
+    let second = shard(2, &["tools.accepted", "tools.broken", "tools.undeclared"]);
+    assert_eq!(merge(vec![second.clone(), first.clone()]).unwrap(), whole);
+    assert!(
+        merge(vec![first.clone()])
+            .unwrap_err()
+            .contains("missing shard(s): 2/2")
+    );
+    assert!(
+        merge(vec![first.clone(), first])
+            .unwrap_err()
+            .contains("given twice")
+    );
+    let mut other = second;
+    other.run.target = "another server".into();
+    assert!(
+        merge(vec![shard(1, &[]), other])
+            .unwrap_err()
+            .contains("ran something else")
+    );
+}
