@@ -54,6 +54,8 @@ pub fn load_profile(name_or_path: &str) -> Result<Profile, String> {
 
 #[cfg(test)]
 mod tests {
+    use mcp_conform_core::version::Era;
+
     use super::*;
 
     #[test]
@@ -63,7 +65,8 @@ mod tests {
         for name in names {
             let profile = load_profile(name).unwrap_or_else(|e| panic!("{name}: {e}"));
             assert_eq!(profile.name, name);
-            for (trigger, binding) in &profile.triggers {
+            let eras = [Era::Stateful, Era::Stateless];
+            for (trigger, binding) in eras.iter().flat_map(|era| profile.triggers_for(*era)) {
                 // `*_tool` and `*_prompt` triggers name what to call and with what.
                 if trigger.ends_with("_tool") || trigger.ends_with("_prompt") {
                     assert!(binding["name"].is_string(), "{name}: {trigger} names nothing");

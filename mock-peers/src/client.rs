@@ -5,17 +5,28 @@
 //! answers the peer's own requests through a [`RequestHandler`] (the scripted
 //! answers of a scenario). It judges nothing: the runner and the protocol
 //! checker read the transcript.
+//!
+//! In the stateless era ([`ClientSession::speak_stateless`]) the same
+//! answers travel differently: the input requests of an input-required
+//! result are offered to the handler like the peer's own requests, and the
+//! session retries the request with the answers (see [`modern`]).
+
+mod modern;
 
 use std::time::Duration;
 
+use mcp_conform_core::protocol::{input_requests, is_input_required};
 use mcp_conform_core::scenario::model::Reply;
 use mcp_conform_core::wire::{Classified, Frame, RequestId, classify};
-use serde_json::{Value, json};
+use serde_json::{Map, Value, json};
 use tokio::time::Instant;
 
+pub use self::modern::{CLIENT_CAPABILITIES, CLIENT_INFO, Envelope, MAX_INPUT_ROUNDS, PROTOCOL_VERSION};
 use crate::transport::{HttpIncident, PeerExit, SessionFacts, Transport, TransportError, TransportEvent};
 
-/// A request the peer sent us.
+/// A request the peer sent us: on stateful versions a JSON-RPC request; on
+/// stateless ones an input request of an input-required result, whose `id`
+/// is its key in `inputRequests`.
 #[derive(Debug, Clone, PartialEq)]
 pub struct PeerRequest {
     pub id: RequestId,
@@ -97,6 +108,10 @@ pub struct ClientSession {
     incidents: Vec<HttpIncident>,
     /// Incidents no wait has taken yet.
     unclaimed: Vec<HttpIncident>,
+    /// Stateless era: the envelope every request carries.
+    envelope: Option<Envelope>,
+    /// Stateless era: our requests in flight and their retries.
+    rounds: modern::Rounds,
 }
 
 impl ClientSession {
@@ -111,7 +126,26 @@ impl ClientSession {
             closed: None,
             incidents: Vec::new(),
             unclaimed: Vec::new(),
+            envelope: None,
+            rounds: modern::Rounds::default(),
         }
+    }
+
+    /// Speaks the stateless era from now on: every request carries
+    /// `envelope` in its `_meta`, and input-required results are retried.
+    pub fn speak_stateless(&mut self, envelope: Envelope) {
+        self.envelope = Some(envelope);
+    }
+
+    /// The envelope of a stateless session.
+    pub fn envelope(&self) -> Option<&Envelope> {
+        self.envelope.as_ref()
+    }
+
+    /// The id that now carries the request first sent as `id` (its last
+    /// retry, in the stateless era).
+    pub fn current_id(&self, id: &Value) -> Value {
+        RequestId::from_value(id).map_or_else(|| id.clone(), |id| self.rounds.latest(&id).to_value())
     }
 
     /// Every frame so far, both directions, in order.
@@ -178,12 +212,38 @@ impl ClientSession {
         id: Option<Value>,
     ) -> Result<Value, TransportError> {
         let id = id.unwrap_or_else(|| self.next_id());
+        let params = match &self.envelope {
+            Some(envelope) => {
+                let params = envelope.apply(params);
+                self.rounds.sent(&id, method, &params);
+                Some(params)
+            }
+            None => params,
+        };
         let mut message = json!({"jsonrpc": "2.0", "id": id, "method": method});
         if let Some(params) = params {
             message["params"] = params;
         }
         self.send(&message).await?;
         Ok(id)
+    }
+
+    /// Cancels a request of ours: `notifications/cancelled` for its current
+    /// id, or in the stateless era over HTTP, closing its response stream.
+    pub async fn cancel(&mut self, id: &Value, reason: Option<&str>) -> Result<(), TransportError> {
+        let current = self.current_id(id);
+        let closed = self.envelope.is_some()
+            && RequestId::from_value(&current).is_some_and(|id| self.transport.cancel_request(&id));
+        if closed {
+            return Ok(());
+        }
+        let mut params = json!({"requestId": current});
+        if let Some(reason) = reason {
+            params["reason"] = json!(reason);
+        }
+        self.notify("notifications/cancelled", Some(params))
+            .await
+            .map(|_| ())
     }
 
     /// Sends a notification.
@@ -202,8 +262,10 @@ impl ClientSession {
         deadline: Instant,
         handler: &mut dyn RequestHandler,
     ) -> Result<Received, WaitError> {
-        let wanted = RequestId::from_value(id);
+        let first = RequestId::from_value(id);
         self.wait_for(deadline, handler, |s| {
+            // A retry carries the request on under a new id.
+            let wanted = first.as_ref().map(|id| s.rounds.latest(id));
             if let Some(pos) = s
                 .responses
                 .iter()
@@ -215,6 +277,16 @@ impl ClientSession {
             s.claim(|i| i.unanswered.contains(wanted)).map(Err)
         })
         .await?
+    }
+
+    /// The response to our request `id` (or to its latest retry), if it
+    /// has arrived and no wait has taken it yet.
+    pub fn response_to(&self, id: &Value) -> Option<&Received> {
+        let wanted = RequestId::from_value(&self.current_id(id));
+        self.responses
+            .iter()
+            .find(|(rid, _)| rid.is_some() && *rid == wanted)
+            .map(|(_, received)| received)
     }
 
     /// Takes the first unclaimed incident that `ends` a wait, as its error.
@@ -258,6 +330,17 @@ impl ClientSession {
     ) -> Result<PeerRequest, WaitError> {
         self.wait_for(deadline, handler, |s| s.peer_requests.get(seen).cloned())
             .await
+    }
+
+    /// Waits until `done` holds of the session (checked before each frame
+    /// is read), serving the peer meanwhile.
+    pub async fn wait_until(
+        &mut self,
+        deadline: Instant,
+        handler: &mut dyn RequestHandler,
+        done: impl Fn(&Self) -> bool,
+    ) -> Result<(), WaitError> {
+        self.wait_for(deadline, handler, |s| done(s).then_some(())).await
     }
 
     /// Keeps serving the peer until the deadline, collecting what it sends.
@@ -338,6 +421,13 @@ impl ClientSession {
             message: message.unwrap_or(Value::Null),
         };
         match classified {
+            Classified::Result { ref id, ref result }
+                if self.envelope.is_some() && is_input_required(result) && self.rounds.is_ours(id) =>
+            {
+                if !self.answer_input(id, result, index, handler).await? {
+                    self.responses.push((Some(id.clone()), received(message)));
+                }
+            }
             Classified::Result { ref id, .. } => self.responses.push((Some(id.clone()), received(message))),
             Classified::Error { ref id, .. } => self.responses.push((id.clone(), received(message))),
             Classified::Notification { .. } => self.notifications.push(received(message)),
@@ -356,6 +446,56 @@ impl ClientSession {
             Classified::Batch(_) | Classified::Invalid(_) => {}
         }
         Ok(())
+    }
+
+    /// Answers the input requests of an input-required result (the frame
+    /// at `index`) through `handler`, and retries request `id` with them.
+    /// Returns `false` when the client gives up instead: an answer says not
+    /// to reply, or the rounds are used up; the result is then the answer.
+    /// An answer that is an error leaves its input out of the retry (an
+    /// input response cannot be an error).
+    async fn answer_input(
+        &mut self,
+        id: &RequestId,
+        result: &Value,
+        index: usize,
+        handler: &mut dyn RequestHandler,
+    ) -> Result<bool, WaitError> {
+        let asked: Vec<PeerRequest> = input_requests(result)
+            .map(|(key, method, request)| PeerRequest {
+                id: RequestId::Str(key.to_owned()),
+                method: method.unwrap_or_default().to_owned(),
+                params: request.get("params").cloned(),
+                index,
+            })
+            .collect();
+        let mut responses = Map::new();
+        let mut give_up = false;
+        for request in asked {
+            self.peer_requests.push(request.clone());
+            match handler.answer(&request) {
+                Reply::Result(answer) => {
+                    responses.insert(
+                        request.id.to_value().as_str().unwrap_or_default().to_owned(),
+                        answer,
+                    );
+                }
+                Reply::Error { .. } => {}
+                Reply::NoReply => give_up = true,
+            }
+        }
+        let responses = result.get("inputRequests").is_some().then_some(responses);
+        let Some(retry) = self.rounds.retry(id, result, responses).filter(|_| !give_up) else {
+            return Ok(false);
+        };
+        let retry_id = self.next_id();
+        let mut message = json!({"jsonrpc": "2.0", "id": retry_id, "method": retry.method});
+        message["params"] = retry.params.clone();
+        self.send(&message)
+            .await
+            .map_err(|e| WaitError::Transport(e.to_string()))?;
+        self.rounds.retried(id, &retry_id, retry);
+        Ok(true)
     }
 
     async fn reply(&mut self, id: &RequestId, reply: Reply) -> Result<(), WaitError> {
@@ -411,5 +551,68 @@ mod tests {
         assert_eq!(timeout.unwrap_err(), WaitError::TimedOut);
         let exit = session.shutdown(Duration::from_millis(50)).await;
         assert!(exit.signal.is_some());
+    }
+
+    /// A stateless peer that asks for input once, then answers the retry.
+    const MRTR: &str = r#"sh -c 'read line; echo "{\"jsonrpc\":\"2.0\",\"id\":1,\"result\":{\"resultType\":\"input_required\",\"inputRequests\":{\"ask\":{\"method\":\"elicitation/create\",\"params\":{\"message\":\"m\"}}},\"requestState\":\"s=1\"}}"; read retry; echo "{\"jsonrpc\":\"2.0\",\"id\":2,\"result\":{\"resultType\":\"complete\",\"content\":[]}}"; sleep 5'"#;
+
+    /// Answers every request alike.
+    struct Always(Reply);
+
+    impl RequestHandler for Always {
+        fn answer(&mut self, _: &PeerRequest) -> Reply {
+            self.0.clone()
+        }
+    }
+
+    async fn stateless_call(reply: Reply) -> (ClientSession, Received) {
+        let transport = StdioTransport::spawn(&StdioCommand::parse(MRTR).unwrap()).unwrap();
+        let mut session = ClientSession::new(transport);
+        session.speak_stateless(Envelope {
+            protocol_version: "2026-07-28".into(),
+            capabilities: json!({"elicitation": {}}),
+            info: json!({"name": "t", "version": "0"}),
+        });
+        let id = session
+            .request("tools/call", Some(json!({"name": "t"})), None)
+            .await
+            .unwrap();
+        let deadline = Instant::now() + Duration::from_secs(5);
+        let answer = session
+            .wait_response(&id, deadline, &mut Always(reply))
+            .await
+            .unwrap();
+        (session, answer)
+    }
+
+    #[tokio::test]
+    async fn input_requests_are_answered_by_retrying_with_a_new_id() {
+        let (mut session, answer) = stateless_call(Reply::Result(json!({"action": "decline"}))).await;
+        assert_eq!(answer.message["id"], 2);
+        assert_eq!(answer.message["result"]["resultType"], "complete");
+        let asked = &session.peer_requests()[0];
+        assert_eq!(asked.method, "elicitation/create");
+        assert_eq!(asked.id, RequestId::Str("ask".into()));
+        assert_eq!(asked.index, 1);
+        let retry: Value = serde_json::from_slice(&session.transcript()[2].raw).unwrap();
+        assert_eq!(retry["id"], 2);
+        assert_eq!(retry["params"]["name"], "t");
+        assert_eq!(
+            retry["params"]["inputResponses"],
+            json!({"ask": {"action": "decline"}})
+        );
+        assert_eq!(retry["params"]["requestState"], "s=1");
+        assert_eq!(retry["params"]["_meta"][PROTOCOL_VERSION], "2026-07-28");
+        assert_eq!(session.current_id(&json!(1)), json!(2));
+        session.shutdown(Duration::from_millis(50)).await;
+    }
+
+    #[tokio::test]
+    async fn a_client_that_does_not_reply_keeps_the_input_required_result() {
+        let (mut session, answer) = stateless_call(Reply::NoReply).await;
+        assert_eq!(answer.message["id"], 1);
+        assert_eq!(answer.message["result"]["resultType"], "input_required");
+        assert_eq!(session.transcript().len(), 2, "no retry was sent");
+        session.shutdown(Duration::from_millis(50)).await;
     }
 }

@@ -10,7 +10,7 @@ use tokio::time::Instant;
 
 use super::RunConfig;
 use super::outcome::Check;
-use super::scenario::dotted;
+use super::scenario::{default_client_info, dotted};
 use super::steps::{StepRunner, Stop, Wait};
 use super::verify::summarize;
 
@@ -29,11 +29,7 @@ pub async fn handshake(runner: &mut StepRunner<'_>, config: &RunConfig) -> Hands
         .protocol_version
         .clone()
         .unwrap_or_else(|| config.protocol.to_string());
-    let info = scenario
-        .client
-        .info
-        .clone()
-        .unwrap_or_else(|| json!({"name": "mcp-conform", "version": env!("CARGO_PKG_VERSION")}));
+    let info = scenario.client.info.clone().unwrap_or_else(default_client_info);
     let params = json!({
         "protocolVersion": offered,
         "capabilities": scenario.client.capabilities,

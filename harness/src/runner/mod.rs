@@ -3,12 +3,16 @@
 //! - [`scenario`]: one scenario, start to end (applicability, handshake,
 //!   steps, shutdown, frame checks).
 //! - [`steps`]: what each step kind does on the wire.
-//! - [`answers`]: scripted answers to the peer's own requests.
+//! - [`handshake`], [`discover`]: the handshake of a stateful version, and
+//!   `server/discover` in its place in the stateless era.
+//! - [`answers`]: scripted answers to the peer's own requests (delivered by
+//!   the session as responses, or as input responses of a retry).
 //! - [`verify`]: matcher results turned into checks.
 //! - [`suite`]: many scenarios on worker threads, reported as events.
 
 mod answers;
 mod client_role;
+mod discover;
 mod frames;
 mod handshake;
 mod outcome;
@@ -37,8 +41,10 @@ pub const ENGINE_REQUIREMENTS: &[&str] = &[
     "LIFE-003",
     "LIFE-005",
     "LIFE-007",
+    "MODN-007",
     "RPC-004",
     "SCHEMA-002",
+    "SUBS-001",
 ];
 
 /// The peer under test and how to reach it.
@@ -126,9 +132,11 @@ mod tests {
         let code = [
             include_str!("answers.rs"),
             include_str!("client_role/mod.rs"),
+            include_str!("discover.rs"),
             include_str!("frames.rs"),
             include_str!("handshake.rs"),
             include_str!("steps.rs"),
+            include_str!("steps/interaction.rs"),
         ]
         .concat();
         let cited: BTreeSet<&str> = id

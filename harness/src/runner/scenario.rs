@@ -5,15 +5,17 @@ use std::time::Duration;
 use mcp_conform_core::protocol::PeerRole;
 use mcp_conform_core::scenario::Scenario;
 use mcp_conform_core::scenario::model::{Handshake, Role, StepKind};
+use mcp_conform_core::version::Era;
 use mcp_conform_core::{Level, Verdict};
-use mcp_mock_peers::client::ClientSession;
+use mcp_mock_peers::client::{ClientSession, Envelope};
 use mcp_mock_peers::transport::{
     HttpMode, HttpOptions, HttpTransport, StdioTransport, Transport, TransportError,
 };
-use serde_json::Value;
+use serde_json::{Value, json};
 use tokio::time::Instant;
 
 use super::client_role;
+use super::discover::discover;
 use super::frames::check_frames;
 use super::handshake::{Handshaken, handshake};
 use super::outcome::ScenarioOutcome;
@@ -47,6 +49,7 @@ pub async fn run_scenario(scenario: &Scenario, config: &RunConfig) -> ScenarioOu
             headers: headers.clone(),
             mode: *mode,
             answer_timeout: config.startup_timeout,
+            stateless: config.protocol.era() == Era::Stateless,
         })
         .map(Transport::from),
         // Handled above: a client under test starts our server, not we it.
@@ -55,7 +58,7 @@ pub async fn run_scenario(scenario: &Scenario, config: &RunConfig) -> ScenarioOu
         )),
     };
     let session = match transport {
-        Ok(transport) => ClientSession::new(transport),
+        Ok(transport) => client_session(transport, scenario, config),
         Err(error) => {
             outcome.verdict = Verdict::Error;
             outcome.note = Some(error.to_string());
@@ -63,6 +66,29 @@ pub async fn run_scenario(scenario: &Scenario, config: &RunConfig) -> ScenarioOu
         }
     };
     run_session(scenario, config, session, outcome, started).await
+}
+
+/// The mock client's session; in the stateless era every request carries
+/// the scenario's client (its capabilities and info) and the version.
+fn client_session(transport: Transport, scenario: &Scenario, config: &RunConfig) -> ClientSession {
+    let mut session = ClientSession::new(transport);
+    if config.protocol.era() == Era::Stateless {
+        let client = &scenario.client;
+        session.speak_stateless(Envelope {
+            protocol_version: client
+                .protocol_version
+                .clone()
+                .unwrap_or_else(|| config.protocol.to_string()),
+            capabilities: client.capabilities.clone(),
+            info: client.info.clone().unwrap_or_else(default_client_info),
+        });
+    }
+    session
+}
+
+/// How the mock client names itself unless the scenario says otherwise.
+pub(super) fn default_client_info() -> Value {
+    json!({"name": "mcp-conform", "version": env!("CARGO_PKG_VERSION")})
 }
 
 /// Runs the scenario over an open session and judges everything it saw.
@@ -116,6 +142,7 @@ async fn drive<'s>(runner: &mut StepRunner<'s>, scenario: &'s Scenario, config: 
     let work = async {
         if scenario.handshake == Handshake::Auto {
             let handshaken = match scenario.role {
+                Role::Server if runner.is_stateless() => discover(runner, config).await,
                 Role::Server => handshake(runner, config).await,
                 Role::Client => client_role::serve_handshake(runner, config).await,
             };
@@ -168,7 +195,8 @@ fn precondition(scenario: &Scenario, config: &RunConfig) -> Option<(Verdict, Str
             "closes the server's stdin and expects it to exit: stdio only".into(),
         ));
     }
-    if !config.target.is_stdio() && requests_before_initialize(scenario) {
+    let stateful = config.protocol.era() == Era::Stateful;
+    if stateful && !config.target.is_stdio() && requests_before_initialize(scenario) {
         return Some((
             Verdict::NotApplicable,
             "sends a request before initialize: over HTTP it has no session yet, and a server may refuse it with 400 (HTTP-015)".into(),
@@ -186,10 +214,12 @@ fn precondition(scenario: &Scenario, config: &RunConfig) -> Option<(Verdict, Str
     // `sample_tool.model_preferences` asks for a field of a trigger.
     let bound = |name: &str| {
         let mut path = name.split('.');
-        let trigger = config
+        let triggers = config
             .profile
             .as_ref()
-            .and_then(|p| p.triggers.get(path.next().unwrap_or_default()));
+            .map(|p| p.triggers_for(config.protocol.era()))
+            .unwrap_or_default();
+        let trigger = triggers.get(path.next().unwrap_or_default());
         trigger
             .and_then(|t| path.try_fold(t, |v, key| v.get(key)))
             .is_some_and(|v| !v.is_null())

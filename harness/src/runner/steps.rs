@@ -9,7 +9,7 @@ use mcp_conform_core::scenario::model::{
     Capture, CheckTag, NotificationPattern, Order, PaginateStep, RequestStep, ResponseCheck, ResponseExpect,
     Role, ScriptedAnswer, Step, StepKind,
 };
-use mcp_conform_core::version::ProtocolVersion;
+use mcp_conform_core::version::{Era, ProtocolVersion};
 use mcp_conform_core::wire::Direction;
 use mcp_conform_core::{Level, Verdict};
 use mcp_mock_peers::client::{ClientSession, PeerRequest, Received, WaitError};
@@ -22,8 +22,10 @@ use super::outcome::Check;
 use super::verify::{apply_captures, check_matcher, check_response, summarize};
 
 mod http;
+mod interaction;
 
 pub use http::transport_mismatch;
+use interaction::Subscribed;
 
 /// How `expect_silence` names a response to no request of ours (and how
 /// `forbid` names such responses).
@@ -53,6 +55,9 @@ pub enum Wait<'v> {
     AnyResponse,
     Notification(usize),
     PeerRequest(usize),
+    /// The acknowledgement of the listen request with this id (SUBS-001),
+    /// or its response, whichever comes first.
+    Acknowledgement(&'v Value),
     /// Nothing: serve the peer until the deadline.
     Idle,
 }
@@ -91,6 +96,8 @@ pub struct StepRunner<'s> {
     /// Scenario-level answers that served at least one request.
     used_answers: BTreeSet<usize>,
     progress_tokens: u64,
+    /// What each `subscribe` step set up, by name.
+    subscriptions: BTreeMap<String, Subscribed>,
 }
 
 impl<'s> StepRunner<'s> {
@@ -99,8 +106,23 @@ impl<'s> StepRunner<'s> {
         ctx.vars
             .insert("protocol_version".into(), json!(config.protocol.as_str()));
         if let Some(profile) = &config.profile {
-            ctx.vars.insert("trigger".into(), json!(profile.triggers));
+            ctx.vars.insert(
+                "trigger".into(),
+                json!(profile.triggers_for(config.protocol.era())),
+            );
         }
+        // What a raw message of the stateless era carries in `_meta` (nothing before).
+        let meta: serde_json::Map<String, Value> = session
+            .envelope()
+            .map(|envelope| {
+                envelope
+                    .meta()
+                    .into_iter()
+                    .map(|(k, v)| (k.to_owned(), v))
+                    .collect()
+            })
+            .unwrap_or_default();
+        ctx.vars.insert("meta".into(), Value::Object(meta));
         StepRunner {
             scenario,
             session,
@@ -113,7 +135,13 @@ impl<'s> StepRunner<'s> {
             peer_requests_seen: 0,
             used_answers: BTreeSet::new(),
             progress_tokens: 0,
+            subscriptions: BTreeMap::new(),
         }
+    }
+
+    /// Whether the run speaks the stateless era (2026-07-28+).
+    pub fn is_stateless(&self) -> bool {
+        self.version.era() == Era::Stateless
     }
 
     /// Runs steps in order until one halts the scenario.
@@ -252,6 +280,13 @@ impl<'s> StepRunner<'s> {
                 Stop::Done
             }
             StepKind::Http(exchange) => self.http_step(exchange).await,
+            StepKind::Cancel { request, reason } => {
+                self.cancel(request, reason.as_deref(), &self.default_tag(step))
+                    .await
+            }
+            StepKind::Subscribe(subscribe) => self.subscribe(subscribe).await,
+            StepKind::Unsubscribe { name, tag } => self.unsubscribe(name, tag).await,
+            StepKind::Alive { timeout, tag } => self.alive(*timeout, tag).await,
         }
     }
 
@@ -742,6 +777,17 @@ impl<'s> StepRunner<'s> {
                 .wait_peer_request(seen, deadline, &mut handler)
                 .await
                 .map(Got::PeerRequest),
+            Wait::Acknowledgement(id) => session
+                .wait_until(deadline, &mut handler, |s| {
+                    interaction::acknowledgement(s, id).is_some() || s.response_to(id).is_some()
+                })
+                .await
+                .map(|()| {
+                    Got::Message(Received {
+                        index: 0,
+                        message: Value::Null,
+                    })
+                }),
             Wait::Idle => match session.idle_until(deadline, &mut handler).await {
                 Some(exit) => Err(WaitError::Closed(exit)),
                 None => Err(WaitError::TimedOut),

@@ -14,7 +14,7 @@ pub use stream::StreamTransport;
 
 use std::time::Duration;
 
-use mcp_conform_core::wire::Frame;
+use mcp_conform_core::wire::{Frame, RequestId};
 
 /// The connection to the peer under test, whatever carries it.
 #[derive(Debug)]
@@ -62,6 +62,16 @@ impl Transport {
             Transport::Stdio(stdio) => stdio.wait_exit(within).await,
             Transport::Http(http) => http.wait_exit(within).await,
             Transport::Stream(stream) => stream.wait_exit(within).await,
+        }
+    }
+
+    /// Stateless era over HTTP: cancels request `id` by closing its response
+    /// stream. `false` where cancellation is a `notifications/cancelled`
+    /// message instead (stdio, and every stateful connection).
+    pub fn cancel_request(&mut self, id: &RequestId) -> bool {
+        match self {
+            Transport::Http(http) => http.cancel_request(id),
+            Transport::Stdio(_) | Transport::Stream(_) => false,
         }
     }
 

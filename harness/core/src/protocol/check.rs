@@ -612,7 +612,14 @@ impl FrameChecker {
         }
         match (name, tool) {
             ("server/discover", _) => {
-                stateless::check_extension_ids(result.get("capabilities"), "/result/capabilities", out)
+                stateless::check_extension_ids(result.get("capabilities"), "/result/capabilities", out);
+                // What the handshake told of a stateful server, discovery tells of a stateless one.
+                if let Some(capabilities) = result
+                    .get("capabilities")
+                    .filter(|_| responder == PeerRole::Server)
+                {
+                    self.capabilities.insert(PeerRole::Server, capabilities.clone());
+                }
             }
             ("tools/list", _) => self.tools.check_list(result, version, out),
             ("tools/call", Some(tool)) => self.tools.check_call(tool, result, version, out),
@@ -634,7 +641,11 @@ impl FrameChecker {
             Some("completions") => "COMP-001",
             _ => return,
         };
-        if gate.versions.contains(version) && !gate.is_open(declared) {
+        // The gate's versions are those of the requesting side's rule
+        // (LIST-006); serving means declaring in every era, and from
+        // 2026-07-28 the declaration is the discover result's.
+        let applies = gate.versions.contains(version) || version.era() == Era::Stateless;
+        if applies && !gate.is_open(declared) {
             let message = format!(
                 "`{name}` was served although the {} capability `{}` was not declared",
                 role_name(gate.holder),
@@ -1099,6 +1110,17 @@ mod tests {
             requirements(&session.sent(&stateless_request(1, "tools/list"))),
             ["RPC-003"]
         );
+    }
+
+    #[test]
+    fn discovery_tells_what_the_server_declared() {
+        let mut session = Session::new();
+        assert_eq!(session.sent(&stateless_request(1, "server/discover")), []);
+        let discovered = r#"{"jsonrpc":"2.0","id":1,"result":{"resultType":"complete","supportedVersions":["2026-07-28"],"capabilities":{"prompts":{}},"ttlMs":0,"cacheScope":"public","_meta":{"io.modelcontextprotocol/serverInfo":{"name":"s","version":"1"}}}}"#;
+        assert_eq!(session.received(discovered), []);
+        assert_eq!(session.sent(&stateless_request(2, "tools/list")), []);
+        let tools = r#"{"jsonrpc":"2.0","id":2,"result":{"resultType":"complete","tools":[{"name":"t","inputSchema":{"type":"object"}}],"ttlMs":0,"cacheScope":"public","_meta":{"io.modelcontextprotocol/serverInfo":{"name":"s","version":"1"}}}}"#;
+        assert_eq!(requirements(&session.received(tools)), ["TOOL-001"]);
     }
 
     #[test]

@@ -213,6 +213,82 @@ pub enum Step {
     Close(CloseStep),
     /// One raw HTTP exchange of our own (HTTP transports only).
     Http(Box<HttpStep>),
+    /// Cancel a request sent with `wait: false`, the way the version does
+    /// it: `notifications/cancelled`, or from 2026-07-28 over HTTP closing
+    /// the request's response stream.
+    Cancel(CancelStep),
+    /// Ask for change notifications, the way the version does it: on
+    /// stateful versions `resources/subscribe` for each resource (list
+    /// changes need only the capability), from 2026-07-28 a
+    /// `subscriptions/listen` stream, kept open, whose acknowledgement is
+    /// awaited.
+    Subscribe(SubscribeStep),
+    /// End a subscription: `resources/unsubscribe` for each resource, or
+    /// cancelling the listen stream.
+    Unsubscribe(UnsubscribeStep),
+    /// Check that the server still answers: `ping` on stateful versions,
+    /// `server/discover` from 2026-07-28 (which has no `ping`).
+    Alive(AliveStep),
+}
+
+/// `cancel`: cancel a pending request.
+#[derive(Debug, Clone, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct CancelStep {
+    /// The `name` of a request sent with `wait: false`.
+    pub request: Located<String>,
+    /// The `reason` of `notifications/cancelled`.
+    #[serde(default)]
+    pub reason: Option<String>,
+}
+
+/// `subscribe`: the change notifications wanted, named after the members of
+/// a 2026-07-28 listen filter.
+#[derive(Debug, Clone, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct SubscribeStep {
+    /// Refers to the subscription in `unsubscribe` (default `subscription`).
+    #[serde(default)]
+    pub name: Option<Located<String>>,
+    /// `toolsListChanged`, `promptsListChanged`, `resourcesListChanged`
+    /// (booleans) and `resourceSubscriptions` (URIs); templated.
+    pub notifications: Located<Json>,
+    /// How long the acknowledgement (or each subscribe answer) may take, in
+    /// milliseconds (default 5000).
+    #[serde(default)]
+    pub timeout_ms: Option<u64>,
+    /// Level and requirement of the subscribe answers on stateful versions;
+    /// from 2026-07-28 the acknowledgement is judged under SUBS-001.
+    #[serde(default)]
+    pub level: Option<Located<LevelName>>,
+    #[serde(default)]
+    pub requirement: Option<Located<String>>,
+}
+
+/// `unsubscribe`: end a subscription.
+#[derive(Debug, Clone, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct UnsubscribeStep {
+    /// The subscription's `name` (default `subscription`).
+    #[serde(default)]
+    pub name: Option<Located<String>>,
+    #[serde(default)]
+    pub level: Option<Located<LevelName>>,
+    #[serde(default)]
+    pub requirement: Option<Located<String>>,
+}
+
+/// `alive`: the server still answers a request.
+#[derive(Debug, Clone, Default, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct AliveStep {
+    /// Budget for the answer in milliseconds (default 5000).
+    #[serde(default)]
+    pub timeout_ms: Option<u64>,
+    #[serde(default)]
+    pub level: Option<Located<LevelName>>,
+    #[serde(default)]
+    pub requirement: Option<Located<String>>,
 }
 
 /// `request`: send a request, then (by default) wait for and check its response.

@@ -144,6 +144,30 @@ pub enum StepKind {
         tag: CheckTag,
     },
     Http(HttpExchangeStep),
+    /// Cancel the pending request named `request`.
+    Cancel {
+        request: String,
+        reason: Option<String>,
+    },
+    Subscribe(SubscribeStep),
+    Unsubscribe {
+        name: String,
+        tag: CheckTag,
+    },
+    Alive {
+        timeout: Duration,
+        tag: CheckTag,
+    },
+}
+
+/// Change notifications to ask for.
+#[derive(Debug, Clone)]
+pub struct SubscribeStep {
+    pub name: String,
+    /// The listen filter (a template).
+    pub notifications: Value,
+    pub timeout: Duration,
+    pub tag: CheckTag,
 }
 
 /// A request to send. `params` is a template (`${var}` substituted at run time).

@@ -9,12 +9,21 @@
 //! ```
 //! A scenario that `requires.triggers: [elicit_tool]` reads it as
 //! `${trigger.elicit_tool.name}` and `${trigger.elicit_tool.arguments}`.
+//!
+//! A trigger may say what changes in the stateless era (2026-07-28+) under
+//! `modern`: members to use instead, or `null` when nothing of the server
+//! does it in that era (`elicit_tool: { name: ask, modern: { name: ask_v2 } }`).
 
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 
 use serde::Deserialize;
 use serde_json::Value;
+
+use crate::version::Era;
+
+/// The member of a trigger that overrides it in the stateless era.
+const MODERN: &str = "modern";
 
 /// A loaded profile.
 #[derive(Debug, Clone, PartialEq, Deserialize)]
@@ -52,6 +61,30 @@ impl Profile {
     pub fn parse(text: &str) -> Result<Profile, String> {
         serde_saphyr::from_str(text).map_err(|e| e.to_string())
     }
+
+    /// The triggers as a run in `era` reads them: with the `modern`
+    /// overrides applied in the stateless era, without them otherwise.
+    pub fn triggers_for(&self, era: Era) -> BTreeMap<String, Value> {
+        self.triggers
+            .iter()
+            .filter_map(|(name, trigger)| {
+                let mut trigger = trigger.clone();
+                let modern = trigger.as_object_mut().and_then(|t| t.remove(MODERN));
+                match (era, modern) {
+                    (Era::Stateless, Some(Value::Null)) => return None,
+                    (Era::Stateless, Some(Value::Object(overrides))) => {
+                        if let Some(fields) = trigger.as_object_mut() {
+                            fields.extend(overrides);
+                        }
+                    }
+                    _ => {}
+                }
+                // A trigger bound only in the other era is unbound here.
+                let empty = trigger.as_object().is_some_and(serde_json::Map::is_empty);
+                (!empty).then(|| (name.clone(), trigger))
+            })
+            .collect()
+    }
 }
 
 #[cfg(test)]
@@ -67,5 +100,21 @@ mod tests {
                 .unwrap_err()
                 .contains("bogus")
         );
+    }
+
+    #[test]
+    fn modern_overrides_apply_in_the_stateless_era_only() {
+        let p = Profile::parse(
+            "name: x\ntriggers:\n  a: {name: ask, arguments: {}, modern: {name: ask2}}\n  b: {name: log, modern: null}\n  c: {modern: {name: roots}}\n",
+        )
+        .unwrap();
+        let legacy = p.triggers_for(Era::Stateful);
+        assert_eq!(legacy["a"], serde_json::json!({"name": "ask", "arguments": {}}));
+        assert!(legacy.contains_key("b"));
+        assert!(!legacy.contains_key("c"));
+        let modern = p.triggers_for(Era::Stateless);
+        assert_eq!(modern["a"], serde_json::json!({"name": "ask2", "arguments": {}}));
+        assert!(!modern.contains_key("b"));
+        assert_eq!(modern["c"], serde_json::json!({"name": "roots"}));
     }
 }

@@ -36,12 +36,13 @@ static REQUIREMENT_ID: LazyLock<Regex> =
 static VARIABLE: LazyLock<Regex> = LazyLock::new(|| Regex::new(r"\$\{([^}.]+)").expect("valid regex"));
 
 /// Variables the engine defines before any step runs.
-const ENGINE_VARIABLES: [&str; 5] = [
+const ENGINE_VARIABLES: [&str; 6] = [
     "protocol_version",
     "trigger",
     "server",
     "client",
     "progress_token",
+    "meta",
 ];
 
 /// Validates a parsed file into a runnable scenario.
@@ -51,6 +52,7 @@ pub fn validate(source: &SourceFile, parsed: file::ScenarioFile) -> Result<Scena
         diagnostics: Vec::new(),
         default_requirement: String::new(),
         defined: BTreeSet::new(),
+        subscriptions: BTreeSet::new(),
     };
     v.defined.extend(ENGINE_VARIABLES.iter().map(|s| (*s).to_owned()));
     let transport = http::transport_need(&parsed);
@@ -144,6 +146,8 @@ struct Validator<'a> {
     default_requirement: String,
     /// Variables defined by the steps seen so far.
     defined: BTreeSet<String>,
+    /// Subscriptions made by the steps seen so far.
+    subscriptions: BTreeSet<String>,
 }
 
 impl Validator<'_> {
@@ -586,6 +590,57 @@ impl Validator<'_> {
                 tag: self.tag(c.level.as_ref(), c.requirement.as_ref(), span),
             },
             file::Step::Http(h) => self.http_step(h, span),
+            file::Step::Cancel(c) => {
+                if !self.defined.contains(&format!("{}.id", c.request.value)) {
+                    self.error_help(
+                        c.request.span,
+                        format!("no request named `{}` before this step", c.request.value),
+                        "unknown request",
+                        "name the request with `name:` and send it with `wait: false`",
+                    );
+                }
+                model::StepKind::Cancel {
+                    request: c.request.value.clone(),
+                    reason: c.reason.clone(),
+                }
+            }
+            file::Step::Subscribe(sub) => {
+                let name = subscription_name(sub.name.as_ref());
+                self.template_variables(&sub.notifications);
+                if !sub.notifications.value.is_object() {
+                    self.error(
+                        sub.notifications.span,
+                        "`notifications` is an object (a listen filter)",
+                        "not an object",
+                    );
+                }
+                self.subscriptions.insert(name.clone());
+                model::StepKind::Subscribe(model::SubscribeStep {
+                    name,
+                    notifications: sub.notifications.value.clone(),
+                    timeout: self.millis(sub.timeout_ms, STEP_TIMEOUT, span),
+                    tag: self.tag(sub.level.as_ref(), sub.requirement.as_ref(), span),
+                })
+            }
+            file::Step::Unsubscribe(u) => {
+                let name = subscription_name(u.name.as_ref());
+                if !self.subscriptions.contains(&name) {
+                    let at = u.name.as_ref().map_or(span, |n| n.span);
+                    self.error(
+                        at,
+                        format!("no subscription named `{name}` before this step"),
+                        "unknown subscription",
+                    );
+                }
+                model::StepKind::Unsubscribe {
+                    name,
+                    tag: self.tag(u.level.as_ref(), u.requirement.as_ref(), span),
+                }
+            }
+            file::Step::Alive(a) => model::StepKind::Alive {
+                timeout: self.millis(a.timeout_ms, STEP_TIMEOUT, span),
+                tag: self.tag(a.level.as_ref(), a.requirement.as_ref(), span),
+            },
         }
     }
 
@@ -611,6 +666,11 @@ impl Validator<'_> {
             timeout: self.millis(r.timeout_ms, STEP_TIMEOUT, span),
         }
     }
+}
+
+/// The name a `subscribe` or `unsubscribe` step gives, or the default.
+fn subscription_name(name: Option<&Located<String>>) -> String {
+    name.map_or_else(|| "subscription".to_owned(), |n| n.value.clone())
 }
 
 fn error_reply(e: &file::ErrorReply) -> Reply {

@@ -5,8 +5,8 @@ use mcp_conform_core::scenario::model::{
     HttpBody, HttpCheck, HttpExchangeStep, SessionChoice, TransportName,
 };
 use mcp_mock_peers::transport::SessionFacts;
-use mcp_mock_peers::transport::http::carries_version_header;
 use mcp_mock_peers::transport::http::exchange::{Exchange, RawRequest, exchange};
+use mcp_mock_peers::transport::http::{carries_version_header, mirror};
 use serde_json::{Value, json};
 
 use super::super::outcome::Check;
@@ -187,6 +187,17 @@ impl StepRunner<'_> {
             .filter(|v| !facts.legacy && carries_version_header(v))
         {
             headers.push(("mcp-protocol-version".into(), Some(version.clone())));
+        }
+        // The stateless era mirrors the body into headers, as the session does.
+        if facts.stateless
+            && let HttpBody::Json(_) = &step.body
+            && let Some(message) = body
+                .as_deref()
+                .and_then(|b| serde_json::from_slice::<Value>(b).ok())
+        {
+            for (name, value) in mirror::mirrored(&message, &facts.tools) {
+                headers.push((name, Some(value)));
+            }
         }
         for (name, value) in &facts.headers {
             headers.push((name.to_ascii_lowercase(), Some(value.clone())));

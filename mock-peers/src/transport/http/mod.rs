@@ -12,9 +12,10 @@
 
 pub mod exchange;
 pub mod headers;
+pub mod mirror;
 pub mod sse;
 
-use std::collections::HashSet;
+use std::collections::{HashMap, HashSet};
 use std::fmt;
 use std::str::FromStr;
 use std::sync::{Arc, Mutex, PoisonError};
@@ -25,8 +26,9 @@ use reqwest::header::{HeaderMap, HeaderName, HeaderValue};
 use reqwest::{Method, StatusCode, Url};
 use serde_json::Value;
 use tokio::sync::{mpsc, oneshot};
-use tokio::task::JoinHandle;
+use tokio::task::{AbortHandle, JoinHandle};
 
+use self::mirror::ToolHeaders;
 use self::sse::{SseDecoder, SseEvent};
 use super::{PeerExit, TransportError, TransportEvent};
 
@@ -92,6 +94,10 @@ pub struct HttpOptions {
     /// How long `initialize` (and the legacy `endpoint` event) may take
     /// before `send` returns without its answer.
     pub answer_timeout: Duration,
+    /// Speak the stateless era (2026-07-28+): every POST mirrors its body
+    /// into headers, no session, no GET stream, no resumption, and a request
+    /// is cancelled by closing its response stream.
+    pub stateless: bool,
 }
 
 impl HttpOptions {
@@ -101,6 +107,7 @@ impl HttpOptions {
             headers: Vec::new(),
             mode: HttpMode::Auto,
             answer_timeout: Duration::from_secs(10),
+            stateless: false,
         }
     }
 }
@@ -141,6 +148,11 @@ pub struct SessionFacts {
     pub protocol_version: Option<String>,
     /// Whether the connection speaks the legacy HTTP+SSE transport.
     pub legacy: bool,
+    /// Whether the connection speaks the stateless era (2026-07-28+), whose
+    /// POSTs mirror their body into headers.
+    pub stateless: bool,
+    /// The `x-mcp-header` arguments of the tools listed so far.
+    pub tools: ToolHeaders,
     /// The `--header`s.
     pub headers: Vec<(String, String)>,
 }
@@ -155,6 +167,9 @@ struct State {
     /// Requests we cancelled: their streams may end without a response.
     cancelled: HashSet<RequestId>,
     closing: bool,
+    /// Stateless: our `tools/list` requests, whose answers teach `tools`.
+    tool_lists: HashSet<RequestId>,
+    tools: ToolHeaders,
 }
 
 #[derive(Debug)]
@@ -162,6 +177,7 @@ struct Shared {
     client: reqwest::Client,
     url: Url,
     custom: Vec<(HeaderName, HeaderValue)>,
+    stateless: bool,
     started: Instant,
     tx: mpsc::UnboundedSender<TransportEvent>,
     state: Mutex<State>,
@@ -181,7 +197,7 @@ impl Shared {
     fn headers(&self, accept: &'static str, legacy: bool) -> HeaderMap {
         let mut map = HeaderMap::new();
         map.insert(reqwest::header::ACCEPT, HeaderValue::from_static(accept));
-        if !legacy {
+        if !legacy && !self.stateless {
             let state = self.state();
             if let Some(id) = state
                 .session_id
@@ -236,6 +252,11 @@ impl Shared {
             {
                 pending.retain(|p| *p != id);
                 let mut state = self.state();
+                if state.tool_lists.remove(&id)
+                    && let Some(result) = message.get("result")
+                {
+                    mirror::learn_tools(result, &mut state.tools);
+                }
                 if state.initialize_id.as_ref() == Some(&id)
                     && let Some(version) = message.pointer("/result/protocolVersion").and_then(Value::as_str)
                 {
@@ -286,6 +307,9 @@ pub struct HttpTransport {
     get_opened: bool,
     tasks: Vec<JoinHandle<()>>,
     ended: Option<PeerExit>,
+    /// Stateless: the task reading each request's answer, so that closing
+    /// its stream cancels the request.
+    streams: HashMap<RequestId, (String, AbortHandle)>,
 }
 
 impl HttpTransport {
@@ -315,15 +339,17 @@ impl HttpTransport {
             .build()
             .map_err(|e| TransportError::Http(format!("could not set up the HTTP client: {e}")))?;
         let (tx, events) = mpsc::unbounded_channel();
+        // The stateless era has no HTTP+SSE to fall back to.
         let resolved = match options.mode {
-            HttpMode::Auto => Resolved::Undecided,
-            HttpMode::Streamable | HttpMode::Sse => Resolved::Streamable,
+            HttpMode::Auto if !options.stateless => Resolved::Undecided,
+            _ => Resolved::Streamable,
         };
         Ok(HttpTransport {
             shared: Arc::new(Shared {
                 client,
                 url,
                 custom,
+                stateless: options.stateless,
                 started: Instant::now(),
                 tx,
                 state: Mutex::new(State::default()),
@@ -336,6 +362,7 @@ impl HttpTransport {
             get_opened: false,
             tasks: Vec::new(),
             ended: None,
+            streams: HashMap::new(),
         })
     }
 
@@ -366,7 +393,9 @@ impl HttpTransport {
             post_url,
             session_id: state.session_id.clone(),
             protocol_version: state.protocol_version.clone(),
-            legacy: self.is_legacy() || self.options.mode == HttpMode::Sse,
+            legacy: self.is_legacy() || (self.options.mode == HttpMode::Sse && !self.options.stateless),
+            stateless: self.options.stateless,
+            tools: state.tools.clone(),
             headers: self.options.headers.clone(),
         }
     }
@@ -376,6 +405,9 @@ impl HttpTransport {
     /// `initialize`, up to the answer timeout, so the session id is known
     /// before the next message).
     pub async fn send(&mut self, raw: &[u8]) -> Result<Frame, TransportError> {
+        if self.options.stateless {
+            return self.send_stateless(raw).await;
+        }
         let message: Option<Value> = serde_json::from_slice(raw).ok();
         let method = message
             .as_ref()
@@ -485,6 +517,111 @@ impl HttpTransport {
         )));
         self.after_send(method.as_deref());
         Ok(sent)
+    }
+
+    /// One POST of the stateless era: the body mirrored into headers, the
+    /// answer read by a task of its own, which closing the stream aborts.
+    /// The first POST waits for its answer to start, so an unreachable
+    /// server is an error of the send.
+    async fn send_stateless(&mut self, raw: &[u8]) -> Result<Frame, TransportError> {
+        let message: Option<Value> = serde_json::from_slice(raw).ok();
+        let requests = request_ids(message.as_ref());
+        let method = message
+            .as_ref()
+            .and_then(|m| m.get("method"))
+            .and_then(Value::as_str);
+        if method == Some("tools/list") {
+            self.shared.state().tool_lists.extend(requests.iter().cloned());
+        }
+        if let Some(previous) = self.previous.take() {
+            let _ = tokio::time::timeout(ORDERING_WAIT, previous).await;
+        }
+        self.posts += 1;
+        let label = format!("post#{}", self.posts);
+        let mut headers = self.shared.headers("application/json, text/event-stream", false);
+        headers.insert(
+            reqwest::header::CONTENT_TYPE,
+            HeaderValue::from_static("application/json"),
+        );
+        let mirrored = match &message {
+            Some(message) => mirror::mirrored(message, &self.shared.state().tools),
+            None => Vec::new(),
+        };
+        for (name, value) in mirrored {
+            let (Ok(name), Ok(value)) = (
+                HeaderName::from_bytes(name.as_bytes()),
+                HeaderValue::from_str(&value),
+            ) else {
+                continue;
+            };
+            // `--header`s win, so a user can test odd values on purpose.
+            if !self.shared.custom.iter().any(|(custom, _)| *custom == name) {
+                headers.insert(name, value);
+            }
+        }
+        let mut sent = Frame::new(Direction::Sent, raw.to_vec(), self.shared.elapsed());
+        sent.meta = FrameMeta {
+            headers: headers::record(headers.iter().map(|(k, v)| (k.as_str(), v.as_bytes()))),
+            stream: Some(label.clone()),
+            ..FrameMeta::default()
+        };
+        let request = self
+            .shared
+            .client
+            .post(self.shared.url.clone())
+            .headers(headers)
+            .body(raw.to_vec());
+        let (started_tx, started) = oneshot::channel::<Result<(), String>>();
+        let shared = Arc::clone(&self.shared);
+        let (task_label, ids) = (label.clone(), requests.clone());
+        let task = tokio::spawn(async move {
+            let result = request.send().await;
+            let _ = started_tx.send(match &result {
+                Ok(_) => Ok(()),
+                Err(error) => Err(describe_reqwest(&shared.url, error)),
+            });
+            answer(shared, result, task_label, ids, false).await;
+        });
+        for id in requests {
+            self.streams.insert(id, (label.clone(), task.abort_handle()));
+        }
+        self.tasks.push(task);
+        if self.posts == 1 {
+            match tokio::time::timeout(self.options.answer_timeout, started).await {
+                Ok(Ok(Err(error))) => return Err(TransportError::Http(error)),
+                Ok(_) | Err(_) => return Ok(sent),
+            }
+        }
+        let (ordered_tx, ordered) = oneshot::channel();
+        self.tasks.push(tokio::spawn(async move {
+            let _ = started.await;
+            let _ = ordered_tx.send(());
+        }));
+        self.previous = Some(ordered);
+        Ok(sent)
+    }
+
+    /// Stateless era: cancels a request by closing its response stream,
+    /// which the server must treat as the cancellation. `false` on a
+    /// connection that cancels with `notifications/cancelled` instead, or
+    /// for a request we never sent.
+    pub fn cancel_request(&mut self, id: &RequestId) -> bool {
+        if !self.options.stateless {
+            return false;
+        }
+        let Some((label, stream)) = self.streams.remove(id) else {
+            return false;
+        };
+        self.shared.state().cancelled.insert(id.clone());
+        let how = if stream.is_finished() {
+            "it had ended already"
+        } else {
+            "closed it"
+        };
+        stream.abort();
+        let description = format!("{label}: cancelled request {id} by closing its stream ({how})");
+        self.shared.incident(&label, None, Vec::new(), false, description);
+        true
     }
 
     /// After `notifications/initialized`, opens the standalone GET stream.
@@ -705,7 +842,9 @@ async fn answer(
         }
     };
     let status = response.status();
+    // The stateless era has no sessions: an id a server mints anyway is ignored.
     if !legacy
+        && !shared.stateless
         && let Some(id) = response
             .headers()
             .get("mcp-session-id")
@@ -868,10 +1007,16 @@ async fn follow_stream(
             (None, false) => "ended".to_owned(),
         };
         let stream = meta.stream.clone().unwrap_or_default();
-        let Some(resume_from) = last_id.clone() else {
+        // The stateless era resumes nothing: a cut stream loses its request.
+        let Some(resume_from) = last_id.clone().filter(|_| !shared.stateless) else {
             if !standalone {
+                let why = if shared.stateless {
+                    "streams are not resumable from 2026-07-28"
+                } else {
+                    "no event id to resume from"
+                };
                 let description = format!(
-                    "{stream} {how} before the response to {}; no event id to resume from",
+                    "{stream} {how} before the response to {}; {why}",
                     ids_text(pending)
                 );
                 shared.incident(&stream, None, std::mem::take(pending), false, description);

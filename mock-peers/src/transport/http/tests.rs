@@ -386,3 +386,68 @@ async fn unreachable_servers_and_bad_urls_are_errors() {
     assert!(HttpTransport::new(HttpOptions::new("ftp://x/")).is_err());
     assert!(HttpTransport::new(HttpOptions::new("not a url")).is_err());
 }
+
+#[tokio::test]
+async fn stateless_posts_mirror_their_body_and_closing_a_stream_cancels() {
+    const META: &str = r#""_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientCapabilities":{}}"#;
+    let server = serve(|req, _| match method_of(req).as_str() {
+        // A session id minted anyway is ignored.
+        "tools/list" => Reply::new("200 OK").header("mcp-session-id", "sess-9").json(
+            r#"{"jsonrpc":"2.0","id":1,"result":{"tools":[{"name":"sql","inputSchema":{"type":"object","properties":{"region":{"type":"string","x-mcp-header":"Region"}}}}]}}"#,
+        ),
+        "tools/call" => Reply::new("200 OK")
+            .sse()
+            .chunk(0, "data: {\"jsonrpc\":\"2.0\",\"method\":\"notifications/progress\",\"params\":{\"progressToken\":1,\"progress\":1}}\n\n")
+            .chunk(3000, "data: {\"jsonrpc\":\"2.0\",\"id\":2,\"result\":{}}\n\n"),
+        _ => Reply::new("404 Not Found"),
+    })
+    .await;
+    let options = HttpOptions {
+        stateless: true,
+        ..options(&server.url, HttpMode::Auto)
+    };
+    let mut t = HttpTransport::new(options).unwrap();
+    t.send(format!(r#"{{"jsonrpc":"2.0","id":1,"method":"tools/list","params":{{{META}}}}}"#).as_bytes())
+        .await
+        .unwrap();
+    assert!(frame(next(&mut t).await).text().contains("sql"));
+    let call = format!(
+        r#"{{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{{"name":"sql","arguments":{{"region":"us-west1"}},{META}}}}}"#
+    );
+    let sent = t.send(call.as_bytes()).await.unwrap();
+    assert_eq!(sent.meta.headers["mcp-param-region"], "us-west1");
+    assert!(frame(next(&mut t).await).text().contains("progress"));
+    assert!(t.cancel_request(&RequestId::Int(2)));
+    match next(&mut t).await {
+        TransportEvent::Http(incident) => {
+            assert!(
+                incident.description.contains("cancelled request 2"),
+                "{incident:?}"
+            );
+            assert!(incident.unanswered.is_empty());
+        }
+        other => panic!("expected the cancellation incident, got {other:?}"),
+    }
+    // The stream is gone: its response never arrives, and no incident says it was cut.
+    assert!(
+        tokio::time::timeout(Duration::from_millis(3500), t.recv())
+            .await
+            .is_err()
+    );
+    assert!(!t.cancel_request(&RequestId::Int(7)), "not a request of ours");
+    t.shutdown(Duration::from_millis(200)).await;
+
+    let requests = server.requests();
+    assert_eq!(requests.len(), 2, "no GET stream, no DELETE: {requests:?}");
+    for req in &requests {
+        assert_eq!(req.method, "POST");
+        assert_eq!(req.headers["mcp-protocol-version"], "2026-07-28");
+        assert!(!req.headers.contains_key("mcp-session-id"), "{req:?}");
+    }
+    assert_eq!(requests[0].headers["mcp-method"], "tools/list");
+    assert!(!requests[0].headers.contains_key("mcp-name"));
+    assert_eq!(requests[1].headers["mcp-method"], "tools/call");
+    assert_eq!(requests[1].headers["mcp-name"], "sql");
+    assert_eq!(requests[1].headers["mcp-param-region"], "us-west1");
+    assert_eq!(t.facts().tools["sql"][0].name, "Region");
+}

@@ -1,0 +1,204 @@
+//! Steps said at the level of the interaction, whose wire form depends on
+//! the era: cancelling a request, subscribing to changes, checking that the
+//! server still answers. A scenario written with them runs unchanged on
+//! every version.
+
+use mcp_conform_core::Verdict;
+use mcp_conform_core::matcher::Matcher;
+use mcp_conform_core::protocol::subscriptions::RESOURCE_SUBSCRIPTIONS;
+use mcp_conform_core::scenario::model::{CheckTag, ResponseCheck, ResponseExpect, SubscribeStep};
+use mcp_conform_core::scenario::validate::STEP_TIMEOUT;
+use mcp_mock_peers::client::{ClientSession, Received, WaitError};
+use serde_json::{Value, json};
+use tokio::time::Instant;
+
+use super::super::outcome::Check;
+use super::super::verify::summarize;
+use super::{StepRunner, Stop, Wait};
+
+const LISTEN: &str = "subscriptions/listen";
+const ACKNOWLEDGED: &str = "notifications/subscriptions/acknowledged";
+const SUBSCRIPTION_ID: &str = "/_meta/io.modelcontextprotocol~1subscriptionId";
+
+/// What a `subscribe` step set up, for its `unsubscribe`.
+#[derive(Debug, Clone)]
+pub(super) enum Subscribed {
+    /// Stateful versions: the resources subscribed to.
+    Resources(Vec<String>),
+    /// The stateless era: the listen request, whose stream stays open.
+    Listen(Value),
+}
+
+/// The acknowledgement of listen request `id`, if it has arrived.
+pub(super) fn acknowledgement<'s>(session: &'s ClientSession, id: &Value) -> Option<&'s Received> {
+    session.notifications().iter().find(|n| {
+        n.method() == Some(ACKNOWLEDGED)
+            && n.message.get("params").and_then(|p| p.pointer(SUBSCRIPTION_ID)) == Some(id)
+    })
+}
+
+impl StepRunner<'_> {
+    /// Cancels the pending request named `request`.
+    pub(super) async fn cancel(&mut self, request: &str, reason: Option<&str>, tag: &CheckTag) -> Stop {
+        let Some((id, _)) = self.pending.get(request) else {
+            return Stop::halted(Verdict::Error, format!("no pending request named `{request}`"));
+        };
+        let id = id.clone();
+        match self.session.cancel(&id, reason).await {
+            Ok(()) => Stop::Done,
+            Err(error) => self.peer_gone(tag, &WaitError::Transport(error.to_string())),
+        }
+    }
+
+    pub(super) async fn subscribe(&mut self, step: &SubscribeStep) -> Stop {
+        let filter = match self.render(Some(&step.notifications)) {
+            Ok(filter) => filter.unwrap_or_else(|| json!({})),
+            Err(stop) => return stop,
+        };
+        if self.is_stateless() {
+            return self.listen(step, filter).await;
+        }
+        let uris: Vec<String> = filter
+            .get(RESOURCE_SUBSCRIPTIONS)
+            .and_then(Value::as_array)
+            .into_iter()
+            .flatten()
+            .filter_map(|uri| uri.as_str().map(str::to_owned))
+            .collect();
+        // List changes need no request before 2026-07-28: the capability is the subscription.
+        self.subscriptions
+            .insert(step.name.clone(), Subscribed::Resources(uris.clone()));
+        for uri in uris {
+            let params = json!({ "uri": uri });
+            let stop = self
+                .request_result("resources/subscribe", params, step.timeout, &step.tag)
+                .await;
+            if stop != Stop::Done {
+                return stop;
+            }
+        }
+        Stop::Done
+    }
+
+    /// Opens a listen stream and waits for its acknowledgement (SUBS-001).
+    async fn listen(&mut self, step: &SubscribeStep, filter: Value) -> Stop {
+        let tag = CheckTag {
+            requirement: "SUBS-001".into(),
+            ..step.tag.clone()
+        };
+        let params = json!({ "notifications": filter });
+        let id = match self.session.request(LISTEN, Some(params), None).await {
+            Ok(id) => id,
+            Err(error) => return self.peer_gone(&tag, &WaitError::Transport(error.to_string())),
+        };
+        self.subscriptions
+            .insert(step.name.clone(), Subscribed::Listen(id.clone()));
+        let name = format!("{LISTEN} is acknowledged");
+        let deadline = Instant::now() + step.timeout;
+        match self.wait(Wait::Acknowledgement(&id), deadline, &[]).await {
+            Ok(_) => {}
+            Err(WaitError::TimedOut) => {
+                let message = format!(
+                    "no {ACKNOWLEDGED} for listen request {id} within {} ms",
+                    step.timeout.as_millis()
+                );
+                self.checks.push(Check::broken(
+                    name,
+                    &tag.requirement,
+                    tag.level,
+                    tag.span,
+                    message,
+                ));
+                return Stop::Done;
+            }
+            Err(error) => return self.peer_gone(&tag, &error),
+        }
+        let check = match acknowledgement(&self.session, &id) {
+            Some(_) => Check::pass(name, &tag.requirement, tag.level, tag.span),
+            None => {
+                let answer = self
+                    .session
+                    .response_to(&id)
+                    .map(|r| (summarize(&r.message), r.index));
+                let (answered, frame) = answer.unwrap_or_default();
+                let message =
+                    format!("the listen request was answered with {answered} and never acknowledged");
+                Check::broken(name, &tag.requirement, tag.level, tag.span, message).at_frame(Some(frame))
+            }
+        };
+        self.checks.push(check);
+        Stop::Done
+    }
+
+    pub(super) async fn unsubscribe(&mut self, name: &str, tag: &CheckTag) -> Stop {
+        match self.subscriptions.remove(name) {
+            Some(Subscribed::Listen(id)) => {
+                match self.session.cancel(&id, Some("mcp-conform unsubscribes")).await {
+                    Ok(()) => Stop::Done,
+                    Err(error) => self.peer_gone(tag, &WaitError::Transport(error.to_string())),
+                }
+            }
+            Some(Subscribed::Resources(uris)) => {
+                for uri in uris {
+                    let params = json!({ "uri": uri });
+                    let stop = self
+                        .request_result("resources/unsubscribe", params, STEP_TIMEOUT, tag)
+                        .await;
+                    if stop != Stop::Done {
+                        return stop;
+                    }
+                }
+                Stop::Done
+            }
+            None => Stop::halted(Verdict::Error, format!("no subscription named `{name}`")),
+        }
+    }
+
+    /// Sends `ping` (stateful versions) or `server/discover` (stateless),
+    /// and expects a result.
+    pub(super) async fn alive(&mut self, timeout: std::time::Duration, tag: &CheckTag) -> Stop {
+        let method = if self.is_stateless() {
+            "server/discover"
+        } else {
+            "ping"
+        };
+        self.request_result(method, Value::Null, timeout, tag).await
+    }
+
+    /// Sends a request (params `null`: none) and expects a result of any
+    /// shape within `timeout`.
+    async fn request_result(
+        &mut self,
+        method: &str,
+        params: Value,
+        timeout: std::time::Duration,
+        tag: &CheckTag,
+    ) -> Stop {
+        let params = (!params.is_null()).then_some(params);
+        let id = match self.session.request(method, params, None).await {
+            Ok(id) => id,
+            Err(error) => return self.peer_gone(tag, &WaitError::Transport(error.to_string())),
+        };
+        let deadline = Instant::now() + timeout;
+        let waited = self.wait(Wait::Response(&id), deadline, &[]).await;
+        let expect = ResponseCheck {
+            expect: ResponseExpect::Result(Matcher::compile(&json!({})).expect("{} is a matcher")),
+            tag: tag.clone(),
+            span: tag.span,
+        };
+        let missing = format!(
+            "no response to {method} (id {id}) within {} ms",
+            timeout.as_millis()
+        );
+        match self.judge_response(
+            format!("response to {method}"),
+            waited,
+            Some(&expect),
+            tag,
+            missing,
+        ) {
+            Ok(_) => Stop::Done,
+            Err(stop) => stop,
+        }
+    }
+}

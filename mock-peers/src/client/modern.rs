@@ -1,0 +1,216 @@
+//! What the stateless era (2026-07-28+) changes for the client side of a
+//! session: every request carries the client's envelope in `params._meta`,
+//! and an input-required result is answered by retrying the request, with
+//! a new id, the input responses and the request state echoed unchanged.
+
+use std::collections::HashMap;
+
+use mcp_conform_core::wire::RequestId;
+use serde_json::{Map, Value, json};
+
+/// The `_meta` keys of the envelope.
+pub const PROTOCOL_VERSION: &str = "io.modelcontextprotocol/protocolVersion";
+pub const CLIENT_CAPABILITIES: &str = "io.modelcontextprotocol/clientCapabilities";
+pub const CLIENT_INFO: &str = "io.modelcontextprotocol/clientInfo";
+
+/// How many input rounds one request may take before the client gives up
+/// and keeps the last input-required result as the answer.
+pub const MAX_INPUT_ROUNDS: u32 = 4;
+
+/// Who the client says it is on every request.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Envelope {
+    pub protocol_version: String,
+    pub capabilities: Value,
+    pub info: Value,
+}
+
+impl Envelope {
+    /// `params` with the envelope in `_meta`. A key the params already hold
+    /// wins; one they hold as `null` is left out (to test servers with a
+    /// missing key).
+    pub fn apply(&self, params: Option<Value>) -> Value {
+        let mut params = params.unwrap_or_else(|| json!({}));
+        let Some(object) = params.as_object_mut() else {
+            // Not an object: sent as written, for tests of malformed params.
+            return params;
+        };
+        let meta = object.entry("_meta").or_insert_with(|| Value::Object(Map::new()));
+        let Some(meta) = meta.as_object_mut() else {
+            return params;
+        };
+        for (key, value) in self.meta() {
+            match meta.get(key) {
+                None => {
+                    meta.insert(key.to_owned(), value);
+                }
+                Some(Value::Null) => {
+                    meta.remove(key);
+                }
+                Some(_) => {}
+            }
+        }
+        params
+    }
+
+    /// The envelope as `_meta` members.
+    pub fn meta(&self) -> [(&'static str, Value); 3] {
+        [
+            (PROTOCOL_VERSION, json!(self.protocol_version)),
+            (CLIENT_CAPABILITIES, self.capabilities.clone()),
+            (CLIENT_INFO, self.info.clone()),
+        ]
+    }
+}
+
+/// A request of ours in flight, kept so that an input-required answer can
+/// be retried.
+#[derive(Debug, Clone)]
+struct Sent {
+    method: String,
+    params: Value,
+    round: u32,
+}
+
+/// The requests of a stateless session and the retries that carry them on.
+#[derive(Debug, Default)]
+pub(super) struct Rounds {
+    sent: HashMap<RequestId, Sent>,
+    /// Each retried request's id, to its retry's.
+    retried_as: HashMap<RequestId, RequestId>,
+}
+
+impl Rounds {
+    pub fn sent(&mut self, id: &Value, method: &str, params: &Value) {
+        if let Some(id) = RequestId::from_value(id) {
+            let sent = Sent {
+                method: method.to_owned(),
+                params: params.clone(),
+                round: 0,
+            };
+            self.sent.insert(id, sent);
+        }
+    }
+
+    /// The id that now carries the request first sent as `id`.
+    pub fn latest(&self, id: &RequestId) -> RequestId {
+        let mut current = id;
+        while let Some(next) = self.retried_as.get(current) {
+            current = next;
+        }
+        current.clone()
+    }
+
+    /// The method and params of a retry of request `id`, answered with
+    /// `result`, carrying `responses`; `None` once the rounds are used up
+    /// or for a request that is not ours.
+    pub fn retry(
+        &self,
+        id: &RequestId,
+        result: &Value,
+        responses: Option<Map<String, Value>>,
+    ) -> Option<Retry> {
+        let sent = self.sent.get(id).filter(|s| s.round < MAX_INPUT_ROUNDS)?;
+        let mut params = sent.params.clone();
+        let object = params.as_object_mut()?;
+        object.remove("inputResponses");
+        object.remove("requestState");
+        if let Some(responses) = responses {
+            object.insert("inputResponses".into(), Value::Object(responses));
+        }
+        if let Some(state) = result.get("requestState") {
+            object.insert("requestState".into(), state.clone());
+        }
+        Some(Retry {
+            method: sent.method.clone(),
+            params,
+            round: sent.round + 1,
+        })
+    }
+
+    /// Records that request `id` goes on as `retry_id`.
+    pub fn retried(&mut self, id: &RequestId, retry_id: &Value, retry: Retry) {
+        let Some(retry_id) = RequestId::from_value(retry_id) else {
+            return;
+        };
+        self.sent.remove(id);
+        self.retried_as.insert(id.clone(), retry_id.clone());
+        let sent = Sent {
+            method: retry.method,
+            params: retry.params,
+            round: retry.round,
+        };
+        self.sent.insert(retry_id, sent);
+    }
+
+    /// Whether `id` is a request of ours still in flight.
+    pub fn is_ours(&self, id: &RequestId) -> bool {
+        self.sent.contains_key(id)
+    }
+}
+
+/// The next round of a request.
+#[derive(Debug, Clone)]
+pub(super) struct Retry {
+    pub method: String,
+    pub params: Value,
+    round: u32,
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn envelope() -> Envelope {
+        Envelope {
+            protocol_version: "2026-07-28".into(),
+            capabilities: json!({"elicitation": {}}),
+            info: json!({"name": "mcp-conform", "version": "0"}),
+        }
+    }
+
+    #[test]
+    fn the_envelope_fills_meta_unless_the_params_say_otherwise() {
+        let full = envelope().apply(None);
+        assert_eq!(full["_meta"][PROTOCOL_VERSION], "2026-07-28");
+        assert_eq!(full["_meta"][CLIENT_CAPABILITIES], json!({"elicitation": {}}));
+        let own = json!({"name": "t", "_meta": {CLIENT_CAPABILITIES: {}, PROTOCOL_VERSION: null, "progressToken": 1}});
+        let merged = envelope().apply(Some(own));
+        assert_eq!(merged["_meta"][CLIENT_CAPABILITIES], json!({}));
+        assert!(merged["_meta"].get(PROTOCOL_VERSION).is_none());
+        assert_eq!(merged["_meta"]["progressToken"], 1);
+        assert_eq!(merged["name"], "t");
+        assert_eq!(envelope().apply(Some(json!("text"))), json!("text"));
+    }
+
+    #[test]
+    fn a_retry_carries_the_responses_and_the_state_and_rounds_are_bounded() {
+        let mut rounds = Rounds::default();
+        let first = RequestId::Int(1);
+        rounds.sent(
+            &json!(1),
+            "tools/call",
+            &json!({"name": "t", "requestState": "stale"}),
+        );
+        let result = json!({"resultType": "input_required", "requestState": "s1"});
+        let mut responses = Map::new();
+        responses.insert("ask".into(), json!({"action": "decline"}));
+        let retry = rounds.retry(&first, &result, Some(responses)).unwrap();
+        assert_eq!(
+            retry.params,
+            json!({"name": "t", "inputResponses": {"ask": {"action": "decline"}}, "requestState": "s1"})
+        );
+        rounds.retried(&first, &json!(2), retry);
+        assert_eq!(rounds.latest(&first), RequestId::Int(2));
+        assert!(!rounds.is_ours(&first));
+        let mut id = RequestId::Int(2);
+        for next in 3..=5 {
+            let retry = rounds.retry(&id, &json!({}), None).unwrap();
+            assert!(retry.params.get("requestState").is_none());
+            rounds.retried(&id, &json!(next), retry);
+            id = RequestId::Int(next);
+        }
+        assert!(rounds.retry(&id, &json!({}), None).is_none());
+        assert_eq!(rounds.latest(&first), RequestId::Int(5));
+    }
+}
