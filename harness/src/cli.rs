@@ -19,7 +19,7 @@ use crate::coverage::{self, Coverage};
 use crate::output;
 use crate::progress::Progress;
 use crate::report::{self, baseline::Baseline, shard};
-use crate::runner::{RunConfig, Target, run_suite};
+use crate::runner::{RunConfig, Target, case_count, run_matrix, supported_versions};
 use crate::schemas;
 use crate::select::{keep_role, load_profile, load_scenarios};
 use mcp_conform_core::scenario::Scenario;
@@ -159,9 +159,11 @@ pub struct RunArgs {
     /// server's tools. Default: `reference` for the bundled server, none otherwise.
     #[arg(long)]
     pub profile: Option<String>,
-    /// The protocol version to offer.
-    #[arg(long, default_value = "2025-11-25")]
-    pub protocol: ProtocolVersion,
+    /// The protocol version to speak, or `all`: every version the server
+    /// speaks (asked with an `initialize` per stateful version and
+    /// `server/discover`), each scenario once per version it applies to.
+    #[arg(long, default_value = "2025-11-25", value_name = "VERSION|all")]
+    pub protocol: ProtocolChoice,
     /// Only scenarios whose id contains this text (repeatable).
     #[arg(long = "filter", short = 'f')]
     pub filters: Vec<String>,
@@ -178,6 +180,27 @@ pub struct RunArgs {
     /// matrix, see `merge`).
     #[arg(long, value_name = "K/N", value_parser = shard::parse)]
     pub shard: Option<mcp_conform_report::Shard>,
+}
+
+/// `--protocol`: one version, or every version the server speaks.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum ProtocolChoice {
+    One(ProtocolVersion),
+    All,
+}
+
+impl std::str::FromStr for ProtocolChoice {
+    type Err = String;
+
+    fn from_str(s: &str) -> Result<Self, Self::Err> {
+        match s {
+            "all" => Ok(ProtocolChoice::All),
+            one => one
+                .parse()
+                .map(ProtocolChoice::One)
+                .map_err(|e| format!("{e}, or `all`")),
+        }
+    }
 }
 
 /// Report files and gating: the same for every command that judges a peer.
@@ -273,7 +296,6 @@ fn run(args: RunArgs) -> u8 {
         }
     };
     let mut config = RunConfig::new(target);
-    config.protocol = args.protocol;
     config.startup_timeout = std::time::Duration::from_secs(args.startup_timeout);
     let _started = match (&args.start, &args.url) {
         (Some(command_line), Some(url)) => {
@@ -309,12 +331,27 @@ fn run(args: RunArgs) -> u8 {
             }
         }
     }
+    let versions = match args.protocol {
+        ProtocolChoice::One(version) => vec![version],
+        ProtocolChoice::All => match spoken_versions(&config) {
+            Ok(versions) => versions,
+            Err(message) => {
+                eprintln!("error: --protocol all: {message}");
+                return exit::ERROR;
+            }
+        },
+    };
+    config.protocol = versions
+        .last()
+        .copied()
+        .unwrap_or(ProtocolVersion::LATEST_STATEFUL);
     let jobs = args
         .jobs
         .unwrap_or_else(|| std::thread::available_parallelism().map_or(2, |n| n.get()));
     let judged = Judged {
         scenarios: &scenarios,
         config: &config,
+        versions,
         jobs,
         suite,
         shard: args.shard,
@@ -322,11 +359,23 @@ fn run(args: RunArgs) -> u8 {
     judged.run(&args.gate)
 }
 
+/// The versions the server speaks (`--protocol all`).
+fn spoken_versions(config: &RunConfig) -> Result<Vec<ProtocolVersion>, String> {
+    let runtime = tokio::runtime::Builder::new_current_thread()
+        .enable_all()
+        .build()
+        .map_err(|e| format!("could not start a runtime: {e}"))?;
+    runtime.block_on(supported_versions(config))
+}
+
 /// A run about to be judged: the selected scenarios and how to run them.
 #[derive(Debug)]
 pub(crate) struct Judged<'a> {
     pub scenarios: &'a [Scenario],
     pub config: &'a RunConfig,
+    /// The versions to run each scenario on (one, or with `--protocol all`
+    /// those the server speaks).
+    pub versions: Vec<ProtocolVersion>,
     pub jobs: usize,
     /// The whole selection's fingerprint (before sharding).
     pub suite: mcp_conform_report::Suite,
@@ -344,26 +393,33 @@ impl Judged<'_> {
         };
         let config = self.config;
         let profile_name = config.profile.as_ref().map_or("none".into(), |p| p.name.clone());
+        let versions: Vec<String> = self.versions.iter().map(ToString::to_string).collect();
         println!(
             "mcp-conform {} · {} · protocol {} · profile {profile_name} · {} scenarios · {} jobs\n",
             env!("CARGO_PKG_VERSION"),
             config.target.display(),
-            config.protocol,
+            versions.join(", "),
             self.scenarios.len(),
             self.jobs
         );
         let interrupted = interrupt_flag();
         let started = Instant::now();
-        let progress = Progress::new(self.scenarios.len());
-        let outcomes = run_suite(self.scenarios, config, self.jobs, &interrupted, |event| {
-            progress.on_event(event)
-        });
+        let named = self.versions.len() > 1;
+        let progress = Progress::new(case_count(self.scenarios, &self.versions), named);
+        let outcomes = run_matrix(
+            self.scenarios,
+            config,
+            &self.versions,
+            self.jobs,
+            &interrupted,
+            |event| progress.on_event(event),
+        );
         progress.finish();
-        anstream::print!("{}", output::failure_details(&outcomes));
-        println!("{}", output::summary(&outcomes, started.elapsed()));
+        anstream::print!("{}", output::case_failure_details(&outcomes, named));
+        println!("{}", output::summary(&outcomes, started.elapsed(), named));
         let run_info = mcp_conform_report::RunInfo {
             target: config.target.display(),
-            protocol_versions: vec![config.protocol.to_string()],
+            protocol_versions: versions,
             profile: config.profile.as_ref().map(|p| p.name.clone()),
             suite: self.suite.clone(),
             strict: gate.strict,

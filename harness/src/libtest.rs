@@ -9,7 +9,8 @@
 //!     mcp_conform::libtest::Suite::binary(env!("CARGO_BIN_EXE_my-server")).run()
 //! }
 //! ```
-//! Test names are scenario ids, so name filters, `--list` and nextest work.
+//! Test names are scenario ids (`id@version` on several versions), so name
+//! filters, `--list` and nextest work.
 
 use std::panic::{AssertUnwindSafe, catch_unwind};
 use std::path::PathBuf;
@@ -33,7 +34,7 @@ pub struct Suite {
     command: Result<StdioCommand, String>,
     paths: Vec<PathBuf>,
     profile: Option<String>,
-    protocol: ProtocolVersion,
+    protocols: Vec<ProtocolVersion>,
     snapshots: Option<PathBuf>,
 }
 
@@ -68,7 +69,7 @@ impl Suite {
             command,
             paths: Vec::new(),
             profile: None,
-            protocol: ProtocolVersion::V2025_11_25,
+            protocols: vec![ProtocolVersion::V2025_11_25],
             snapshots: None,
         }
     }
@@ -85,9 +86,16 @@ impl Suite {
         self
     }
 
-    /// The protocol version to offer (default 2025-11-25).
+    /// The protocol version to speak (default 2025-11-25).
     pub fn protocol(mut self, version: ProtocolVersion) -> Suite {
-        self.protocol = version;
+        self.protocols = vec![version];
+        self
+    }
+
+    /// Several protocol versions: each scenario is a test per version it
+    /// applies to, named `id@version`.
+    pub fn protocols(mut self, versions: impl IntoIterator<Item = ProtocolVersion>) -> Suite {
+        self.protocols = versions.into_iter().collect();
         self
     }
 
@@ -122,23 +130,42 @@ impl Suite {
         })?;
         keep_role(&mut scenarios, Role::Server);
         let mut config = RunConfig::new(Target::Stdio(self.command?));
-        config.protocol = self.protocol;
         if let Some(profile) = &self.profile {
             config.profile = Some(load_profile(profile)?);
         }
-        let snapshots = self.snapshots;
-        Ok(scenarios
-            .into_iter()
-            .map(|scenario| {
-                let (config, snapshots) = (config.clone(), snapshots.clone());
-                let name = scenario.id.clone();
-                Trial::test(name, move || run_trial(&scenario, &config, snapshots))
-            })
-            .collect())
+        let several = self.protocols.len() > 1;
+        let mut trials = Vec::new();
+        for scenario in scenarios {
+            // On one version every scenario is a test (and says why it does not apply).
+            let versions = self
+                .protocols
+                .iter()
+                .filter(|v| !several || scenario.versions.contains(**v));
+            for version in versions {
+                let config = RunConfig {
+                    protocol: *version,
+                    ..config.clone()
+                };
+                let (scenario, snapshots) = (scenario.clone(), self.snapshots.clone());
+                let name = match several {
+                    true => format!("{}@{version}", scenario.id),
+                    false => scenario.id.clone(),
+                };
+                trials.push(Trial::test(name.clone(), move || {
+                    run_trial(&scenario, &name, &config, snapshots)
+                }));
+            }
+        }
+        Ok(trials)
     }
 }
 
-fn run_trial(scenario: &Scenario, config: &RunConfig, snapshots: Option<PathBuf>) -> Result<(), Failed> {
+fn run_trial(
+    scenario: &Scenario,
+    name: &str,
+    config: &RunConfig,
+    snapshots: Option<PathBuf>,
+) -> Result<(), Failed> {
     let runtime = tokio::runtime::Builder::new_current_thread()
         .enable_all()
         .build()
@@ -170,12 +197,11 @@ fn run_trial(scenario: &Scenario, config: &RunConfig, snapshots: Option<PathBuf>
     settings.set_input_file(&scenario.source.path);
     settings.set_omit_expression(true);
     let compared = catch_unwind(AssertUnwindSafe(|| {
-        settings.bind(|| insta::assert_snapshot!(scenario.id.as_str(), text));
+        settings.bind(|| insta::assert_snapshot!(name, text));
     }));
     compared.map_err(|_| {
         Failed::from(format!(
-            "the transcript of {} differs from its snapshot (diff above); review with `cargo insta review`",
-            scenario.id
+            "the transcript of {name} differs from its snapshot (diff above); review with `cargo insta review`"
         ))
     })
 }

@@ -1,11 +1,13 @@
 //! The terminal reporter: one line per scenario as it finishes, then each
 //! failure with its diff and scenario location, then a summary.
 
+use std::collections::BTreeSet;
 use std::fmt::Write as _;
 use std::time::Duration;
 
 use anstyle::{AnsiColor, Style};
 use mcp_conform_core::Verdict;
+use mcp_conform_core::version::ProtocolVersion;
 use serde_json::Value;
 use similar::TextDiff;
 
@@ -33,13 +35,27 @@ fn style(verdict: Verdict) -> Style {
     Style::new().fg_color(Some(color.into()))
 }
 
+/// How a case is named: its scenario's id, with `@version` when the run
+/// has several versions (`named`).
+pub fn case_name(outcome: &ScenarioOutcome, named: bool) -> String {
+    match outcome.version.filter(|_| named) {
+        Some(version) => format!("{}@{version}", outcome.id),
+        None => outcome.id.clone(),
+    }
+}
+
 /// The line printed when a scenario finishes.
 pub fn scenario_line(outcome: &ScenarioOutcome) -> String {
+    case_line(outcome, false)
+}
+
+/// The line printed when a case finishes (see [`case_name`]).
+pub fn case_line(outcome: &ScenarioOutcome, named: bool) -> String {
     let verdict = style(outcome.verdict);
     let mut line = format!(
         "{verdict}{:<14}{verdict:#} {:<40} {:>6}",
         label(outcome.verdict),
-        outcome.id,
+        case_name(outcome, named),
         seconds(outcome.duration)
     );
     if let Some(note) = outcome.note.as_ref().filter(|_| outcome.verdict != Verdict::Fail) {
@@ -57,6 +73,11 @@ pub fn scenario_line(outcome: &ScenarioOutcome) -> String {
 /// not-observed ones excepted (their line says why). Remarks are spelled out
 /// only here: the scenario citing their requirement gives the verdict on them.
 pub fn failure_details(outcomes: &[ScenarioOutcome]) -> String {
+    case_failure_details(outcomes, false)
+}
+
+/// [`failure_details`], each case named as in [`case_name`].
+pub fn case_failure_details(outcomes: &[ScenarioOutcome], named: bool) -> String {
     let mut out = String::new();
     for outcome in outcomes
         .iter()
@@ -71,7 +92,8 @@ pub fn failure_details(outcomes: &[ScenarioOutcome]) -> String {
             Some(span) => format!("{}:{span}", outcome.path.display()),
             None => outcome.path.display().to_string(),
         };
-        writeln!(out, "\n── {} ({}) ── {at}", outcome.id, label(outcome.verdict)).expect("String");
+        let name = case_name(outcome, named);
+        writeln!(out, "\n── {name} ({}) ── {at}", label(outcome.verdict)).expect("String");
         writeln!(out, "   {}", outcome.title).expect("String");
         if let Some(note) = &outcome.note {
             writeln!(out, "   {note}").expect("String");
@@ -144,9 +166,30 @@ pub fn diff(expected: &Value, actual: &Value) -> String {
     out
 }
 
-/// The closing summary line.
-pub fn summary(outcomes: &[ScenarioOutcome], elapsed: Duration) -> String {
-    let count = |verdict| outcomes.iter().filter(|o| o.verdict == verdict).count();
+/// The closing summary line; for a run on several versions (`named`), a
+/// line per version after it.
+pub fn summary(outcomes: &[ScenarioOutcome], elapsed: Duration, named: bool) -> String {
+    let what = if named { "cases" } else { "scenarios" };
+    let mut out = format!(
+        "\n{} {what}: {} in {}",
+        outcomes.len(),
+        counts(outcomes.iter()),
+        seconds(elapsed)
+    );
+    if named {
+        let versions: BTreeSet<Option<ProtocolVersion>> = outcomes.iter().map(|o| o.version).collect();
+        for version in versions {
+            let cases = outcomes.iter().filter(|o| o.version == version);
+            let name = version.map_or_else(|| "no version".to_owned(), |v| v.to_string());
+            write!(out, "\n  {name:<12} {}", counts(cases)).expect("String");
+        }
+    }
+    out
+}
+
+/// `N pass, N fail, …` of some outcomes (pass always named).
+fn counts<'o>(outcomes: impl Iterator<Item = &'o ScenarioOutcome> + Clone) -> String {
+    let count = |verdict| outcomes.clone().filter(|o| o.verdict == verdict).count();
     let parts: Vec<String> = [
         Verdict::Pass,
         Verdict::Fail,
@@ -159,12 +202,7 @@ pub fn summary(outcomes: &[ScenarioOutcome], elapsed: Duration) -> String {
     .filter(|v| count(*v) > 0 || *v == Verdict::Pass)
     .map(|v| format!("{} {}", count(v), label(v).to_lowercase()))
     .collect();
-    format!(
-        "\n{} scenarios: {} in {}",
-        outcomes.len(),
-        parts.join(", "),
-        seconds(elapsed)
-    )
+    parts.join(", ")
 }
 
 fn seconds(duration: Duration) -> String {

@@ -13,11 +13,14 @@ use crate::runner::RunEvent;
 #[derive(Debug)]
 pub struct Progress {
     bar: ProgressBar,
+    /// Whether cases are named with their version.
+    named: bool,
 }
 
 impl Progress {
-    /// A bar for `total` scenarios, drawn only on a terminal.
-    pub fn new(total: usize) -> Progress {
+    /// A bar for `total` cases, drawn only on a terminal; `named`: see
+    /// [`output::case_name`].
+    pub fn new(total: usize, named: bool) -> Progress {
         let target = if std::io::stderr().is_terminal() {
             ProgressDrawTarget::stderr()
         } else {
@@ -27,7 +30,7 @@ impl Progress {
         if let Ok(style) = ProgressStyle::with_template("{bar:30} {pos}/{len} {elapsed} {wide_msg}") {
             bar.set_style(style);
         }
-        Progress { bar }
+        Progress { bar, named }
     }
 
     /// Moves the bar, printing a finished scenario's line above it.
@@ -36,7 +39,7 @@ impl Progress {
             RunEvent::Started { id, .. } => self.bar.set_message(id.clone()),
             RunEvent::Finished { outcome, .. } => {
                 self.bar
-                    .suspend(|| anstream::println!("{}", output::scenario_line(outcome)));
+                    .suspend(|| anstream::println!("{}", output::case_line(outcome, self.named)));
                 self.bar.inc(1);
             }
         }

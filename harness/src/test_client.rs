@@ -153,6 +153,7 @@ pub fn test_client(args: TestClientArgs) -> u8 {
     let judged = Judged {
         scenarios: &scenarios,
         config: &config,
+        versions: vec![config.protocol],
         jobs,
         suite: report::suite(&scenarios),
         shard: None,

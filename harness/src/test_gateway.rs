@@ -138,6 +138,7 @@ fn judge(scenarios: &[mcp_conform_core::scenario::Scenario], target: Target, arg
     let judged = Judged {
         scenarios,
         config: &config,
+        versions: vec![config.protocol],
         jobs: args.jobs,
         suite: report::suite(scenarios),
         shard: None,

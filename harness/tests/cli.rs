@@ -208,3 +208,38 @@ fn calibration_the_reference_server_passes_with_official_schemas() {
     let stdout = stdout_of(&output);
     assert_eq!(output.status.code(), Some(0), "{stdout}");
 }
+
+/// `--protocol all` asks the server which versions it speaks and runs each
+/// scenario once per version it applies to; every report says so.
+#[test]
+fn protocol_all_runs_each_scenario_on_every_version_the_server_speaks() {
+    let dir = tempfile::tempdir().unwrap();
+    let output = mcp_conform()
+        .args([
+            "run",
+            "--protocol",
+            "all",
+            "--filter",
+            "tools.list",
+            "--report-dir",
+        ])
+        .arg(dir.path())
+        .output()
+        .unwrap();
+    let stdout = stdout_of(&output);
+    assert_eq!(output.status.code(), Some(0), "{stdout}");
+    for version in ["2024-11-05", "2025-03-26", "2025-06-18", "2025-11-25"] {
+        assert!(stdout.contains(&format!("tools.list@{version}")), "{stdout}");
+        assert!(stdout.contains(&format!("\n  {version}   1 pass")), "{stdout}");
+    }
+    let markdown = std::fs::read_to_string(dir.path().join("report.md")).unwrap();
+    assert!(markdown.contains("### Protocol versions"), "{markdown}");
+    let junit = std::fs::read_to_string(dir.path().join("junit.xml")).unwrap();
+    assert!(junit.contains("tools.list@2024-11-05"), "{junit}");
+    let unknown = mcp_conform()
+        .args(["run", "--protocol", "2099-01-01"])
+        .output()
+        .unwrap();
+    assert_eq!(unknown.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&unknown.stderr).contains("or `all`"));
+}

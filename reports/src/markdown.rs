@@ -1,10 +1,11 @@
 //! `report.md`: the gate's decision and what needs a person's eyes, sized
 //! for a pull-request comment or `$GITHUB_STEP_SUMMARY`.
 
+use std::collections::{BTreeMap, BTreeSet};
 use std::fmt::Write as _;
 
 use crate::Verdict;
-use crate::model::{BaselineNote, Report};
+use crate::model::{BaselineNote, Case, Report};
 
 /// The report as GitHub-flavoured Markdown.
 pub fn write(report: &Report) -> String {
@@ -34,6 +35,7 @@ pub fn write(report: &Report) -> String {
         }
     }
     out.push('\n');
+    version_matrix(&mut out, report);
     if !gate.new_failures.is_empty() {
         line(
             &mut out,
@@ -89,6 +91,57 @@ pub fn write(report: &Report) -> String {
         );
     }
     out
+}
+
+/// For a run on several protocol versions: the counts per version, and
+/// (folded) every scenario's verdict per version.
+fn version_matrix(out: &mut String, report: &Report) {
+    let version_of = |case: &Case| case.protocol_version.clone().unwrap_or_else(|| "–".into());
+    let versions: BTreeSet<String> = report.cases.iter().map(version_of).collect();
+    if versions.len() < 2 {
+        return;
+    }
+    line(out, "### Protocol versions\n".into());
+    let verdicts: Vec<Verdict> = Verdict::ALL.iter().rev().copied().collect();
+    let header: Vec<&str> = verdicts.iter().map(|v| v.as_str()).collect();
+    line(out, format!("| version | {} |", header.join(" | ")));
+    line(out, format!("|---|{}", "---:|".repeat(verdicts.len())));
+    for version in &versions {
+        let cases: Vec<&Case> = report
+            .cases
+            .iter()
+            .filter(|c| version_of(c) == *version)
+            .collect();
+        let counts: Vec<String> = verdicts
+            .iter()
+            .map(|v| cases.iter().filter(|c| c.verdict == *v).count().to_string())
+            .collect();
+        line(out, format!("| {version} | {} |", counts.join(" | ")));
+    }
+    let mut rows: BTreeMap<&str, BTreeMap<String, Verdict>> = BTreeMap::new();
+    for case in &report.cases {
+        rows.entry(case.scenario.as_str())
+            .or_default()
+            .insert(version_of(case), case.verdict);
+    }
+    line(
+        out,
+        format!(
+            "\n<details><summary>Scenarios × versions ({} cases)</summary>\n",
+            report.cases.len()
+        ),
+    );
+    let columns: Vec<&str> = versions.iter().map(String::as_str).collect();
+    line(out, format!("| scenario | {} |", columns.join(" | ")));
+    line(out, format!("|---|{}", "---|".repeat(columns.len())));
+    for (scenario, row) in rows {
+        let cells: Vec<&str> = versions
+            .iter()
+            .map(|v| row.get(v).map_or("–", |verdict| verdict.as_str()))
+            .collect();
+        line(out, format!("| `{}` | {} |", code(scenario), cells.join(" | ")));
+    }
+    line(out, "\n</details>\n".into());
 }
 
 fn notes(out: &mut String, title: &str, notes: &[BaselineNote]) {

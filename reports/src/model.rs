@@ -281,6 +281,9 @@ pub struct BaselineNote {
     pub text: String,
     pub scenario: String,
     pub requirement: String,
+    /// The one protocol version the entry is about, if it names one.
+    #[serde(default)]
+    pub protocol_version: Option<String>,
 }
 
 /// The exit codes a gate can decide.

@@ -63,6 +63,7 @@ fn note(line: usize, scenario: &str) -> BaselineNote {
         text: format!("- scenario: {scenario}\n  requirement: RES-001\n  reason: old"),
         scenario: scenario.into(),
         requirement: "RES-001".into(),
+        protocol_version: None,
     }
 }
 
@@ -146,6 +147,49 @@ fn the_gate_counts_new_accepted_and_stale() {
 #[test]
 fn markdown_is_golden() {
     insta::assert_snapshot!(markdown::write(&report()));
+}
+
+/// The same report, its failing case run on 2026-07-28 too.
+fn two_versions() -> Report {
+    let mut report = report();
+    let mut modern = report.cases[0].clone();
+    modern.protocol_version = Some("2026-07-28".into());
+    modern.verdict = Verdict::Fail;
+    report.cases.push(modern);
+    report.run.protocol_versions = vec!["2025-11-25".into(), "2026-07-28".into()];
+    report.summary = Summary::of(&report.cases);
+    report
+}
+
+#[test]
+fn every_format_shows_the_protocol_versions_of_a_run_on_several() {
+    let report = two_versions();
+    let markdown = markdown::write(&report);
+    assert!(markdown.contains("| version | error | fail |"), "{markdown}");
+    assert!(markdown.contains("| 2026-07-28 | 0 | 1 |"), "{markdown}");
+    assert!(markdown.contains("| `prompts.get` | pass | fail |"), "{markdown}");
+    assert!(!markdown::write(&self::report()).contains("### Protocol versions"));
+    let junit = junit::write(&report);
+    assert!(
+        junit.contains(r#"<testsuite name="prompts.get@2025-11-25""#),
+        "{junit}"
+    );
+    assert!(
+        junit.contains(r#"<testsuite name="prompts.get@2026-07-28""#),
+        "{junit}"
+    );
+    let page = html::write(&report);
+    assert!(
+        page.contains("<th>2026-07-28</th>"),
+        "the HTML matrix has a column per version"
+    );
+    let back = json::read(&json::write(&report)).unwrap();
+    let versions: Vec<_> = back
+        .cases
+        .iter()
+        .filter_map(|c| c.protocol_version.as_deref())
+        .collect();
+    assert!(versions.contains(&"2026-07-28") && versions.contains(&"2025-11-25"));
 }
 
 #[test]

@@ -6,6 +6,7 @@
 //!   requirement: TOOL-002
 //!   reason: upstream SDK answers with a result (issue 123)
 //!   expires: 2027-01-31
+//!   protocol_version: 2026-07-28   # optional: only that version's case
 //! ```
 
 use std::path::Path;
@@ -24,11 +25,13 @@ pub struct Baseline {
     pub entries: Vec<Entry>,
 }
 
-/// One accepted failure: every failing check of `requirement` in `scenario`.
+/// One accepted failure: every failing check of `requirement` in `scenario`
+/// (in its case of `protocol_version` only, when given).
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Entry {
     pub scenario: String,
     pub requirement: String,
+    pub protocol_version: Option<String>,
     pub reason: String,
     /// `YYYY-MM-DD`: the last day the entry accepts anything.
     pub expires: Option<String>,
@@ -43,6 +46,8 @@ pub struct Entry {
 struct EntryFile {
     scenario: String,
     requirement: String,
+    #[serde(default)]
+    protocol_version: Option<String>,
     reason: Option<String>,
     expires: Option<Located<String>>,
 }
@@ -112,6 +117,7 @@ impl Baseline {
             entries.push(Entry {
                 scenario: entry.scenario,
                 requirement: entry.requirement,
+                protocol_version: entry.protocol_version,
                 reason,
                 expires: entry.expires.map(|e| e.value),
                 line: first,
@@ -146,7 +152,14 @@ impl Baseline {
             // it (frame rules included, which only report breaks) was made.
             let mut ran = false;
             let mut diverges = false;
-            for case in cases.iter_mut().filter(|c| c.scenario == entry.scenario) {
+            let covers = |case: &Case| {
+                case.scenario == entry.scenario
+                    && entry
+                        .protocol_version
+                        .as_ref()
+                        .is_none_or(|version| case.protocol_version.as_ref() == Some(version))
+            };
+            for case in cases.iter_mut().filter(|c| covers(c)) {
                 ran |= matches!(case.verdict, Verdict::Pass | Verdict::NonStrict | Verdict::Fail);
                 for check in case
                     .checks
@@ -178,6 +191,7 @@ impl Entry {
             text: self.text.clone(),
             scenario: self.scenario.clone(),
             requirement: self.requirement.clone(),
+            protocol_version: self.protocol_version.clone(),
         }
     }
 }
@@ -225,6 +239,41 @@ mod tests {
             "- scenario: a.one\n  requirement: X-001\n  reason: known"
         );
         assert_eq!(baseline.entries[1].expires.as_deref(), Some("2020-01-01"));
+    }
+
+    #[test]
+    fn an_entry_with_a_version_accepts_that_case_only() {
+        let text = "- scenario: a.one\n  requirement: X-001\n  reason: modern only\n  protocol_version: 2026-07-28\n";
+        let baseline = Baseline::parse(Path::new("b.yaml"), text).unwrap();
+        let failing = |version: &str| Case {
+            scenario: "a.one".into(),
+            title: String::new(),
+            area: "a".into(),
+            file: String::new(),
+            protocol_version: Some(version.into()),
+            verdict: Verdict::Fail,
+            note: None,
+            checks: vec![mcp_conform_report::CheckResult {
+                requirement: "X-001".into(),
+                name: "x".into(),
+                level: mcp_conform_core::Level::Must,
+                verdict: Verdict::Fail,
+                message: None,
+                expected: None,
+                actual: None,
+                location: None,
+                frame: None,
+                accepted: None,
+            }],
+            remarks: Vec::new(),
+            transcript: Vec::new(),
+            stderr_tail: None,
+        };
+        let mut cases = vec![failing("2025-11-25"), failing("2026-07-28")];
+        let findings = baseline.apply(&mut cases, "2026-01-01");
+        assert!(cases[0].checks[0].accepted.is_none());
+        assert!(cases[1].checks[0].accepted.is_some());
+        assert!(findings.stale.is_empty());
     }
 
     #[test]

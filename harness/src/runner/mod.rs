@@ -16,6 +16,7 @@ mod discover;
 mod frames;
 mod handshake;
 mod outcome;
+mod probe;
 mod scenario;
 mod steps;
 mod suite;
@@ -30,8 +31,9 @@ use mcp_mock_peers::transport::{HttpMode, StdioCommand, http::headers};
 
 pub use client_role::{ClientUnderTest, serve_connected, serve_stdio};
 pub use outcome::{Check, ScenarioOutcome};
+pub use probe::supported_versions;
 pub use scenario::run_scenario;
-pub use suite::{RunEvent, run_suite};
+pub use suite::{RunEvent, case_count, run_matrix, run_suite};
 
 /// Requirements the runner itself cites (handshake, scripted answers,
 /// official schemas), besides scenarios and the frame checker.

@@ -42,7 +42,20 @@ pub async fn run_scenario(scenario: &Scenario, config: &RunConfig) -> ScenarioOu
         outcome.note = Some(note);
         return outcome;
     }
-    let transport: Result<Transport, _> = match &config.target {
+    let session = match open_transport(config) {
+        Ok(transport) => client_session(transport, scenario, config),
+        Err(error) => {
+            outcome.verdict = Verdict::Error;
+            outcome.note = Some(error.to_string());
+            return outcome;
+        }
+    };
+    run_session(scenario, config, session, outcome, started).await
+}
+
+/// A connection to the server under test, for the configuration's version.
+pub(super) fn open_transport(config: &RunConfig) -> Result<Transport, TransportError> {
+    match &config.target {
         Target::Stdio(command) => StdioTransport::spawn(command).map(Transport::from),
         Target::Http { url, headers, mode } => HttpTransport::new(HttpOptions {
             url: url.clone(),
@@ -52,20 +65,11 @@ pub async fn run_scenario(scenario: &Scenario, config: &RunConfig) -> ScenarioOu
             stateless: config.protocol.era() == Era::Stateless,
         })
         .map(Transport::from),
-        // Handled above: a client under test starts our server, not we it.
+        // A client under test starts our server, not we it.
         Target::Client(_) => Err(TransportError::CommandLine(
             "a client is tested with test-client".into(),
         )),
-    };
-    let session = match transport {
-        Ok(transport) => client_session(transport, scenario, config),
-        Err(error) => {
-            outcome.verdict = Verdict::Error;
-            outcome.note = Some(error.to_string());
-            return outcome;
-        }
-    };
-    run_session(scenario, config, session, outcome, started).await
+    }
 }
 
 /// The mock client's session; in the stateless era every request carries

@@ -9,6 +9,7 @@ use std::time::Duration;
 
 use mcp_conform_core::Verdict;
 use mcp_conform_core::scenario::Scenario;
+use mcp_conform_core::version::ProtocolVersion;
 
 use super::RunConfig;
 use super::outcome::ScenarioOutcome;
@@ -17,7 +18,8 @@ use super::scenario::run_scenario;
 /// What a suite run reports while it runs, in the order things happen.
 #[derive(Debug)]
 pub enum RunEvent {
-    /// A scenario started on a worker.
+    /// A case started on a worker; `id` is the scenario's (with `@version`
+    /// when the run has several versions).
     Started { index: usize, id: String },
     /// A scenario finished.
     Finished {
@@ -29,25 +31,112 @@ pub enum RunEvent {
 /// How often a running scenario looks at the interrupt flag.
 const INTERRUPT_POLL: Duration = Duration::from_millis(50);
 
-/// Runs `scenarios` with up to `jobs` at a time, calling `on_event` on the
-/// caller's thread. Returns the outcomes in the scenarios' order. When
-/// `interrupted` becomes true, running scenarios stop (their peers are
-/// killed) with an error verdict and queued ones are not started.
+/// One case of a run: a scenario on a version, or a scenario that none of
+/// the run's versions applies to.
+#[derive(Debug, Clone)]
+enum Planned {
+    Run {
+        scenario: usize,
+        version: ProtocolVersion,
+    },
+    Unrun {
+        scenario: usize,
+        note: String,
+    },
+}
+
+impl Planned {
+    fn scenario(&self) -> usize {
+        match self {
+            Planned::Run { scenario, .. } | Planned::Unrun { scenario, .. } => *scenario,
+        }
+    }
+}
+
+/// The cases of a run on `versions`, in the scenarios' order, then the
+/// versions'. On one version every scenario runs on it (and says itself
+/// why it does not apply); on several, each scenario runs once per version
+/// it applies to, and one that applies to none is one not-applicable case.
+fn plan(scenarios: &[Scenario], versions: &[ProtocolVersion]) -> Vec<Planned> {
+    let mut cases = Vec::new();
+    for (scenario, s) in scenarios.iter().enumerate() {
+        if let [version] = versions {
+            cases.push(Planned::Run {
+                scenario,
+                version: *version,
+            });
+            continue;
+        }
+        let applicable: Vec<ProtocolVersion> = versions
+            .iter()
+            .copied()
+            .filter(|v| s.versions.contains(*v))
+            .collect();
+        if applicable.is_empty() {
+            let spoken: Vec<&str> = versions.iter().map(|v| v.as_str()).collect();
+            let note = format!(
+                "applies to {}; the server speaks {}",
+                s.versions,
+                spoken.join(",")
+            );
+            cases.push(Planned::Unrun { scenario, note });
+        }
+        cases.extend(
+            applicable
+                .into_iter()
+                .map(|version| Planned::Run { scenario, version }),
+        );
+    }
+    cases
+}
+
+/// How many cases a run of `scenarios` on `versions` has.
+pub fn case_count(scenarios: &[Scenario], versions: &[ProtocolVersion]) -> usize {
+    plan(scenarios, versions).len()
+}
+
+/// Runs `scenarios` on the configuration's version with up to `jobs` at a
+/// time, calling `on_event` on the caller's thread. Returns the outcomes in
+/// the scenarios' order. When `interrupted` becomes true, running scenarios
+/// stop (their peers are killed) with an error verdict and queued ones are
+/// not started.
 pub fn run_suite(
     scenarios: &[Scenario],
     config: &RunConfig,
     jobs: usize,
     interrupted: &Arc<AtomicBool>,
+    on_event: impl FnMut(&RunEvent),
+) -> Vec<ScenarioOutcome> {
+    run_matrix(scenarios, config, &[config.protocol], jobs, interrupted, on_event)
+}
+
+/// [`run_suite`] on each of `versions`: the outcomes are the cases (see
+/// [`plan`]), in the scenarios' order, then the versions'.
+pub fn run_matrix(
+    scenarios: &[Scenario],
+    config: &RunConfig,
+    versions: &[ProtocolVersion],
+    jobs: usize,
+    interrupted: &Arc<AtomicBool>,
     mut on_event: impl FnMut(&RunEvent),
 ) -> Vec<ScenarioOutcome> {
+    let cases = plan(scenarios, versions);
+    let named = versions.len() > 1;
     let next = AtomicUsize::new(0);
     let (events, received) = mpsc::channel::<RunEvent>();
-    let mut outcomes: Vec<Option<ScenarioOutcome>> = vec![None; scenarios.len()];
+    let mut outcomes: Vec<Option<ScenarioOutcome>> = vec![None; cases.len()];
     std::thread::scope(|scope| {
-        for _ in 0..jobs.clamp(1, scenarios.len().max(1)) {
+        for _ in 0..jobs.clamp(1, cases.len().max(1)) {
             let events = events.clone();
-            let next = &next;
-            scope.spawn(move || worker(scenarios, config, next, interrupted, &events));
+            let worker_of = Worker {
+                scenarios,
+                cases: &cases,
+                config,
+                named,
+                next: &next,
+                interrupted,
+            };
+            scope.spawn(move || worker_of.work(&events));
         }
         drop(events);
         for event in received {
@@ -60,55 +149,79 @@ pub fn run_suite(
     outcomes.into_iter().flatten().collect()
 }
 
-fn worker(
-    scenarios: &[Scenario],
-    config: &RunConfig,
-    next: &AtomicUsize,
-    interrupted: &AtomicBool,
-    events: &mpsc::Sender<RunEvent>,
-) {
-    let runtime = match tokio::runtime::Builder::new_current_thread().enable_all().build() {
-        Ok(runtime) => runtime,
-        Err(error) => {
-            // Without a runtime this worker can only report what it would have run.
-            while let Some(index) = claim(next, scenarios.len()) {
-                let note = format!("could not start a runtime: {error}");
-                let outcome = ScenarioOutcome::unrun(&scenarios[index], Verdict::Error, note);
-                let _ = events.send(RunEvent::Finished {
-                    index,
-                    outcome: Box::new(outcome),
-                });
-            }
-            return;
-        }
-    };
-    while let Some(index) = claim(next, scenarios.len()) {
-        let scenario = &scenarios[index];
-        if interrupted.load(Ordering::SeqCst) {
-            let outcome =
-                ScenarioOutcome::unrun(scenario, Verdict::Error, "interrupted before it started".into());
+/// What every worker thread shares.
+#[derive(Clone, Copy)]
+struct Worker<'a> {
+    scenarios: &'a [Scenario],
+    cases: &'a [Planned],
+    config: &'a RunConfig,
+    /// Whether cases are named with their version (`id@version`).
+    named: bool,
+    next: &'a AtomicUsize,
+    interrupted: &'a AtomicBool,
+}
+
+impl Worker<'_> {
+    fn work(self, events: &mpsc::Sender<RunEvent>) {
+        let finished = |index: usize, outcome: ScenarioOutcome| {
             let _ = events.send(RunEvent::Finished {
                 index,
                 outcome: Box::new(outcome),
             });
-            continue;
-        }
-        let _ = events.send(RunEvent::Started {
-            index,
-            id: scenario.id.clone(),
-        });
-        let outcome = runtime.block_on(async {
-            tokio::select! {
-                outcome = run_scenario(scenario, config) => outcome,
-                () = wait_for(interrupted) => {
-                    ScenarioOutcome::unrun(scenario, Verdict::Error, "interrupted (its peer was stopped)".into())
+        };
+        let runtime = match tokio::runtime::Builder::new_current_thread().enable_all().build() {
+            Ok(runtime) => runtime,
+            Err(error) => {
+                // Without a runtime this worker can only report what it would have run.
+                while let Some(index) = claim(self.next, self.cases.len()) {
+                    let scenario = &self.scenarios[self.cases[index].scenario()];
+                    let note = format!("could not start a runtime: {error}");
+                    finished(index, ScenarioOutcome::unrun(scenario, Verdict::Error, note));
                 }
+                return;
             }
-        });
-        let _ = events.send(RunEvent::Finished {
-            index,
-            outcome: Box::new(outcome),
-        });
+        };
+        while let Some(index) = claim(self.next, self.cases.len()) {
+            let scenario = &self.scenarios[self.cases[index].scenario()];
+            let version = match &self.cases[index] {
+                Planned::Run { version, .. } => *version,
+                Planned::Unrun { note, .. } => {
+                    finished(
+                        index,
+                        ScenarioOutcome::unrun(scenario, Verdict::NotApplicable, note.clone()),
+                    );
+                    continue;
+                }
+            };
+            if self.interrupted.load(Ordering::SeqCst) {
+                let note = "interrupted before it started".to_owned();
+                let outcome = ScenarioOutcome {
+                    version: Some(version),
+                    ..ScenarioOutcome::unrun(scenario, Verdict::Error, note)
+                };
+                finished(index, outcome);
+                continue;
+            }
+            let id = match self.named {
+                true => format!("{}@{version}", scenario.id),
+                false => scenario.id.clone(),
+            };
+            let _ = events.send(RunEvent::Started { index, id });
+            let config = RunConfig {
+                protocol: version,
+                ..self.config.clone()
+            };
+            let outcome = runtime.block_on(async {
+                tokio::select! {
+                    outcome = run_scenario(scenario, &config) => outcome,
+                    () = wait_for(self.interrupted) => ScenarioOutcome {
+                        version: Some(version),
+                        ..ScenarioOutcome::unrun(scenario, Verdict::Error, "interrupted (its peer was stopped)".into())
+                    },
+                }
+            });
+            finished(index, outcome);
+        }
     }
 }
 
@@ -120,5 +233,56 @@ fn claim(next: &AtomicUsize, len: usize) -> Option<usize> {
 async fn wait_for(flag: &AtomicBool) {
     while !flag.load(Ordering::SeqCst) {
         tokio::time::sleep(INTERRUPT_POLL).await;
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use mcp_conform_core::scenario::load::load_str;
+
+    use super::*;
+
+    fn scenario(id: &str, versions: &str) -> Scenario {
+        let text = format!(
+            "id: {id}\ntitle: t\nrequirements: [RPC-011]\nversions: {versions}\nsteps:\n  - alive: {{}}\n"
+        );
+        load_str(std::path::Path::new("s.yaml"), &text).expect("a valid scenario")
+    }
+
+    fn cases(planned: &[Planned]) -> Vec<String> {
+        planned
+            .iter()
+            .map(|case| match case {
+                Planned::Run { scenario, version } => format!("{scenario}@{version}"),
+                Planned::Unrun { scenario, .. } => format!("{scenario} n/a"),
+            })
+            .collect()
+    }
+
+    #[test]
+    fn each_scenario_runs_once_per_version_it_applies_to() {
+        use ProtocolVersion::*;
+        let scenarios = [
+            scenario("a", "all"),
+            scenario("b", "legacy"),
+            scenario("c", "2024-11-05"),
+        ];
+        let both = plan(&scenarios, &[V2025_11_25, V2026_07_28]);
+        assert_eq!(
+            cases(&both),
+            ["0@2025-11-25", "0@2026-07-28", "1@2025-11-25", "2 n/a"]
+        );
+        let Planned::Unrun { note, .. } = &both[3] else {
+            unreachable!()
+        };
+        assert_eq!(
+            note,
+            "applies to 2024-11-05; the server speaks 2025-11-25,2026-07-28"
+        );
+        // One version: every scenario is a case, and judges its versions itself.
+        assert_eq!(
+            cases(&plan(&scenarios, &[V2026_07_28])),
+            ["0@2026-07-28", "1@2026-07-28", "2@2026-07-28"]
+        );
     }
 }
