@@ -2,15 +2,15 @@
 //! the era chosen by the first request, the tour of every rule with the
 //! frame checker finding nothing, and each fault leaving its evidence.
 
-use std::process::Stdio;
 use std::time::{Duration, Instant};
 
 use mcp_conform_core::wire::{Direction, Frame};
 use serde_json::{Value, json};
-use tokio::io::{AsyncBufReadExt, AsyncWriteExt, BufReader, Lines};
-use tokio::process::{Child, ChildStdin, ChildStdout, Command};
+use tokio::io::{BufReader, Lines};
+use tokio::process::{Child, ChildStdin, ChildStdout};
 
 mod modern;
+mod stdio_server;
 
 use modern::{EVIDENCE, Wire, call, request};
 
@@ -29,19 +29,7 @@ struct Peer {
 
 impl Peer {
     fn spawn(fault: Option<&str>) -> Peer {
-        let mut command = Command::new(env!("CARGO_BIN_EXE_mcp-reference-server"));
-        if let Some(fault) = fault {
-            command.args(["--fault", fault]);
-        }
-        let mut child = command
-            .stdin(Stdio::piped())
-            .stdout(Stdio::piped())
-            .stderr(Stdio::null())
-            .kill_on_drop(true)
-            .spawn()
-            .expect("spawn reference server");
-        let stdin = child.stdin.take();
-        let stdout = BufReader::new(child.stdout.take().expect("stdout")).lines();
+        let (child, stdin, stdout) = stdio_server::spawn(fault);
         Peer {
             _child: child,
             stdin,
@@ -59,12 +47,7 @@ impl Peer {
             line.clone().into_bytes(),
             self.started.elapsed(),
         ));
-        let stdin = self.stdin.as_mut().expect("stdin open");
-        stdin
-            .write_all(format!("{line}\n").as_bytes())
-            .await
-            .expect("write");
-        stdin.flush().await.expect("flush");
+        stdio_server::write_line(self.stdin.as_mut().expect("stdin open"), &line).await;
     }
 
     /// The next frame within `wait`, recorded; `None` also once the server
@@ -143,22 +126,7 @@ async fn every_stateless_fault_leaves_its_evidence_on_stdio() {
             (evidence, modern::take(&mut peer).await)
         })
     });
-    let mut missed = Vec::new();
-    for run in runs.collect::<Vec<_>>() {
-        let (evidence, tour) = run.await.expect("tour");
-        let shown = evidence.shown_by(&tour, true);
-        eprintln!(
-            "{:<48} {:<6} checker {:?} found {:?}",
-            evidence.fault,
-            if shown { "shown" } else { "MISSED" },
-            evidence.checker(true),
-            tour.violations
-        );
-        if !shown {
-            missed.push(evidence.fault);
-        }
-    }
-    assert!(missed.is_empty(), "faults without their evidence: {missed:?}");
+    modern::assert_shown(runs.collect(), true).await;
 }
 
 #[tokio::test]

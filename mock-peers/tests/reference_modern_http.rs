@@ -187,22 +187,7 @@ async fn every_stateless_fault_leaves_its_evidence_over_http() {
             })
         })
         .collect();
-    let mut missed = Vec::new();
-    for run in runs {
-        let (evidence, tour) = run.await.expect("tour");
-        let shown = evidence.shown_by(&tour, false);
-        eprintln!(
-            "{:<48} {:<6} checker {:?} found {:?}",
-            evidence.fault,
-            if shown { "shown" } else { "MISSED" },
-            evidence.checker(false),
-            tour.violations
-        );
-        if !shown {
-            missed.push(evidence.fault);
-        }
-    }
-    assert!(missed.is_empty(), "faults without their evidence: {missed:?}");
+    modern::assert_shown(runs, false).await;
 }
 
 fn header_list(pairs: &[(&str, &str)]) -> Vec<(String, String)> {

@@ -8,6 +8,7 @@ use std::collections::BTreeMap;
 use mcp_conform_core::protocol::{FrameChecker, PeerRole};
 use mcp_conform_core::wire::Frame;
 use serde_json::{Value, json};
+use tokio::task::JoinHandle;
 
 pub const VERSION: &str = "2026-07-28";
 
@@ -467,6 +468,27 @@ const fn seen(
         checker_stdio,
         checker_http,
     }
+}
+
+/// Waits for the faults' tours and prints what each showed; fails unless
+/// every one showed its evidence.
+pub async fn assert_shown(runs: Vec<JoinHandle<(&'static Evidence, Tour)>>, stdio: bool) {
+    let mut missed = Vec::new();
+    for run in runs {
+        let (evidence, tour) = run.await.expect("tour");
+        let shown = evidence.shown_by(&tour, stdio);
+        eprintln!(
+            "{:<48} {:<6} checker {:?} found {:?}",
+            evidence.fault,
+            if shown { "shown" } else { "MISSED" },
+            evidence.checker(stdio),
+            tour.violations
+        );
+        if !shown {
+            missed.push(evidence.fault);
+        }
+    }
+    assert!(missed.is_empty(), "faults without their evidence: {missed:?}");
 }
 
 /// Every fault of the stateless mode that the tour exposes.

@@ -22,7 +22,7 @@ use serde_json::Value;
 use tokio::sync::mpsc;
 
 use super::mirror::{self, VERSION_HEADER};
-use super::streams::{Body, EventBody};
+use super::streams::{Body, EventBody, sse_event};
 use super::{header_str, json_response, status_only};
 use crate::reference::era;
 use crate::reference::fault::{Emit, FaultLayer};
@@ -204,14 +204,7 @@ fn event(emit: &Emit) -> Bytes {
         Emit::Frame(frame) => frame.to_string(),
         Emit::Raw(text) => text.clone(),
     };
-    let mut text = String::from("event: message\n");
-    for line in data.split('\n') {
-        text.push_str("data: ");
-        text.push_str(line.trim_end_matches('\r'));
-        text.push('\n');
-    }
-    text.push('\n');
-    Bytes::from(text)
+    Bytes::from(sse_event(None, Some(&data)))
 }
 
 /// An SSE response that proxies must not buffer.

@@ -114,7 +114,7 @@ pub(super) fn add_tool(call: Call<'_>) -> Outcome {
             "{name:?} is not a valid tool name (1-128 of A-Z a-z 0-9 _ . -)"
         )));
     }
-    if is_builtin(name) || !call.host.add_dynamic_tool(name) {
+    if is_builtin(name, call.host.version().era()) || !call.host.add_dynamic_tool(name) {
         return Ok(error_result(format!("a tool named {name} already exists")));
     }
     call.host.tools_changed();

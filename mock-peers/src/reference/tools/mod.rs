@@ -71,9 +71,31 @@ fn def(name: &str, title: &str, description: &str, input_schema: Value, read_onl
 fn static_tools(era: Era) -> Vec<ToolDef> {
     let mut tools = legacy_tools();
     if era == Era::Stateless {
+        for tool in &mut tools {
+            if let Some(description) = stateless_description(&tool.name) {
+                tool.description = description.to_owned();
+            }
+        }
         tools.extend(modern_tools());
     }
     tools
+}
+
+/// How a tool that behaves differently without a session describes itself then.
+fn stateless_description(name: &str) -> Option<&'static str> {
+    Some(match name {
+        "connect" => {
+            "Needs the user to connect an account at a URL, asked through a URL-mode elicitation in an InputRequiredResult."
+        }
+        "log" => {
+            "Sends notifications/message at the given level, or at every level without one, at or above the request's io.modelcontextprotocol/logLevel (nothing without one)."
+        }
+        "add_tool" => {
+            "Registers a new echo-like tool for every client and announces notifications/tools/list_changed on the listen streams that asked."
+        }
+        "touch" => "Marks a resource as updated, notifying the listen streams subscribed to it.",
+        _ => return None,
+    })
 }
 
 /// Tools only the stateless revision lists.
@@ -391,9 +413,9 @@ pub(crate) fn finish(
     })
 }
 
-/// Whether `name` is one of the built-in tools of any era.
-fn is_builtin(name: &str) -> bool {
-    static_tools(Era::Stateless).iter().any(|tool| tool.name == name)
+/// Whether `name` is one of the built-in tools of `era`.
+fn is_builtin(name: &str, era: Era) -> bool {
+    static_tools(era).iter().any(|tool| tool.name == name)
 }
 
 #[cfg(test)]
@@ -422,6 +444,28 @@ mod tests {
             assert_eq!(tool.input_schema["type"], json!("object"), "{}", tool.name);
             assert!(tool.input_schema["properties"].is_object(), "{}", tool.name);
         }
+    }
+
+    #[test]
+    fn the_stateless_catalogue_adds_its_tools_and_describes_what_differs() {
+        let legacy = static_tools(Era::Stateful);
+        let modern = static_tools(Era::Stateless);
+        assert_eq!(modern.len(), legacy.len() + 2);
+        let connect = |tools: &[ToolDef]| {
+            tools
+                .iter()
+                .find(|t| t.name == "connect")
+                .unwrap()
+                .description
+                .clone()
+        };
+        assert!(connect(&legacy).contains("-32042") && !connect(&modern).contains("-32042"));
+        assert_eq!(
+            header_parameters("region_echo"),
+            vec![("Region".to_owned(), "region".to_owned())]
+        );
+        assert!(header_parameters("echo").is_empty());
+        assert!(is_builtin("region_echo", Era::Stateless) && !is_builtin("region_echo", Era::Stateful));
     }
 
     #[test]
