@@ -98,6 +98,8 @@ pub struct StepRunner<'s> {
     progress_tokens: u64,
     /// What each `subscribe` step set up, by name.
     subscriptions: BTreeMap<String, Subscribed>,
+    /// How long the peer has to answer the first request of the session.
+    startup_timeout: Duration,
 }
 
 impl<'s> StepRunner<'s> {
@@ -136,6 +138,7 @@ impl<'s> StepRunner<'s> {
             used_answers: BTreeSet::new(),
             progress_tokens: 0,
             subscriptions: BTreeMap::new(),
+            startup_timeout: config.startup_timeout,
         }
     }
 
@@ -344,6 +347,13 @@ impl<'s> StepRunner<'s> {
         timeout: Duration,
     ) -> Stop {
         let name = format!("response to {method}");
+        // The first answer of a session also pays for the peer's start-up
+        // (a manual handshake's initialize): give it the start-up budget.
+        let timeout = if self.session.transcript().len() == 1 {
+            timeout.max(self.startup_timeout)
+        } else {
+            timeout
+        };
         let deadline = Instant::now() + timeout;
         let before = self.session.peer_requests().len();
         let waited = self.wait(Wait::Response(id), deadline, answers).await;
