@@ -22,6 +22,7 @@ const BUDGET: Duration = Duration::from_secs(120);
 fn exposure(fault: Fault) -> (&'static str, &'static str, &'static str) {
     match fault {
         Fault::HttpEndpointEventLate => ("sse", "/sse", "2024-11-05"),
+        _ if fault.is_modern() => ("streamable", "/mcp", "2026-07-28"),
         _ => ("streamable", "/mcp", "2025-11-25"),
     }
 }
@@ -59,12 +60,7 @@ fn run_against(fault: Fault) -> (bool, Duration, String) {
 
 #[test]
 fn every_broken_http_server_is_caught_under_the_requirement_it_breaks() {
-    // The stateless revision's faults wait for a mock client that speaks it.
-    let faults: Vec<Fault> = Fault::ALL
-        .iter()
-        .copied()
-        .filter(|f| f.is_http() && !f.is_modern())
-        .collect();
+    let faults: Vec<Fault> = Fault::ALL.iter().copied().filter(|f| f.is_http()).collect();
     assert!(faults.len() >= 8, "the HTTP faults: {faults:?}");
     let queue = Mutex::new(faults);
     let results = Mutex::new(Vec::new());

@@ -212,7 +212,9 @@ impl ClientSession {
         id: Option<Value>,
     ) -> Result<Value, TransportError> {
         let id = id.unwrap_or_else(|| self.next_id());
-        let params = match &self.envelope {
+        // `initialize` opens a legacy session: sent as a legacy client would
+        // (a dual-era client falling back), without the envelope.
+        let params = match self.envelope.as_ref().filter(|_| method != "initialize") {
             Some(envelope) => {
                 let params = envelope.apply(params);
                 self.rounds.sent(&id, method, &params);
@@ -226,6 +228,19 @@ impl ClientSession {
         }
         self.send(&message).await?;
         Ok(id)
+    }
+
+    /// Stateless era: the next retry of request `id` echoes an altered
+    /// `requestState`, and its answer is the last (MRTR-005).
+    pub fn tamper_next_retry(&mut self, id: &Value) {
+        if let Some(id) = RequestId::from_value(id) {
+            self.rounds.tamper(&id);
+        }
+    }
+
+    /// Whether a retry of request `id` echoed an altered `requestState`.
+    pub fn was_tampered(&self, id: &Value) -> bool {
+        RequestId::from_value(id).is_some_and(|id| self.rounds.was_tampered(&id))
     }
 
     /// Cancels a request of ours: `notifications/cancelled` for its current

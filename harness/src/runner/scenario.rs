@@ -4,7 +4,7 @@ use std::time::Duration;
 
 use mcp_conform_core::protocol::PeerRole;
 use mcp_conform_core::scenario::Scenario;
-use mcp_conform_core::scenario::model::{Handshake, Role, StepKind};
+use mcp_conform_core::scenario::model::{Handshake, Role, StepKind, TransportName};
 use mcp_conform_core::version::Era;
 use mcp_conform_core::{Level, Verdict};
 use mcp_mock_peers::client::{ClientSession, Envelope};
@@ -181,9 +181,15 @@ fn precondition(scenario: &Scenario, config: &RunConfig) -> Option<(Verdict, Str
         ));
     }
     if let Some(need) = scenario.requires.transport {
-        let unmet = match &config.target {
-            Target::Stdio(_) | Target::Client(_) => Some(format!("tests the {need} transport: HTTP only")),
-            Target::Http { mode, .. } => match mode {
+        let unmet = match (&config.target, need) {
+            (Target::Stdio(_), TransportName::Stdio) => None,
+            (Target::Stdio(_) | Target::Client(_), _) => {
+                Some(format!("tests the {need} transport: HTTP only"))
+            }
+            (Target::Http { .. }, TransportName::Stdio) => {
+                Some("what it observes is seen over stdio only".into())
+            }
+            (Target::Http { mode, .. }, _) => match mode {
                 HttpMode::Auto => None,
                 HttpMode::Streamable => transport_mismatch(need, false),
                 HttpMode::Sse => transport_mismatch(need, true),

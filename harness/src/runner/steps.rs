@@ -58,6 +58,9 @@ pub enum Wait<'v> {
     /// The acknowledgement of the listen request with this id (SUBS-001),
     /// or its response, whichever comes first.
     Acknowledgement(&'v Value),
+    /// The end of the listen request with this id: its response, or a
+    /// `notifications/cancelled` naming it.
+    SubscriptionEnd(&'v Value),
     /// Nothing: serve the peer until the deadline.
     Idle,
 }
@@ -66,6 +69,8 @@ pub enum Wait<'v> {
 pub enum Got {
     Message(Received),
     PeerRequest(PeerRequest),
+    /// What the wait was for holds (a condition on the session).
+    Holds,
 }
 
 impl Got {
@@ -74,6 +79,7 @@ impl Got {
         match self {
             Got::Message(received) => received.message,
             Got::PeerRequest(request) => request.params.unwrap_or(Value::Null),
+            Got::Holds => Value::Null,
         }
     }
 }
@@ -218,8 +224,7 @@ impl<'s> StepRunner<'s> {
                 } else {
                     capture
                 };
-                self.await_response(&sent.method, &id, expect, capture, &sent.answers, *timeout)
-                    .await
+                self.await_response(&id, sent, expect, capture, *timeout).await
             }
             StepKind::Paginate(walk) => self.paginate(walk).await,
             StepKind::ForEach {
@@ -290,6 +295,23 @@ impl<'s> StepRunner<'s> {
             StepKind::Subscribe(subscribe) => self.subscribe(subscribe).await,
             StepKind::Unsubscribe { name, tag } => self.unsubscribe(name, tag).await,
             StepKind::Alive { timeout, tag } => self.alive(*timeout, tag).await,
+            StepKind::ExpectSubscriptionEnd { name, within, tag } => {
+                self.expect_subscription_end(name, *within, tag).await
+            }
+            StepKind::ExpectValue {
+                name,
+                value,
+                matcher,
+                tag,
+            } => {
+                let value = match self.render(Some(value)) {
+                    Ok(value) => value,
+                    Err(stop) => return stop,
+                };
+                let check = check_matcher(name.clone(), tag, matcher, value.as_ref(), &mut self.ctx);
+                self.checks.push(check);
+                Stop::Done
+            }
         }
     }
 
@@ -320,32 +342,30 @@ impl<'s> StepRunner<'s> {
         if let Some(name) = &step.name {
             self.ctx.vars.insert(format!("{name}.id"), id.clone());
         }
+        if step.tamper_request_state {
+            self.session.tamper_next_retry(&id);
+        }
         if !step.wait {
             let name = step.name.clone().unwrap_or_else(|| step.method.clone());
             self.pending.insert(name, (id, step));
             return Stop::Done;
         }
-        self.await_response(
-            &step.method,
-            &id,
-            step.expect.as_ref(),
-            &step.capture,
-            &step.answers,
-            step.timeout,
-        )
-        .await
+        self.await_response(&id, step, step.expect.as_ref(), &step.capture, step.timeout)
+            .await
     }
 
-    /// Waits for the response to `id` while serving the peer, then judges it.
+    /// Waits for the response to `id` (the request `sent`) while serving the
+    /// peer, then judges it: first against `sent.require` (unmet: the rest
+    /// does not apply), then against `expect`.
     async fn await_response(
         &mut self,
-        method: &str,
         id: &Value,
+        sent: &'s RequestStep,
         expect: Option<&ResponseCheck>,
         capture: &[Capture],
-        answers: &'s [ScriptedAnswer],
         timeout: Duration,
     ) -> Stop {
+        let (method, answers) = (sent.method.as_str(), sent.answers.as_slice());
         let name = format!("response to {method}");
         // The first answer of a session also pays for the peer's start-up
         // (a manual handshake's initialize): give it the start-up budget.
@@ -363,6 +383,15 @@ impl<'s> StepRunner<'s> {
             "no response to {method} (id {id}) within {} ms",
             timeout.as_millis()
         );
+        if let (Some(require), Ok(got)) = (&sent.require, &waited)
+            && let Some(note) = self.unmet(require, method, got)
+        {
+            return Stop::halted(Verdict::NotApplicable, note);
+        }
+        if sent.tamper_request_state && waited.is_ok() && !self.session.was_tampered(id) {
+            let note = format!("{method} was answered without a requestState to tamper with");
+            return Stop::halted(Verdict::NotApplicable, note);
+        }
         match self.judge_response(name, waited, expect, &tag, missing) {
             Ok(response) => {
                 apply_captures(capture, &response, &mut self.ctx);
@@ -370,6 +399,20 @@ impl<'s> StepRunner<'s> {
             }
             Err(stop) => stop,
         }
+    }
+
+    /// Why a response does not meet what the rest of the scenario requires,
+    /// if it does not.
+    fn unmet(&mut self, require: &ResponseCheck, method: &str, got: &Got) -> Option<String> {
+        let response = match got {
+            Got::Message(received) => &received.message,
+            Got::PeerRequest(_) | Got::Holds => return None,
+        };
+        let mut trial = self.ctx.clone();
+        let check = check_response(format!("response to {method}"), require, response, &mut trial);
+        check
+            .message
+            .map(|why| format!("{method} was answered so that the rest does not apply: {why}"))
     }
 
     /// Judges what a wait for a response found: the response against the
@@ -798,6 +841,12 @@ impl<'s> StepRunner<'s> {
                         message: Value::Null,
                     })
                 }),
+            Wait::SubscriptionEnd(id) => session
+                .wait_until(deadline, &mut handler, |s| {
+                    interaction::cancellation(s, id).is_some() || s.response_to(id).is_some()
+                })
+                .await
+                .map(|()| Got::Holds),
             Wait::Idle => match session.idle_until(deadline, &mut handler).await {
                 Some(exit) => Err(WaitError::Closed(exit)),
                 None => Err(WaitError::TimedOut),

@@ -3,7 +3,7 @@
 //! and an input-required result is answered by retrying the request, with
 //! a new id, the input responses and the request state echoed unchanged.
 
-use std::collections::HashMap;
+use std::collections::{HashMap, HashSet};
 
 use mcp_conform_core::wire::RequestId;
 use serde_json::{Map, Value, json};
@@ -16,6 +16,13 @@ pub const CLIENT_INFO: &str = "io.modelcontextprotocol/clientInfo";
 /// How many input rounds one request may take before the client gives up
 /// and keeps the last input-required result as the answer.
 pub const MAX_INPUT_ROUNDS: u32 = 4;
+
+/// The requests a server may answer with an input-required result
+/// (MRTR-001); for any other, such a result is the answer.
+const RETRIED: [&str; 3] = ["tools/call", "prompts/get", "resources/read"];
+
+/// What a tampered `requestState` has appended (MRTR-005).
+const TAMPERED: &str = "-tampered-by-mcp-conform";
 
 /// Who the client says it is on every request.
 #[derive(Debug, Clone, PartialEq)]
@@ -70,6 +77,8 @@ struct Sent {
     method: String,
     params: Value,
     round: u32,
+    /// Its next retry alters the `requestState`, and is the last.
+    tamper: bool,
 }
 
 /// The requests of a stateless session and the retries that carry them on.
@@ -78,18 +87,34 @@ pub(super) struct Rounds {
     sent: HashMap<RequestId, Sent>,
     /// Each retried request's id, to its retry's.
     retried_as: HashMap<RequestId, RequestId>,
+    /// Requests (by first id) whose retry carried an altered state.
+    tampered: HashSet<RequestId>,
 }
 
 impl Rounds {
     pub fn sent(&mut self, id: &Value, method: &str, params: &Value) {
-        if let Some(id) = RequestId::from_value(id) {
+        if let Some(id) = RequestId::from_value(id).filter(|_| RETRIED.contains(&method)) {
             let sent = Sent {
                 method: method.to_owned(),
                 params: params.clone(),
                 round: 0,
+                tamper: false,
             };
             self.sent.insert(id, sent);
         }
+    }
+
+    /// Makes the next retry of request `id` alter the `requestState` it
+    /// echoes, and keeps the answer to that retry as the last.
+    pub fn tamper(&mut self, id: &RequestId) {
+        if let Some(sent) = self.sent.get_mut(&self.latest(id)) {
+            sent.tamper = true;
+        }
+    }
+
+    /// Whether a retry of the request first sent as `id` carried an altered state.
+    pub fn was_tampered(&self, id: &RequestId) -> bool {
+        self.tampered.contains(id)
     }
 
     /// The id that now carries the request first sent as `id`.
@@ -118,13 +143,25 @@ impl Rounds {
         if let Some(responses) = responses {
             object.insert("inputResponses".into(), Value::Object(responses));
         }
-        if let Some(state) = result.get("requestState") {
-            object.insert("requestState".into(), state.clone());
+        let state = result.get("requestState");
+        let tampered = sent.tamper && state.is_some_and(Value::is_string);
+        if let Some(state) = state {
+            let echoed = match state.as_str().filter(|_| tampered) {
+                Some(text) => json!(format!("{text}{TAMPERED}")),
+                None => state.clone(),
+            };
+            object.insert("requestState".into(), echoed);
         }
         Some(Retry {
             method: sent.method.clone(),
             params,
-            round: sent.round + 1,
+            // A tampered retry is the last: its answer is the one judged.
+            round: if tampered {
+                MAX_INPUT_ROUNDS
+            } else {
+                sent.round + 1
+            },
+            tampered,
         })
     }
 
@@ -135,12 +172,26 @@ impl Rounds {
         };
         self.sent.remove(id);
         self.retried_as.insert(id.clone(), retry_id.clone());
+        if retry.tampered {
+            let first = self.first(&retry_id);
+            self.tampered.insert(first);
+        }
         let sent = Sent {
             method: retry.method,
             params: retry.params,
             round: retry.round,
+            tamper: false,
         };
         self.sent.insert(retry_id, sent);
+    }
+
+    /// The first id of the request `id` carries on.
+    fn first(&self, id: &RequestId) -> RequestId {
+        let mut current = id.clone();
+        while let Some((earlier, _)) = self.retried_as.iter().find(|(_, next)| **next == current) {
+            current = earlier.clone();
+        }
+        current
     }
 
     /// Whether `id` is a request of ours still in flight.
@@ -155,6 +206,7 @@ pub(super) struct Retry {
     pub method: String,
     pub params: Value,
     round: u32,
+    tampered: bool,
 }
 
 #[cfg(test)]
@@ -212,5 +264,33 @@ mod tests {
         }
         assert!(rounds.retry(&id, &json!({}), None).is_none());
         assert_eq!(rounds.latest(&first), RequestId::Int(5));
+        rounds.sent(&json!(9), "tools/list", &json!({}));
+        assert!(
+            !rounds.is_ours(&RequestId::Int(9)),
+            "only three methods take input rounds"
+        );
+    }
+
+    #[test]
+    fn a_tampered_retry_alters_the_state_and_is_the_last() {
+        let mut rounds = Rounds::default();
+        let first = RequestId::Int(1);
+        rounds.sent(&json!(1), "prompts/get", &json!({"name": "p"}));
+        rounds.tamper(&first);
+        let retry = rounds.retry(&first, &json!({"requestState": "s"}), None).unwrap();
+        assert_eq!(retry.params["requestState"], format!("s{TAMPERED}"));
+        rounds.retried(&first, &json!(2), retry);
+        assert!(rounds.was_tampered(&first));
+        assert!(
+            rounds
+                .retry(&RequestId::Int(2), &json!({"requestState": "t"}), None)
+                .is_none()
+        );
+        // Without a state there is nothing to tamper with.
+        rounds.sent(&json!(3), "tools/call", &json!({}));
+        rounds.tamper(&RequestId::Int(3));
+        let retry = rounds.retry(&RequestId::Int(3), &json!({}), None).unwrap();
+        rounds.retried(&RequestId::Int(3), &json!(4), retry);
+        assert!(!rounds.was_tampered(&RequestId::Int(3)));
     }
 }

@@ -33,6 +33,7 @@ pub(super) const OPERATORS: &[&str] = &[
     "$select",
     "$schema",
     "$capture",
+    "$unordered",
 ];
 
 /// Operators without an argument, which may also be written as a bare string (`"$any"`).
@@ -88,6 +89,8 @@ pub(super) enum Op {
         validator: Box<Validator>,
     },
     Capture(String),
+    /// The same elements as a literal array or an array variable, in any order.
+    Unordered(Listed),
 }
 
 /// The numeric comparison operators.
@@ -105,6 +108,13 @@ pub(super) enum Comparison {
 #[derive(Debug, Clone)]
 pub(super) enum Operand {
     Number(Number),
+    Var(Template),
+}
+
+/// The argument of `$unordered`: the elements, or `${var}` holding them.
+#[derive(Debug, Clone)]
+pub(super) enum Listed {
+    Values(Vec<Value>),
     Var(Template),
 }
 
@@ -318,6 +328,18 @@ fn compile_operator(op: &str, argument: &Value, pointer: &str, exact: bool) -> R
                 validator: Box::new(validator),
             }
         }
+        "$unordered" => match argument {
+            Value::Array(items) => Op::Unordered(Listed::Values(items.clone())),
+            _ => match compile_operand(op, argument, &at) {
+                Ok(Operand::Var(template)) => Op::Unordered(Listed::Var(template)),
+                _ => {
+                    return Err(error(
+                        &at,
+                        "`$unordered` takes an array or a `${var}` holding one",
+                    ));
+                }
+            },
+        },
         "$capture" => match argument.as_str() {
             Some(name) if !name.trim().is_empty() => Op::Capture(name.to_owned()),
             _ => return Err(error(&at, "`$capture` takes a variable name")),

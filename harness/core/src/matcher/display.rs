@@ -6,8 +6,9 @@
 use serde_json::{Map, Value, json};
 
 use super::MatchContext;
-use super::compile::{Node, Op, Operand, REST_MARKER};
+use super::compile::{Listed, Node, Op, Operand, REST_MARKER};
 use super::eval::matches;
+use super::template::Template;
 
 /// The expected value with `${vars}` substituted (left as written when unknown) and operators compact.
 pub(super) fn display(node: &Node, ctx: &MatchContext) -> Value {
@@ -45,15 +46,7 @@ fn display_op(op: &Op, ctx: &MatchContext) -> Value {
             _ => json!({"$type": types.iter().map(|t| t.name()).collect::<Vec<_>>()}),
         },
         Op::Regex(regex) => json!({"$regex": regex.as_str()}),
-        Op::Compare(comparison, operand) => {
-            let bound = match operand {
-                Operand::Number(n) => Value::Number(n.clone()),
-                Operand::Var(template) => template
-                    .render(&ctx.vars)
-                    .unwrap_or_else(|_| Value::String(template.source().to_owned())),
-            };
-            single(comparison.operator(), bound)
-        }
+        Op::Compare(comparison, operand) => single(comparison.operator(), operand_value(operand, ctx)),
         Op::Len(inner) => json!({"$len": display(inner, ctx)}),
         Op::Contains(inner) => json!({"$contains": display(inner, ctx)}),
         Op::Each(inner) => json!({"$each": display(inner, ctx)}),
@@ -66,7 +59,24 @@ fn display_op(op: &Op, ctx: &MatchContext) -> Value {
         }
         Op::Schema { schema, .. } => json!({"$schema": schema}),
         Op::Capture(name) => json!({"$capture": name}),
+        Op::Unordered(Listed::Values(items)) => single("$unordered", Value::Array(items.clone())),
+        Op::Unordered(Listed::Var(template)) => single("$unordered", resolved(template, ctx)),
     }
+}
+
+/// An operand as shown: its value, a variable resolved where it can be.
+fn operand_value(operand: &Operand, ctx: &MatchContext) -> Value {
+    match operand {
+        Operand::Number(n) => Value::Number(n.clone()),
+        Operand::Var(template) => resolved(template, ctx),
+    }
+}
+
+/// A variable's value, or its reference when it has none.
+fn resolved(template: &Template, ctx: &MatchContext) -> Value {
+    template
+        .render(&ctx.vars)
+        .unwrap_or_else(|_| Value::String(template.source().to_owned()))
 }
 
 fn single(key: &str, value: Value) -> Value {

@@ -4,7 +4,7 @@ use std::cmp::Ordering;
 
 use serde_json::{Number, Value};
 
-use super::compile::{Comparison, Node, Op, Operand};
+use super::compile::{Comparison, Listed, Node, Op, Operand};
 use super::display::display;
 use super::path::{element, member};
 use super::{MatchContext, Mismatch};
@@ -175,6 +175,11 @@ impl Run<'_> {
                 }
             }
             (Op::Len(expected), Some(value)) => self.len(node, expected, value, pointer),
+            (Op::Unordered(listed), Some(value)) => {
+                if let Err(message) = unordered(listed, value, self.ctx) {
+                    self.fail(node, Some(value), pointer, message);
+                }
+            }
             (Op::Contains(expected), Some(value)) => self.contains(node, expected, value, pointer),
             (Op::Each(expected), Some(Value::Array(elements))) => {
                 for (i, item) in elements.iter().enumerate() {
@@ -370,6 +375,45 @@ fn length(value: &Value) -> Option<usize> {
 }
 
 /// Compares exactly when both are integers, else as floats.
+/// `$unordered`: `actual` holds the operand's elements, each as often, in
+/// any order.
+fn unordered(listed: &Listed, actual: &Value, ctx: &MatchContext) -> Result<(), String> {
+    let expected = match listed {
+        Listed::Values(items) => items.clone(),
+        Listed::Var(template) => match template.render(&ctx.vars)? {
+            Value::Array(items) => items,
+            other => {
+                return Err(format!(
+                    "`{}` resolved to {other}, not an array",
+                    template.source()
+                ));
+            }
+        },
+    };
+    let Value::Array(elements) = actual else {
+        return Err(kind_message("an array", actual));
+    };
+    let mut left: Vec<&Value> = elements.iter().collect();
+    let mut missing = Vec::new();
+    for item in &expected {
+        match left.iter().position(|e| values_equal(item, e)) {
+            Some(found) => {
+                left.remove(found);
+            }
+            None => missing.push(item.to_string()),
+        }
+    }
+    let extra: Vec<String> = left.iter().map(ToString::to_string).collect();
+    match (missing.is_empty(), extra.is_empty()) {
+        (true, true) => Ok(()),
+        _ => Err(format!(
+            "not the same elements: missing [{}], unexpected [{}]",
+            missing.join(", "),
+            extra.join(", ")
+        )),
+    }
+}
+
 fn compare_numbers(a: &Number, b: &Number) -> Option<Ordering> {
     if let (Some(x), Some(y)) = (a.as_i64(), b.as_i64()) {
         return Some(x.cmp(&y));

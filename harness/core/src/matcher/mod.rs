@@ -28,6 +28,7 @@
 //! | `$select: {path, match}` | `match` applied to the list of nodes the JSONPath finds |
 //! | `$schema: S` | a value valid against the JSON Schema `S` |
 //! | `$capture: "name"` | any present value, stored as variable `name` |
+//! | `$unordered: [..]` or `${var}` | an array with the same elements (by value), in any order |
 
 mod compile;
 mod display;

@@ -663,3 +663,25 @@ fn absent_actuals_fail_everything_that_needs_a_value() {
         assert_eq!(found[0].message, "missing", "{expected}");
     }
 }
+
+#[test]
+fn unordered_needs_the_same_elements_in_any_order() {
+    assert!(check(json!({"$unordered": [1, "a", 1]}), json!(["a", 1, 1.0])).is_empty());
+    let found = check(json!({"$unordered": ["a", "b"]}), json!(["b", "c"]));
+    assert!(
+        found[0].message.contains(r#"missing ["a"], unexpected ["c"]"#),
+        "{}",
+        found[0].message
+    );
+    assert_eq!(check(json!({"$unordered": [1]}), json!([1, 1])).len(), 1);
+    assert_eq!(check(json!({"$unordered": []}), json!({})).len(), 1);
+    let matcher = Matcher::compile(&json!({"$unordered": "${names}"})).unwrap();
+    let mut ctx = ctx_with("names", json!(["x", "y"]));
+    assert!(matcher.eval(Some(&json!(["y", "x"])), &mut ctx).is_empty());
+    assert_eq!(matcher.eval(Some(&json!(["x"])), &mut ctx).len(), 1);
+    assert!(
+        compile_error(json!({"$unordered": 3}))
+            .message
+            .contains("takes an array")
+    );
+}

@@ -113,18 +113,23 @@ impl FrameChecker {
     }
 
     /// In 2026-07-28 servers send no requests and clients no responses
-    /// (RPC-017; STDIO-007 on stdio).
+    /// (RPC-017; on stdio the transport page says it again, STDIO-007).
     fn check_role(&self, sender: PeerRole, out: &mut Vec<Violation>) {
         if !self.is_stateless() {
             return;
         }
-        let (requirement, message) = match (self.stdio, sender) {
-            (true, PeerRole::Server) => ("STDIO-007", "a server wrote a JSON-RPC request to stdout"),
-            (true, PeerRole::Client) => ("STDIO-007", "a client wrote a JSON-RPC response to stdin"),
-            (false, PeerRole::Server) => ("RPC-017", "a 2026-07-28 server sent a JSON-RPC request"),
-            (false, PeerRole::Client) => ("RPC-017", "a 2026-07-28 client sent a JSON-RPC response"),
+        let message = match sender {
+            PeerRole::Server => "a 2026-07-28 server sent a JSON-RPC request",
+            PeerRole::Client => "a 2026-07-28 client sent a JSON-RPC response",
         };
-        out.push(Violation::must(requirement, message).at(""));
+        out.push(Violation::must("RPC-017", message).at(""));
+        if self.stdio {
+            let message = match sender {
+                PeerRole::Server => "a server wrote a JSON-RPC request to stdout",
+                PeerRole::Client => "a client wrote a JSON-RPC response to stdin",
+            };
+            out.push(Violation::must("STDIO-007", message).at(""));
+        }
     }
 
     /// Every rule the next frame of the connection breaks.
@@ -1147,7 +1152,10 @@ mod tests {
         let mut server = Session(FrameChecker::new(PeerRole::Server).on_stdio());
         server.0.set_version(V2026_07_28);
         let answer = r#"{"jsonrpc":"2.0","id":9,"result":{"roots":[]}}"#;
-        assert_eq!(requirements(&server.received(answer)), ["STDIO-007", "RPC-004"]);
+        assert_eq!(
+            requirements(&server.received(answer)),
+            ["RPC-017", "STDIO-007", "RPC-004"]
+        );
         let removed = server.received(r#"{"jsonrpc":"2.0","method":"notifications/initialized"}"#);
         assert_eq!(requirements(&removed), ["SCHEMA-001"]);
         assert!(removed[0].message.contains("only in 2024-11-05…2025-11-25"));

@@ -185,7 +185,7 @@ pub enum LevelName {
 #[serde(rename_all = "snake_case")]
 pub enum Step {
     /// Send a request and check its response.
-    Request(RequestStep),
+    Request(Box<RequestStep>),
     /// Send a notification.
     Notify(NotifyStep),
     /// Send text exactly as written (one line on stdio), for malformed input.
@@ -201,7 +201,7 @@ pub enum Step {
     /// Wait for the response to a request sent with `wait: false`.
     Await(AwaitStep),
     /// Walk a paginated list to its end.
-    Paginate(PaginateStep),
+    Paginate(Box<PaginateStep>),
     /// Run steps once for each element of a list variable.
     ForEach(ForEachStep),
     /// Set variables from values (templated).
@@ -229,6 +229,45 @@ pub enum Step {
     /// Check that the server still answers: `ping` on stateful versions,
     /// `server/discover` from 2026-07-28 (which has no `ping`).
     Alive(AliveStep),
+    /// Judge a value the steps before captured (say, two walks of a list
+    /// compared).
+    ExpectValue(ExpectValueStep),
+    /// 2026-07-28: the server ends a subscription itself, with a complete
+    /// result for its listen request or `notifications/cancelled` naming it.
+    ExpectSubscriptionEnd(ExpectSubscriptionEndStep),
+}
+
+/// `expect_subscription_end`.
+#[derive(Debug, Clone, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct ExpectSubscriptionEndStep {
+    /// The subscription's `name` (default `subscription`).
+    #[serde(default)]
+    pub name: Option<Located<String>>,
+    /// How long to wait, in milliseconds (default 5000).
+    #[serde(default)]
+    pub within_ms: Option<u64>,
+    #[serde(default)]
+    pub level: Option<Located<LevelName>>,
+    #[serde(default)]
+    pub requirement: Option<Located<String>>,
+}
+
+/// `expect_value`: a templated value against a matcher.
+#[derive(Debug, Clone, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct ExpectValueStep {
+    /// What the check is called in reports.
+    pub name: String,
+    /// The value judged, usually a `${var}` (keeps its JSON type).
+    pub value: Located<Json>,
+    /// The matcher it must satisfy.
+    #[serde(rename = "match")]
+    pub matcher: Located<Json>,
+    #[serde(default)]
+    pub level: Option<Located<LevelName>>,
+    #[serde(default)]
+    pub requirement: Option<Located<String>>,
 }
 
 /// `cancel`: cancel a pending request.
@@ -243,7 +282,8 @@ pub struct CancelStep {
 }
 
 /// `subscribe`: the change notifications wanted, named after the members of
-/// a 2026-07-28 listen filter.
+/// a 2026-07-28 listen filter. From 2026-07-28 `${<name>.id}` is the id of
+/// the listen request (`null` before).
 #[derive(Debug, Clone, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct SubscribeStep {
@@ -320,6 +360,16 @@ pub struct RequestStep {
     /// What the response must look like.
     #[serde(default)]
     pub expect: Option<Located<ResponseExpectation>>,
+    /// What the response must look like for the rest of the scenario to
+    /// apply (for a server of another kind, such as a dual-era server that
+    /// answers `initialize`); unmet → not-applicable.
+    #[serde(default)]
+    pub require: Option<Located<ResponseExpectation>>,
+    /// 2026-07-28: the retry of an input-required result echoes an altered
+    /// `requestState`, and its answer is the one `expect` judges (a server
+    /// that issues no state makes the scenario not-applicable).
+    #[serde(default)]
+    pub tamper_request_state: bool,
     /// Variables to capture from the response message: name → JSONPath
     /// (RFC 9535) over the whole response, e.g. `$.result.nextCursor`.
     #[serde(default)]

@@ -97,7 +97,7 @@ pub struct Step {
 /// What a step does.
 #[derive(Debug, Clone)]
 pub enum StepKind {
-    Request(RequestStep),
+    Request(Box<RequestStep>),
     Notify {
         method: String,
         params: Option<Value>,
@@ -158,6 +158,18 @@ pub enum StepKind {
         timeout: Duration,
         tag: CheckTag,
     },
+    ExpectSubscriptionEnd {
+        name: String,
+        within: Duration,
+        tag: CheckTag,
+    },
+    ExpectValue {
+        name: String,
+        /// A template.
+        value: Value,
+        matcher: Matcher,
+        tag: CheckTag,
+    },
 }
 
 /// Change notifications to ask for.
@@ -181,6 +193,9 @@ pub struct RequestStep {
     pub wait: bool,
     pub answers: Vec<ScriptedAnswer>,
     pub expect: Option<ResponseCheck>,
+    /// Unmet: the rest of the scenario is not-applicable.
+    pub require: Option<ResponseCheck>,
+    pub tamper_request_state: bool,
     pub capture: Vec<Capture>,
     pub timeout: Duration,
 }

@@ -56,7 +56,7 @@ pub fn validate(source: &SourceFile, parsed: file::ScenarioFile) -> Result<Scena
     };
     v.defined.extend(ENGINE_VARIABLES.iter().map(|s| (*s).to_owned()));
     let transport = http::transport_need(&parsed);
-    if transport.is_some() {
+    if transport.is_some_and(|t| t != file::TransportName::Stdio) {
         v.defined
             .extend(http::HTTP_VARIABLES.iter().map(|s| (*s).to_owned()));
     }
@@ -475,7 +475,7 @@ impl Validator<'_> {
     fn step(&mut self, step: &Located<file::Step>) -> model::StepKind {
         let span = step.span;
         match &step.value {
-            file::Step::Request(r) => model::StepKind::Request(self.request(r, span)),
+            file::Step::Request(r) => model::StepKind::Request(Box::new(self.request(r, span))),
             file::Step::Notify(n) => model::StepKind::Notify {
                 method: n.method.value.clone(),
                 params: self.template(n.params.as_ref()),
@@ -615,6 +615,8 @@ impl Validator<'_> {
                     );
                 }
                 self.subscriptions.insert(name.clone());
+                self.defined.insert(format!("{name}.id"));
+                self.defined.insert(name.clone());
                 model::StepKind::Subscribe(model::SubscribeStep {
                     name,
                     notifications: sub.notifications.value.clone(),
@@ -622,19 +624,28 @@ impl Validator<'_> {
                     tag: self.tag(sub.level.as_ref(), sub.requirement.as_ref(), span),
                 })
             }
-            file::Step::Unsubscribe(u) => {
-                let name = subscription_name(u.name.as_ref());
-                if !self.subscriptions.contains(&name) {
-                    let at = u.name.as_ref().map_or(span, |n| n.span);
-                    self.error(
-                        at,
-                        format!("no subscription named `{name}` before this step"),
-                        "unknown subscription",
-                    );
-                }
-                model::StepKind::Unsubscribe {
-                    name,
-                    tag: self.tag(u.level.as_ref(), u.requirement.as_ref(), span),
+            file::Step::Unsubscribe(u) => model::StepKind::Unsubscribe {
+                name: self.subscription(u.name.as_ref(), span),
+                tag: self.tag(u.level.as_ref(), u.requirement.as_ref(), span),
+            },
+            file::Step::ExpectSubscriptionEnd(e) => model::StepKind::ExpectSubscriptionEnd {
+                name: self.subscription(e.name.as_ref(), span),
+                within: self.millis(e.within_ms, STEP_TIMEOUT, span),
+                tag: self.tag(e.level.as_ref(), e.requirement.as_ref(), span),
+            },
+            file::Step::ExpectValue(e) => {
+                self.template_variables(&e.value);
+                let matcher = self.matcher(&e.matcher);
+                let tag = self.tag(e.level.as_ref(), e.requirement.as_ref(), span);
+                match matcher {
+                    Some(matcher) => model::StepKind::ExpectValue {
+                        name: e.name.clone(),
+                        value: e.value.value.clone(),
+                        matcher,
+                        tag,
+                    },
+                    // Reported by `matcher`; the placeholder never runs.
+                    None => model::StepKind::Sleep(Duration::ZERO),
                 }
             }
             file::Step::Alive(a) => model::StepKind::Alive {
@@ -644,11 +655,26 @@ impl Validator<'_> {
         }
     }
 
+    /// A subscription an earlier `subscribe` step made, by name.
+    fn subscription(&mut self, name: Option<&Located<String>>, span: Span) -> String {
+        let named = subscription_name(name);
+        if !self.subscriptions.contains(&named) {
+            let at = name.map_or(span, |n| n.span);
+            self.error(
+                at,
+                format!("no subscription named `{named}` before this step"),
+                "unknown subscription",
+            );
+        }
+        named
+    }
+
     fn request(&mut self, r: &file::RequestStep, span: Span) -> model::RequestStep {
         let params = self.template(r.params.as_ref());
         let id = self.template(r.id.as_ref());
         let answers = r.answers.iter().map(|a| self.answer(a)).collect();
         let expect = r.expect.as_ref().map(|e| self.response(e, None));
+        let require = r.require.as_ref().map(|e| self.response(e, None));
         if let Some(name) = &r.name {
             self.defined.insert(format!("{}.id", name.value));
             self.defined.insert(name.value.clone());
@@ -662,6 +688,8 @@ impl Validator<'_> {
             wait: r.wait,
             answers,
             expect,
+            require,
+            tamper_request_state: r.tamper_request_state,
             capture: self.captures(&r.capture),
             timeout: self.millis(r.timeout_ms, STEP_TIMEOUT, span),
         }

@@ -207,7 +207,8 @@ impl StepRunner<'_> {
                 Some(template) => Some(as_text(text(template)?)),
                 None => None,
             };
-            headers.push((name.clone(), value));
+            let name = as_text(text(name)?).to_ascii_lowercase();
+            headers.push((name, value));
         }
         // Later entries win; `None` removes.
         let mut sent: Vec<(String, String)> = Vec::new();

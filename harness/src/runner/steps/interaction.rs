@@ -29,6 +29,14 @@ pub(super) enum Subscribed {
     Listen(Value),
 }
 
+/// The `notifications/cancelled` with which the server ended listen request
+/// `id`, if it has arrived.
+pub(super) fn cancellation<'s>(session: &'s ClientSession, id: &Value) -> Option<&'s Received> {
+    session.notifications().iter().find(|n| {
+        n.method() == Some("notifications/cancelled") && n.message.pointer("/params/requestId") == Some(id)
+    })
+}
+
 /// The acknowledgement of listen request `id`, if it has arrived.
 pub(super) fn acknowledgement<'s>(session: &'s ClientSession, id: &Value) -> Option<&'s Received> {
     session.notifications().iter().find(|n| {
@@ -68,6 +76,7 @@ impl StepRunner<'_> {
         // List changes need no request before 2026-07-28: the capability is the subscription.
         self.subscriptions
             .insert(step.name.clone(), Subscribed::Resources(uris.clone()));
+        self.ctx.vars.insert(format!("{}.id", step.name), Value::Null);
         for uri in uris {
             let params = json!({ "uri": uri });
             let stop = self
@@ -93,6 +102,7 @@ impl StepRunner<'_> {
         };
         self.subscriptions
             .insert(step.name.clone(), Subscribed::Listen(id.clone()));
+        self.ctx.vars.insert(format!("{}.id", step.name), id.clone());
         let name = format!("{LISTEN} is acknowledged");
         let deadline = Instant::now() + step.timeout;
         match self.wait(Wait::Acknowledgement(&id), deadline, &[]).await {
@@ -152,6 +162,70 @@ impl StepRunner<'_> {
             }
             None => Stop::halted(Verdict::Error, format!("no subscription named `{name}`")),
         }
+    }
+
+    /// 2026-07-28: the server ends subscription `name` itself, with a
+    /// complete result for the listen request naming it (SUBS-005) or, as
+    /// the cancellation page has it, `notifications/cancelled`.
+    pub(super) async fn expect_subscription_end(
+        &mut self,
+        name: &str,
+        within: std::time::Duration,
+        tag: &CheckTag,
+    ) -> Stop {
+        let id = match self.subscriptions.get(name) {
+            Some(Subscribed::Listen(id)) => id.clone(),
+            Some(Subscribed::Resources(_)) => {
+                return Stop::halted(
+                    Verdict::NotApplicable,
+                    "before 2026-07-28 a server does not end subscriptions",
+                );
+            }
+            None => return Stop::halted(Verdict::Error, format!("no subscription named `{name}`")),
+        };
+        let check_name = format!("the server ends subscription {id}");
+        let deadline = Instant::now() + within;
+        match self.wait(Wait::SubscriptionEnd(&id), deadline, &[]).await {
+            Ok(_) => {}
+            Err(WaitError::TimedOut) => {
+                let message = format!(
+                    "neither a result for listen request {id} nor notifications/cancelled naming it within {} ms",
+                    within.as_millis()
+                );
+                self.checks.push(Check::broken(
+                    check_name,
+                    &tag.requirement,
+                    tag.level,
+                    tag.span,
+                    message,
+                ));
+                return Stop::Done;
+            }
+            Err(error) => return self.peer_gone(tag, &error),
+        }
+        self.subscriptions.remove(name);
+        let check = match self.session.response_to(&id) {
+            Some(answer) => {
+                let result = answer.message.get("result");
+                let named = result
+                    .and_then(|r| r.pointer(SUBSCRIPTION_ID))
+                    .is_some_and(|named| *named == id);
+                let complete = result.and_then(|r| r.get("resultType")) == Some(&json!("complete"));
+                let check = if named && complete {
+                    Check::pass(check_name, &tag.requirement, tag.level, tag.span)
+                } else {
+                    let message = format!(
+                        "the listen request was answered with {}, not a complete result naming the subscription",
+                        summarize(&answer.message)
+                    );
+                    Check::broken(check_name, &tag.requirement, tag.level, tag.span, message)
+                };
+                check.at_frame(Some(answer.index))
+            }
+            None => Check::pass(check_name, &tag.requirement, tag.level, tag.span),
+        };
+        self.checks.push(check);
+        Stop::Done
     }
 
     /// Sends `ping` (stateful versions) or `server/discover` (stateless),

@@ -144,7 +144,8 @@ pub struct SessionFacts {
     /// Where messages are POSTed: the URL, or the legacy `endpoint` event's.
     pub post_url: String,
     pub session_id: Option<String>,
-    /// The version negotiated in `initialize`.
+    /// The version negotiated in `initialize` (stateless: the one the
+    /// connection's first request named).
     pub protocol_version: Option<String>,
     /// Whether the connection speaks the legacy HTTP+SSE transport.
     pub legacy: bool,
@@ -543,10 +544,29 @@ impl HttpTransport {
             reqwest::header::CONTENT_TYPE,
             HeaderValue::from_static("application/json"),
         );
-        let mirrored = match &message {
+        let mut mirrored = match &message {
             Some(message) => mirror::mirrored(message, &self.shared.state().tools),
             None => Vec::new(),
         };
+        // `initialize` opens a legacy session: it goes out as a legacy client
+        // sends it (a dual-era client falling back), with no mirrored headers.
+        if method == Some("initialize") {
+            mirrored.clear();
+        } else {
+            // Every POST names a version: a body that names none (a notification,
+            // malformed input) gets the one the connection's first request named.
+            let mut state = self.shared.state();
+            match mirrored.iter().find(|(name, _)| name == "mcp-protocol-version") {
+                Some((_, version)) => {
+                    state.protocol_version.get_or_insert_with(|| version.clone());
+                }
+                None => {
+                    if let Some(version) = &state.protocol_version {
+                        mirrored.push(("mcp-protocol-version".to_owned(), version.clone()));
+                    }
+                }
+            }
+        }
         for (name, value) in mirrored {
             let (Ok(name), Ok(value)) = (
                 HeaderName::from_bytes(name.as_bytes()),

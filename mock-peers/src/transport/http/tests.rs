@@ -435,10 +435,15 @@ async fn stateless_posts_mirror_their_body_and_closing_a_stream_cancels() {
             .is_err()
     );
     assert!(!t.cancel_request(&RequestId::Int(7)), "not a request of ours");
+    // A body naming no version still says the connection's.
+    t.send(br#"{"jsonrpc":"2.0","method":"notifications/mcp-conform/unknown"}"#)
+        .await
+        .unwrap();
+    let _ = next(&mut t).await;
     t.shutdown(Duration::from_millis(200)).await;
 
     let requests = server.requests();
-    assert_eq!(requests.len(), 2, "no GET stream, no DELETE: {requests:?}");
+    assert_eq!(requests.len(), 3, "no GET stream, no DELETE: {requests:?}");
     for req in &requests {
         assert_eq!(req.method, "POST");
         assert_eq!(req.headers["mcp-protocol-version"], "2026-07-28");
@@ -450,4 +455,5 @@ async fn stateless_posts_mirror_their_body_and_closing_a_stream_cancels() {
     assert_eq!(requests[1].headers["mcp-name"], "sql");
     assert_eq!(requests[1].headers["mcp-param-region"], "us-west1");
     assert_eq!(t.facts().tools["sql"][0].name, "Region");
+    assert_eq!(t.facts().protocol_version.as_deref(), Some("2026-07-28"));
 }

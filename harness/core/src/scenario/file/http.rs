@@ -20,7 +20,7 @@ pub struct HttpStep {
     /// URL (`${url}`) otherwise. Templated.
     #[serde(default)]
     pub url: Option<Located<String>>,
-    /// Headers (templated), over the engine's defaults: `Accept` as a
+    /// Headers (names and values templated), over the engine's defaults: `Accept` as a
     /// client would send it, `Content-Type: application/json` with a body,
     /// the session id and `MCP-Protocol-Version` as the session has them.
     /// `null` removes a default.
@@ -97,6 +97,8 @@ pub struct HttpExpectation {
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize, JsonSchema)]
 #[serde(rename_all = "kebab-case")]
 pub enum TransportName {
+    /// stdio: what the scenario observes cannot be seen over HTTP.
+    Stdio,
     /// Either HTTP transport.
     Http,
     /// Streamable HTTP (2025-03-26 on).
@@ -108,6 +110,7 @@ pub enum TransportName {
 impl std::fmt::Display for TransportName {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         f.write_str(match self {
+            TransportName::Stdio => "stdio",
             TransportName::Http => "HTTP",
             TransportName::Streamable => "Streamable HTTP",
             TransportName::Sse => "HTTP+SSE",

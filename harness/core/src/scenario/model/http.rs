@@ -14,7 +14,8 @@ pub struct HttpExchangeStep {
     pub method: String,
     /// `None`: the engine's default for the method.
     pub url: Option<String>,
-    /// Lower-cased names; `None` removes the engine's default.
+    /// Names and values are templates (names lower-cased once rendered);
+    /// `None` removes the engine's default.
     pub headers: Vec<(String, Option<String>)>,
     pub body: HttpBody,
     pub session: SessionChoice,

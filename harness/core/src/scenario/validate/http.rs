@@ -41,8 +41,11 @@ impl Validator<'_> {
             .headers
             .iter()
             .map(|(name, value)| {
+                let span = value.as_ref().map_or(step.method.span, |v| v.span);
+                let name = self.template_text(&Located::new(name.clone(), span));
                 let value = value.as_ref().map(|v| self.template_text(v));
-                (name.to_ascii_lowercase(), value)
+                // Lower-cased once rendered, so a template keeps its variable names.
+                (name, value)
             })
             .collect();
         let body = match (&step.body, &step.raw) {
