@@ -1,7 +1,8 @@
 //! The bundled suite over HTTP against real servers started on a free
 //! 127.0.0.1 port: the everything server in Streamable HTTP and in legacy
-//! HTTP+SSE mode, and the Python SDK and rmcp peers in Streamable HTTP mode. Their
-//! verdict tables are snapshotted beside the stdio ones of `real_peers.rs`.
+//! HTTP+SSE mode, and the Python SDK and rmcp peers in Streamable HTTP mode, at
+//! 2025-11-25, at 2026-07-28 and on every version they speak (`--protocol all`).
+//! Their verdict tables are snapshotted beside the stdio ones of `real_peers.rs`.
 //! Without the peers (scripts/install-peers.sh) the tests skip visibly,
 //! except under `CI=true`, where their absence is a failure.
 
@@ -65,6 +66,11 @@ fn rmcp(env: &BTreeMap<String, String>, port: u16) -> (Vec<String>, &'static str
 }
 
 fn judge(launch: Launch, transport: &str, profile: &str, snapshot: &str) {
+    judge_on(launch, transport, profile, "2025-11-25", snapshot);
+}
+
+/// Runs the suite on `protocol` (a version, or `all`) and snapshots its table.
+fn judge_on(launch: Launch, transport: &str, profile: &str, protocol: &str, snapshot: &str) {
     let Some(env) = common::peers_or_skip() else {
         return;
     };
@@ -85,10 +91,12 @@ fn judge(launch: Launch, transport: &str, profile: &str, snapshot: &str) {
             "X-Api-Key: not-a-real-key",
             "--profile",
             profile,
+            "--protocol",
+            protocol,
             "--jobs",
             "2",
         ],
-        Duration::from_secs(600),
+        Duration::from_secs(900),
     );
     let took = started.elapsed();
     drop(server);
@@ -130,6 +138,34 @@ fn python_sdk_server_over_streamable_http() {
 #[test]
 fn rmcp_sdk_server_over_streamable_http() {
     judge(rmcp, "streamable", "rmcp", "rmcp_http");
+}
+
+/// The stateless revision: both SDKs speak 2026-07-28 over HTTP.
+#[test]
+fn python_sdk_server_on_2026_07_28() {
+    judge_on(
+        python,
+        "streamable",
+        "python",
+        "2026-07-28",
+        "python_http_2026_07_28",
+    );
+}
+
+#[test]
+fn rmcp_sdk_server_on_2026_07_28() {
+    judge_on(rmcp, "streamable", "rmcp", "2026-07-28", "rmcp_http_2026_07_28");
+}
+
+/// Every version each SDK speaks, in one run: the version matrix.
+#[test]
+fn python_sdk_server_on_every_version() {
+    judge_on(python, "streamable", "python", "all", "python_http_all");
+}
+
+#[test]
+fn rmcp_sdk_server_on_every_version() {
+    judge_on(rmcp, "streamable", "rmcp", "all", "rmcp_http_all");
 }
 
 /// The correct reference server over both HTTP transports: every scenario

@@ -15,8 +15,9 @@ mod common;
 /// manual-handshake lifecycle scenarios give `initialize`, failing them at random.
 static ONE_PEER_AT_A_TIME: Mutex<()> = Mutex::new(());
 
-/// Runs the bundled suite against `command`; returns (verdict table, full stdout).
-fn verdict_table(command_key: &str, profile: &str) -> Option<(String, String)> {
+/// Runs the bundled suite against `command` on `protocol`; returns (verdict
+/// table, full stdout).
+fn verdict_table(command_key: &str, profile: &str, protocol: &str) -> Option<(String, String)> {
     let env = common::peers_or_skip()?;
     let command = env
         .get(command_key)
@@ -25,7 +26,17 @@ fn verdict_table(command_key: &str, profile: &str) -> Option<(String, String)> {
     let output = Command::cargo_bin("mcp-conform")
         .unwrap()
         .env("NO_COLOR", "1")
-        .args(["run", "--stdio", command, "--profile", profile, "--jobs", "2"])
+        .args([
+            "run",
+            "--stdio",
+            command,
+            "--profile",
+            profile,
+            "--protocol",
+            protocol,
+            "--jobs",
+            "2",
+        ])
         .timeout(std::time::Duration::from_secs(600))
         .output()
         .unwrap();
@@ -34,7 +45,11 @@ fn verdict_table(command_key: &str, profile: &str) -> Option<(String, String)> {
 }
 
 fn judge(command_key: &str, profile: &str, snapshot: &str) {
-    let Some((table, stdout)) = verdict_table(command_key, profile) else {
+    judge_on(command_key, profile, "2025-11-25", snapshot);
+}
+
+fn judge_on(command_key: &str, profile: &str, protocol: &str, snapshot: &str) {
+    let Some((table, stdout)) = verdict_table(command_key, profile, protocol) else {
         return;
     };
     assert!(
@@ -58,4 +73,21 @@ fn python_sdk_server_over_stdio() {
 #[test]
 fn rmcp_sdk_server_over_stdio() {
     judge("RMCP_SERVER_CMD", "rmcp", "rmcp_stdio");
+}
+
+/// The stateless revision over stdio: both SDKs serve a connection whose
+/// first request carries the per-request `_meta` statelessly.
+#[test]
+fn python_sdk_server_over_stdio_on_2026_07_28() {
+    judge_on(
+        "PYTHON_SERVER_CMD",
+        "python",
+        "2026-07-28",
+        "python_stdio_2026_07_28",
+    );
+}
+
+#[test]
+fn rmcp_sdk_server_over_stdio_on_2026_07_28() {
+    judge_on("RMCP_SERVER_CMD", "rmcp", "2026-07-28", "rmcp_stdio_2026_07_28");
 }

@@ -8,13 +8,14 @@
 use mcp_conform_core::protocol::errors::{
     HEADER_MISMATCH, MISSING_REQUIRED_CLIENT_CAPABILITY, UNSUPPORTED_PROTOCOL_VERSION,
 };
+use mcp_conform_core::scenario::model::CheckTag;
 use mcp_conform_core::{Level, Verdict};
 use mcp_mock_peers::client::WaitError;
 use serde_json::{Value, json};
 use tokio::time::Instant;
 
 use super::RunConfig;
-use super::handshake::{Handshaken, capability_precondition};
+use super::handshake::{Handshaken, server_known};
 use super::outcome::Check;
 use super::steps::{StepRunner, Stop, Wait};
 use super::verify::summarize;
@@ -90,6 +91,11 @@ pub async fn discover(runner: &mut StepRunner<'_>, config: &RunConfig) -> Handsh
         }
     };
     let version = runner.version.as_str();
+    let tag = CheckTag {
+        level: Level::Must,
+        requirement: "MODN-007".into(),
+        span: scenario.span,
+    };
     let result = match classify(answer) {
         Probe::Modern(result) => result,
         Probe::Unsupported { supported } => {
@@ -107,13 +113,9 @@ pub async fn discover(runner: &mut StepRunner<'_>, config: &RunConfig) -> Handsh
         }
         Probe::Refused(error) => {
             let message = format!("{DISCOVER} was refused with {error}");
-            runner.checks.push(Check::broken(
-                "answer to server/discover",
-                "MODN-007",
-                Level::Must,
-                scenario.span,
-                message,
-            ));
+            runner
+                .checks
+                .push(Check::broken_for("answer to server/discover", &tag, message));
             return Handshaken::Stopped(Stop::Done);
         }
     };
@@ -123,29 +125,25 @@ pub async fn discover(runner: &mut StepRunner<'_>, config: &RunConfig) -> Handsh
         .is_some_and(|versions| versions.iter().any(|v| v == version));
     let name = "server/discover lists the version it answered";
     runner.checks.push(if listed {
-        Check::pass(name, "MODN-007", Level::Must, scenario.span)
+        Check::pass_for(name, &tag)
     } else {
         let message = format!(
             "it answered a {version} request, but its supportedVersions are {}",
             result.get("supportedVersions").unwrap_or(&Value::Null)
         );
-        Check::broken(name, "MODN-007", Level::Must, scenario.span, message)
+        Check::broken_for(name, &tag, message)
     });
-    let capabilities = result.get("capabilities").cloned().unwrap_or(Value::Null);
-    if let Some(stop) = capability_precondition(runner, &capabilities, "server") {
-        return Handshaken::Stopped(stop);
+    let server = json!({
+        "capabilities": result.get("capabilities"),
+        "info": result.pointer("/_meta/io.modelcontextprotocol~1serverInfo"),
+        "protocolVersion": version,
+        "supportedVersions": result.get("supportedVersions"),
+        "instructions": result.get("instructions"),
+    });
+    match server_known(runner, server) {
+        Some(stop) => Handshaken::Stopped(stop),
+        None => Handshaken::Ready,
     }
-    runner.ctx.vars.insert(
-        "server".into(),
-        json!({
-            "capabilities": capabilities,
-            "info": result.pointer("/_meta/io.modelcontextprotocol~1serverInfo"),
-            "protocolVersion": version,
-            "supportedVersions": result.get("supportedVersions"),
-            "instructions": result.get("instructions"),
-        }),
-    );
-    Handshaken::Ready
 }
 
 #[cfg(test)]

@@ -106,18 +106,14 @@ pub async fn handshake(runner: &mut StepRunner<'_>, config: &RunConfig) -> Hands
             return Handshaken::Stopped(Stop::Done);
         }
     }
-    let capabilities = result.get("capabilities").cloned().unwrap_or(Value::Null);
-    if let Some(stop) = capability_precondition(runner, &capabilities, "server") {
+    let server = json!({
+        "capabilities": result.get("capabilities"),
+        "info": result.get("serverInfo"),
+        "protocolVersion": answered,
+    });
+    if let Some(stop) = server_known(runner, server) {
         return Handshaken::Stopped(stop);
     }
-    runner.ctx.vars.insert(
-        "server".into(),
-        json!({
-            "capabilities": capabilities,
-            "info": result.get("serverInfo"),
-            "protocolVersion": answered,
-        }),
-    );
     if let Err(error) = runner.session.notify("notifications/initialized", None).await {
         let tag = CheckTag {
             level: Level::Must,
@@ -127,6 +123,17 @@ pub async fn handshake(runner: &mut StepRunner<'_>, config: &RunConfig) -> Hands
         return Handshaken::Stopped(runner.peer_gone(&tag, &WaitError::Transport(error.to_string())));
     }
     Handshaken::Ready
+}
+
+/// What the handshake (or discovery) told of the server, as `${server}`:
+/// first judged against the scenario's capability preconditions.
+pub fn server_known(runner: &mut StepRunner<'_>, server: Value) -> Option<Stop> {
+    let capabilities = server.get("capabilities").cloned().unwrap_or(Value::Null);
+    if let Some(stop) = capability_precondition(runner, &capabilities, "server") {
+        return Some(stop);
+    }
+    runner.ctx.vars.insert("server".into(), server);
+    None
 }
 
 /// Not-applicable when the peer (`server` or `client`) lacks a capability

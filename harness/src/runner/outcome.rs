@@ -4,6 +4,7 @@ use std::path::PathBuf;
 use std::time::Duration;
 
 use mcp_conform_core::scenario::Scenario;
+use mcp_conform_core::scenario::model::CheckTag;
 use mcp_conform_core::span::Span;
 use mcp_conform_core::version::ProtocolVersion;
 use mcp_conform_core::wire::Frame;
@@ -59,6 +60,16 @@ impl Check {
             message: Some(message.into()),
             ..Check::pass(name, requirement, level, span)
         }
+    }
+
+    /// A passing check of the expectation `tag` describes.
+    pub fn pass_for(name: impl Into<String>, tag: &CheckTag) -> Check {
+        Check::pass(name, &tag.requirement, tag.level, tag.span)
+    }
+
+    /// A broken check of the expectation `tag` describes.
+    pub fn broken_for(name: impl Into<String>, tag: &CheckTag, message: impl Into<String>) -> Check {
+        Check::broken(name, &tag.requirement, tag.level, tag.span, message)
     }
 
     /// A check with an explicit verdict (not-observed, error, ...).

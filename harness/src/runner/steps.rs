@@ -279,10 +279,10 @@ impl<'s> StepRunner<'s> {
                     let exited = exit.code.is_some()
                         || (exit.signal.is_some() && !exit.description.contains("killed"));
                     self.checks.push(if exited {
-                        Check::pass(name, &tag.requirement, tag.level, tag.span)
+                        Check::pass_for(name, tag)
                     } else {
                         let message = format!("still running {} ms after stdin closed", within.as_millis());
-                        Check::broken(name, &tag.requirement, tag.level, tag.span, message)
+                        Check::broken_for(name, tag, message)
                     });
                 }
                 Stop::Done
@@ -432,15 +432,13 @@ impl<'s> StepRunner<'s> {
                 let response = got.message();
                 let check = match expect {
                     Some(expect) => check_response(name, expect, &response, &mut self.ctx),
-                    None => Check::pass(name, &tag.requirement, tag.level, tag.span),
+                    None => Check::pass_for(name, tag),
                 };
                 self.checks.push(check);
                 return Ok(response);
             }
-            Err(WaitError::TimedOut) if expects_none => {
-                Check::pass(name, &tag.requirement, tag.level, tag.span)
-            }
-            Err(WaitError::TimedOut) => Check::broken(name, &tag.requirement, tag.level, tag.span, missing),
+            Err(WaitError::TimedOut) if expects_none => Check::pass_for(name, tag),
+            Err(WaitError::TimedOut) => Check::broken_for(name, tag, missing),
             Err(error) => return Err(self.peer_gone(tag, &error)),
         };
         self.checks.push(check);
@@ -540,8 +538,7 @@ impl<'s> StepRunner<'s> {
                 .join(", ")
         );
         if failures.is_empty() {
-            self.checks
-                .push(Check::pass(name, &tag.requirement, tag.level, tag.span));
+            self.checks.push(Check::pass_for(name, tag));
         } else {
             let got: Vec<&str> = received.iter().filter_map(|r| r.method()).collect();
             let message = format!(
@@ -554,13 +551,7 @@ impl<'s> StepRunner<'s> {
                     got.join(", ")
                 }
             );
-            self.checks.push(Check::broken(
-                name,
-                &tag.requirement,
-                tag.level,
-                tag.span,
-                message,
-            ));
+            self.checks.push(Check::broken_for(name, tag, message));
         }
         match exit {
             Some(error) => self.peer_gone(tag, &error),
@@ -636,14 +627,14 @@ impl<'s> StepRunner<'s> {
             format!("no {}", forbid.join(", "))
         };
         self.checks.push(if heard.is_empty() {
-            Check::pass(name, &tag.requirement, tag.level, tag.span)
+            Check::pass_for(name, tag)
         } else {
             let message = format!(
                 "the peer sent {} within {} ms",
                 heard.join(", "),
                 within.as_millis()
             );
-            Check::broken(name, &tag.requirement, tag.level, tag.span, message)
+            Check::broken_for(name, tag, message)
         });
         match exit {
             Some(error) => self.peer_gone(tag, &error),
@@ -672,7 +663,7 @@ impl<'s> StepRunner<'s> {
                     Some(matcher) => {
                         check_matcher(name, tag, matcher, request.params.as_ref(), &mut self.ctx)
                     }
-                    None => Check::pass(name, &tag.requirement, tag.level, tag.span),
+                    None => Check::pass_for(name, tag),
                 };
                 self.checks.push(check.at_frame(Some(request.index)));
                 return Stop::Done;
@@ -682,13 +673,7 @@ impl<'s> StepRunner<'s> {
                 Ok(_) => {}
                 Err(WaitError::TimedOut) => {
                     let message = format!("no {method} within {} ms", within.as_millis());
-                    self.checks.push(Check::broken(
-                        name,
-                        &tag.requirement,
-                        tag.level,
-                        tag.span,
-                        message,
-                    ));
+                    self.checks.push(Check::broken_for(name, tag, message));
                     return Stop::Done;
                 }
                 Err(error) => return self.peer_gone(tag, &error),
@@ -771,9 +756,9 @@ impl<'s> StepRunner<'s> {
             self.ctx.vars.insert(var.clone(), Value::Array(items.clone()));
         }
         self.checks.push(if problems.is_empty() {
-            Check::pass(name, &tag.requirement, tag.level, tag.span)
+            Check::pass_for(name, tag)
         } else {
-            Check::broken(name, &tag.requirement, tag.level, tag.span, problems.join("\n"))
+            Check::broken_for(name, tag, problems.join("\n"))
         });
         Stop::Done
     }
@@ -922,13 +907,8 @@ impl<'s> StepRunner<'s> {
             // what the remaining steps wanted is then not observed, not broken.
             return Stop::halted(Verdict::NotObserved, format!("the client left early: {message}"));
         }
-        self.checks.push(Check::broken(
-            "the peer stays up",
-            &tag.requirement,
-            tag.level,
-            tag.span,
-            message.clone(),
-        ));
+        self.checks
+            .push(Check::broken_for("the peer stays up", tag, message.clone()));
         Stop::halted(Verdict::Pass, message)
     }
 

@@ -53,27 +53,37 @@ impl Planned {
     }
 }
 
-/// The cases of a run on `versions`, in the scenarios' order, then the
-/// versions'. On one version every scenario runs on it (and says itself
-/// why it does not apply); on several, each scenario runs once per version
-/// it applies to, and one that applies to none is one not-applicable case.
+/// The cases of a run on `versions`. On one version every scenario runs on
+/// it, in the scenarios' order (and says itself why it does not apply). On
+/// several, each scenario runs once per version it applies to, one version
+/// after another (so that cases running at once are different scenarios, as
+/// in a run on one version: a server shared by them sees nothing new), and
+/// a scenario that applies to none is one not-applicable case at the end.
 fn plan(scenarios: &[Scenario], versions: &[ProtocolVersion]) -> Vec<Planned> {
-    let mut cases = Vec::new();
-    for (scenario, s) in scenarios.iter().enumerate() {
-        if let [version] = versions {
-            cases.push(Planned::Run {
+    if let [version] = versions {
+        return (0..scenarios.len())
+            .map(|scenario| Planned::Run {
                 scenario,
                 version: *version,
-            });
-            continue;
-        }
-        let applicable: Vec<ProtocolVersion> = versions
-            .iter()
-            .copied()
-            .filter(|v| s.versions.contains(*v))
+            })
             .collect();
-        if applicable.is_empty() {
-            let spoken: Vec<&str> = versions.iter().map(|v| v.as_str()).collect();
+    }
+    let mut cases: Vec<Planned> = versions
+        .iter()
+        .flat_map(|version| {
+            scenarios
+                .iter()
+                .enumerate()
+                .filter(|(_, s)| s.versions.contains(*version))
+                .map(|(scenario, _)| Planned::Run {
+                    scenario,
+                    version: *version,
+                })
+        })
+        .collect();
+    let spoken: Vec<&str> = versions.iter().map(|v| v.as_str()).collect();
+    for (scenario, s) in scenarios.iter().enumerate() {
+        if !versions.iter().any(|v| s.versions.contains(*v)) {
             let note = format!(
                 "applies to {}; the server speaks {}",
                 s.versions,
@@ -81,11 +91,6 @@ fn plan(scenarios: &[Scenario], versions: &[ProtocolVersion]) -> Vec<Planned> {
             );
             cases.push(Planned::Unrun { scenario, note });
         }
-        cases.extend(
-            applicable
-                .into_iter()
-                .map(|version| Planned::Run { scenario, version }),
-        );
     }
     cases
 }
@@ -110,8 +115,8 @@ pub fn run_suite(
     run_matrix(scenarios, config, &[config.protocol], jobs, interrupted, on_event)
 }
 
-/// [`run_suite`] on each of `versions`: the outcomes are the cases (see
-/// [`plan`]), in the scenarios' order, then the versions'.
+/// [`run_suite`] on each of `versions`: the outcomes are the cases, in the
+/// order [`plan`] gives them.
 pub fn run_matrix(
     scenarios: &[Scenario],
     config: &RunConfig,
@@ -270,7 +275,7 @@ mod tests {
         let both = plan(&scenarios, &[V2025_11_25, V2026_07_28]);
         assert_eq!(
             cases(&both),
-            ["0@2025-11-25", "0@2026-07-28", "1@2025-11-25", "2 n/a"]
+            ["0@2025-11-25", "1@2025-11-25", "0@2026-07-28", "2 n/a"]
         );
         let Planned::Unrun { note, .. } = &both[3] else {
             unreachable!()

@@ -112,19 +112,13 @@ impl StepRunner<'_> {
                     "no {ACKNOWLEDGED} for listen request {id} within {} ms",
                     step.timeout.as_millis()
                 );
-                self.checks.push(Check::broken(
-                    name,
-                    &tag.requirement,
-                    tag.level,
-                    tag.span,
-                    message,
-                ));
+                self.checks.push(Check::broken_for(name, &tag, message));
                 return Stop::Done;
             }
             Err(error) => return self.peer_gone(&tag, &error),
         }
         let check = match acknowledgement(&self.session, &id) {
-            Some(_) => Check::pass(name, &tag.requirement, tag.level, tag.span),
+            Some(_) => Check::pass_for(name, &tag),
             None => {
                 let answer = self
                     .session
@@ -133,7 +127,7 @@ impl StepRunner<'_> {
                 let (answered, frame) = answer.unwrap_or_default();
                 let message =
                     format!("the listen request was answered with {answered} and never acknowledged");
-                Check::broken(name, &tag.requirement, tag.level, tag.span, message).at_frame(Some(frame))
+                Check::broken_for(name, &tag, message).at_frame(Some(frame))
             }
         };
         self.checks.push(check);
@@ -192,13 +186,7 @@ impl StepRunner<'_> {
                     "neither a result for listen request {id} nor notifications/cancelled naming it within {} ms",
                     within.as_millis()
                 );
-                self.checks.push(Check::broken(
-                    check_name,
-                    &tag.requirement,
-                    tag.level,
-                    tag.span,
-                    message,
-                ));
+                self.checks.push(Check::broken_for(check_name, tag, message));
                 return Stop::Done;
             }
             Err(error) => return self.peer_gone(tag, &error),
@@ -212,17 +200,17 @@ impl StepRunner<'_> {
                     .is_some_and(|named| *named == id);
                 let complete = result.and_then(|r| r.get("resultType")) == Some(&json!("complete"));
                 let check = if named && complete {
-                    Check::pass(check_name, &tag.requirement, tag.level, tag.span)
+                    Check::pass_for(check_name, tag)
                 } else {
                     let message = format!(
                         "the listen request was answered with {}, not a complete result naming the subscription",
                         summarize(&answer.message)
                     );
-                    Check::broken(check_name, &tag.requirement, tag.level, tag.span, message)
+                    Check::broken_for(check_name, tag, message)
                 };
                 check.at_frame(Some(answer.index))
             }
-            None => Check::pass(check_name, &tag.requirement, tag.level, tag.span),
+            None => Check::pass_for(check_name, tag),
         };
         self.checks.push(check);
         Stop::Done

@@ -63,7 +63,7 @@ pub fn parse_header(text: &str) -> Result<(String, String), TransportError> {
 }
 
 /// RFC 9110 token characters.
-fn is_token_byte(b: u8) -> bool {
+pub(crate) fn is_token_byte(b: u8) -> bool {
     b.is_ascii_alphanumeric() || b"!#$%&'*+-.^_`|~".contains(&b)
 }
 

@@ -9,6 +9,8 @@ use std::collections::HashMap;
 
 use serde_json::Value;
 
+use super::headers::is_token_byte;
+
 const PROTOCOL_VERSION: &str = "io.modelcontextprotocol/protocolVersion";
 const SENTINEL_START: &str = "=?base64?";
 const SENTINEL_END: &str = "?=";
@@ -148,11 +150,6 @@ fn base64(bytes: &[u8]) -> String {
         }
     }
     out
-}
-
-/// RFC 9110 token characters.
-fn is_token_byte(b: u8) -> bool {
-    b.is_ascii_alphanumeric() || b"!#$%&'*+-.^_`|~".contains(&b)
 }
 
 #[cfg(test)]

@@ -222,6 +222,27 @@ impl Shared {
         map
     }
 
+    /// The headers of a POST: [`Shared::headers`] and the JSON content type.
+    fn post_headers(&self, legacy: bool) -> HeaderMap {
+        let mut headers = self.headers("application/json, text/event-stream", legacy);
+        headers.insert(
+            reqwest::header::CONTENT_TYPE,
+            HeaderValue::from_static("application/json"),
+        );
+        headers
+    }
+
+    /// A POSTed message as it went out, with its headers (secrets redacted).
+    fn sent_frame(&self, raw: &[u8], headers: &HeaderMap, label: &str) -> Frame {
+        let mut sent = Frame::new(Direction::Sent, raw.to_vec(), self.elapsed());
+        sent.meta = FrameMeta {
+            headers: headers::record(headers.iter().map(|(k, v)| (k.as_str(), v.as_bytes()))),
+            stream: Some(label.to_owned()),
+            ..FrameMeta::default()
+        };
+        sent
+    }
+
     fn incident(
         &self,
         stream: &str,
@@ -441,17 +462,8 @@ impl HttpTransport {
             Resolved::Legacy(endpoint) => (endpoint.clone(), true),
             _ => (self.shared.url.clone(), false),
         };
-        let mut headers = self.shared.headers("application/json, text/event-stream", legacy);
-        headers.insert(
-            reqwest::header::CONTENT_TYPE,
-            HeaderValue::from_static("application/json"),
-        );
-        let mut sent = Frame::new(Direction::Sent, raw.to_vec(), self.shared.elapsed());
-        sent.meta = FrameMeta {
-            headers: headers::record(headers.iter().map(|(k, v)| (k.as_str(), v.as_bytes()))),
-            stream: Some(label.clone()),
-            ..FrameMeta::default()
-        };
+        let headers = self.shared.post_headers(legacy);
+        let sent = self.shared.sent_frame(raw, &headers, &label);
         let request = self
             .shared
             .client
@@ -539,11 +551,7 @@ impl HttpTransport {
         }
         self.posts += 1;
         let label = format!("post#{}", self.posts);
-        let mut headers = self.shared.headers("application/json, text/event-stream", false);
-        headers.insert(
-            reqwest::header::CONTENT_TYPE,
-            HeaderValue::from_static("application/json"),
-        );
+        let mut headers = self.shared.post_headers(false);
         let mut mirrored = match &message {
             Some(message) => mirror::mirrored(message, &self.shared.state().tools),
             None => Vec::new(),
@@ -579,12 +587,7 @@ impl HttpTransport {
                 headers.insert(name, value);
             }
         }
-        let mut sent = Frame::new(Direction::Sent, raw.to_vec(), self.shared.elapsed());
-        sent.meta = FrameMeta {
-            headers: headers::record(headers.iter().map(|(k, v)| (k.as_str(), v.as_bytes()))),
-            stream: Some(label.clone()),
-            ..FrameMeta::default()
-        };
+        let sent = self.shared.sent_frame(raw, &headers, &label);
         let request = self
             .shared
             .client
