@@ -243,3 +243,27 @@ fn protocol_all_runs_each_scenario_on_every_version_the_server_speaks() {
     assert_eq!(unknown.status.code(), Some(2));
     assert!(String::from_utf8_lossy(&unknown.stderr).contains("or `all`"));
 }
+
+/// A legacy server (one that answers any request, with legacy results, and
+/// refuses server/discover) is not judged by the rules of 2026-07-28: every
+/// scenario of that run is not-applicable, none fails.
+#[test]
+fn a_legacy_server_is_not_judged_by_the_stateless_rules() {
+    let legacy = r#"sh -c 'while read -r line; do id=$(printf "%s" "$line" | sed -n "s/.*\"id\":\([0-9]*\).*/\1/p"); case "$line" in *server/discover*) echo "{\"jsonrpc\":\"2.0\",\"id\":$id,\"error\":{\"code\":-32601,\"message\":\"Method not found\"}}";; *) echo "{\"jsonrpc\":\"2.0\",\"id\":$id,\"result\":{\"tools\":[]}}";; esac; done'"#;
+    let output = mcp_conform()
+        .args(["run", "--stdio", legacy, "--protocol", "2026-07-28"])
+        .args(["--filter", "stateless.discover", "--filter", "tools.list"])
+        .timeout(std::time::Duration::from_secs(60))
+        .output()
+        .unwrap();
+    let stdout = stdout_of(&output);
+    assert_eq!(output.status.code(), Some(0), "{stdout}");
+    assert!(
+        stdout.contains("2 scenarios: 0 pass, 2 not-applicable"),
+        "{stdout}"
+    );
+    assert!(
+        stdout.contains("a legacy server: server/discover is not a method it knows"),
+        "{stdout}"
+    );
+}

@@ -104,6 +104,10 @@ pub struct StepRunner<'s> {
     progress_tokens: u64,
     /// What each `subscribe` step set up, by name.
     subscriptions: BTreeMap<String, Subscribed>,
+    /// The server turned out not to speak the stateless era the run does
+    /// (a legacy answer to discovery, an unmet `require`): its frames are
+    /// not judged by that era's rules.
+    pub foreign: bool,
     /// How long the peer has to answer the first request of the session.
     startup_timeout: Duration,
 }
@@ -144,6 +148,7 @@ impl<'s> StepRunner<'s> {
             used_answers: BTreeSet::new(),
             progress_tokens: 0,
             subscriptions: BTreeMap::new(),
+            foreign: false,
             startup_timeout: config.startup_timeout,
         }
     }
@@ -386,6 +391,7 @@ impl<'s> StepRunner<'s> {
         if let (Some(require), Ok(got)) = (&sent.require, &waited)
             && let Some(note) = self.unmet(require, method, got)
         {
+            self.foreign = self.is_stateless();
             return Stop::halted(Verdict::NotApplicable, note);
         }
         if sent.tamper_request_state && waited.is_ok() && !self.session.was_tampered(id) {
