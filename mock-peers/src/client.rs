@@ -350,7 +350,7 @@ impl ClientSession {
                 };
                 self.peer_requests.push(request.clone());
                 let reply = handler.answer(&request);
-                self.reply(&request.id, reply).await?;
+                self.answer(&request.id, reply).await?;
             }
             // Batches and invalid frames stay in the transcript for the checker.
             Classified::Batch(_) | Classified::Invalid(_) => {}
@@ -358,9 +358,11 @@ impl ClientSession {
         Ok(())
     }
 
-    async fn reply(&mut self, id: &RequestId, reply: Reply) -> Result<(), WaitError> {
+    /// Answers a request of the peer (a held one later, say); `NoReply` and
+    /// `Hold` send nothing.
+    pub async fn answer(&mut self, id: &RequestId, reply: Reply) -> Result<(), WaitError> {
         let message = match reply {
-            Reply::NoReply => return Ok(()),
+            Reply::NoReply | Reply::Hold => return Ok(()),
             Reply::Result(result) => json!({"jsonrpc": "2.0", "id": id.to_value(), "result": result}),
             Reply::Error { code, message, data } => {
                 let mut error = json!({"code": code, "message": message});

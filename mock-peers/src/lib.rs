@@ -8,4 +8,5 @@ pub mod client;
 mod faults;
 pub mod reference;
 pub mod reference_client;
+pub mod reference_gateway;
 pub mod transport;

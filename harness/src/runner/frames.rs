@@ -10,8 +10,8 @@ use mcp_conform_core::version::ProtocolVersion;
 use mcp_conform_core::wire::{Direction, Frame};
 use serde_json::Value;
 
+use super::RunConfig;
 use super::outcome::Check;
-use super::{RunConfig, Target};
 
 /// At most this many violations are spelled out per requirement.
 const SHOWN: usize = 5;
@@ -22,13 +22,14 @@ const SHOWN: usize = 5;
 pub fn check_frames(
     transcript: &[Frame],
     version: ProtocolVersion,
+    stdio: bool,
     config: &RunConfig,
     us: PeerRole,
 ) -> Vec<Check> {
-    // The stdio framing rules apply to stdio only (a client under test speaks stdio to `serve`).
-    let mut checker = match config.target {
-        Target::Stdio(_) | Target::Client(_) => FrameChecker::new(us).on_stdio(),
-        Target::Http { .. } => FrameChecker::new(us),
+    // The stdio framing rules apply to stdio only.
+    let mut checker = match stdio {
+        true => FrameChecker::new(us).on_stdio(),
+        false => FrameChecker::new(us),
     };
     checker.set_version(version);
     let mut by_requirement: BTreeMap<(&'static str, Level), Vec<Violation>> = BTreeMap::new();

@@ -10,6 +10,7 @@
 mod answers;
 mod client_role;
 mod frames;
+mod gateway;
 mod handshake;
 mod outcome;
 mod scenario;
@@ -25,6 +26,7 @@ use mcp_conform_core::version::ProtocolVersion;
 use mcp_mock_peers::transport::{HttpMode, StdioCommand, http::headers};
 
 pub use client_role::{ClientUnderTest, serve_connected, serve_stdio};
+pub use gateway::{GatewayUnderTest, free_loopback_port, shell_word, wait_for_port};
 pub use outcome::{Check, ScenarioOutcome};
 pub use scenario::run_scenario;
 pub use suite::{RunEvent, run_suite};
@@ -57,6 +59,9 @@ pub enum Target {
     /// A client (or host) under test, started once per scenario; it starts
     /// our mock server itself (`role: client` scenarios).
     Client(ClientUnderTest),
+    /// A gateway under test, started once per scenario with a config that
+    /// points at the scenario's mock servers (`role: gateway` scenarios).
+    Gateway(GatewayUnderTest),
 }
 
 impl Target {
@@ -76,12 +81,18 @@ impl Target {
                 text
             }
             Target::Client(client) => format!("client: {}", client.command),
+            Target::Gateway(gateway) => format!("gateway: {}", gateway.command),
         }
     }
 
-    /// Whether the peer is a child process on stdin/stdout.
-    pub fn is_stdio(&self) -> bool {
-        matches!(self, Target::Stdio(_))
+    /// Whether the peer under test speaks to us over stdio (a client under
+    /// test speaks it to `serve`; a gateway, unless it serves HTTP).
+    pub fn frames_on_stdio(&self) -> bool {
+        match self {
+            Target::Stdio(_) | Target::Client(_) => true,
+            Target::Http { .. } => false,
+            Target::Gateway(gateway) => gateway.front_is_stdio(),
+        }
     }
 }
 

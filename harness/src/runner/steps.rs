@@ -18,9 +18,11 @@ use tokio::time::Instant;
 
 use super::RunConfig;
 use super::answers::{AnswerSource, ScriptHandler};
+use super::gateway::Hub;
 use super::outcome::Check;
 use super::verify::{apply_captures, check_matcher, check_response, summarize};
 
+mod backend;
 mod http;
 
 pub use http::transport_mismatch;
@@ -91,6 +93,12 @@ pub struct StepRunner<'s> {
     /// Scenario-level answers that served at least one request.
     used_answers: BTreeSet<usize>,
     progress_tokens: u64,
+    /// `role: gateway`: the mock servers behind the gateway.
+    pub backends: Option<Hub>,
+    /// The backends' order when the step before the current one started.
+    backend_mark: u64,
+    /// Per backend, the order after the last request `expect_request` took.
+    backend_requests_seen: BTreeMap<String, u64>,
 }
 
 impl<'s> StepRunner<'s> {
@@ -113,6 +121,9 @@ impl<'s> StepRunner<'s> {
             peer_requests_seen: 0,
             used_answers: BTreeSet::new(),
             progress_tokens: 0,
+            backends: None,
+            backend_mark: 0,
+            backend_requests_seen: BTreeMap::new(),
         }
     }
 
@@ -130,12 +141,16 @@ impl<'s> StepRunner<'s> {
     async fn run_step(&mut self, step: &'s Step) -> Stop {
         // Expectations about notifications look at what arrived since the
         // step before them started (a request's progress, say), not earlier.
-        if !matches!(
+        let looks_back = matches!(
             step.kind,
             StepKind::ExpectNotifications { .. } | StepKind::ExpectSilence { .. }
-        ) {
+        ) || backend::looks_back(&step.kind);
+        if !looks_back {
             self.notifications_seen = self.session.notifications().len();
             self.frames_seen = self.session.transcript().len();
+            if let Some(hub) = &self.backends {
+                self.backend_mark = hub.mark();
+            }
         }
         self.refresh_http_variables();
         match &step.kind {
@@ -252,6 +267,7 @@ impl<'s> StepRunner<'s> {
                 Stop::Done
             }
             StepKind::Http(exchange) => self.http_step(exchange).await,
+            StepKind::Backend(backend_step) => self.backend_step(step, backend_step).await,
         }
     }
 
@@ -682,6 +698,17 @@ impl<'s> StepRunner<'s> {
         if let Some(var) = &walk.capture {
             self.ctx.vars.insert(var.clone(), Value::Array(items.clone()));
         }
+        if let Some(matcher) = &walk.expect_items {
+            let all = Value::Array(items);
+            let check = check_matcher(
+                format!("the items of {}", walk.method),
+                tag,
+                matcher,
+                Some(&all),
+                &mut self.ctx,
+            );
+            self.checks.push(check);
+        }
         self.checks.push(if problems.is_empty() {
             Check::pass(name, &tag.requirement, tag.level, tag.span)
         } else {
@@ -883,7 +910,7 @@ impl<'s> StepRunner<'s> {
 }
 
 /// The check for a scripted answer the peer never asked for.
-fn unasked(answer: &ScriptedAnswer) -> Option<Check> {
+pub(super) fn unasked(answer: &ScriptedAnswer) -> Option<Check> {
     let expect = answer.expect.as_ref()?;
     let tag = &expect.tag;
     let name = format!("the peer asks for {}", answer.method);

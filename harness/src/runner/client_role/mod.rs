@@ -17,8 +17,9 @@ use std::time::Duration;
 use mcp_conform_core::Level;
 use mcp_conform_core::Verdict;
 use mcp_conform_core::scenario::Scenario;
-use mcp_conform_core::scenario::model::Reply;
-use mcp_conform_core::version::ProtocolVersion;
+use mcp_conform_core::scenario::model::{Reply, ServerModel};
+use mcp_conform_core::span::Span;
+use mcp_conform_core::version::{ProtocolVersion, VersionSet};
 use mcp_mock_peers::client::{ClientSession, PeerRequest, RequestHandler, WaitError, default_reply};
 use mcp_mock_peers::transport::{StdioCommand, StdioTransport, StreamTransport};
 use serde_json::{Value, json};
@@ -60,13 +61,16 @@ impl ClientUnderTest {
     }
 }
 
-/// Answers `initialize` with the scenario's server, and pings; anything
+/// Answers `initialize` with a mock server's model, and pings; anything
 /// else before `initialize` is refused as a server would.
-struct InitializeHandler<'a> {
-    scenario: &'a Scenario,
+pub(super) struct InitializeHandler<'a> {
+    pub server: &'a ServerModel,
+    /// Versions we accept when the client offers them.
+    pub versions: VersionSet,
+    /// The version answered when the client offers none of them.
+    pub fallback: ProtocolVersion,
     /// The version answered, once `initialize` came.
-    answered: Option<String>,
-    config: &'a RunConfig,
+    pub answered: Option<String>,
 }
 
 impl RequestHandler for InitializeHandler<'_> {
@@ -74,19 +78,19 @@ impl RequestHandler for InitializeHandler<'_> {
         if request.method != "initialize" {
             return default_reply(&request.method);
         }
-        let server = &self.scenario.server;
+        let server = self.server;
         let offered = request
             .params
             .as_ref()
             .and_then(|p| p.get("protocolVersion"))
             .and_then(Value::as_str)
             .and_then(|v| v.parse::<ProtocolVersion>().ok())
-            .filter(|v| self.scenario.versions.contains(*v));
+            .filter(|v| self.versions.contains(*v));
         let version = server
             .protocol_version
             .clone()
             .or_else(|| offered.map(|v| v.to_string()))
-            .unwrap_or_else(|| self.config.protocol.to_string());
+            .unwrap_or_else(|| self.fallback.to_string());
         let info = server
             .info
             .clone()
@@ -108,9 +112,10 @@ pub async fn serve_handshake(runner: &mut StepRunner<'_>, config: &RunConfig) ->
     let scenario = runner.scenario;
     let deadline = Instant::now() + config.startup_timeout;
     let mut handler = InitializeHandler {
-        scenario,
+        server: &scenario.server,
+        versions: scenario.versions,
+        fallback: config.protocol,
         answered: None,
-        config,
     };
     let initialize = loop {
         let seen = runner.session.peer_requests().len();
@@ -129,11 +134,11 @@ pub async fn serve_handshake(runner: &mut StepRunner<'_>, config: &RunConfig) ->
     };
     runner
         .checks
-        .push(opens_with_initialize(runner.session.transcript(), scenario));
+        .push(opens_with_initialize(runner.session.transcript(), scenario.span));
     let params = initialize.params.clone().unwrap_or(Value::Null);
     runner
         .checks
-        .push(initialize_params(&params, scenario).at_frame(Some(initialize.index)));
+        .push(initialize_params(&params, scenario.span).at_frame(Some(initialize.index)));
     let answered = handler.answered.unwrap_or_default();
     match answered.parse::<ProtocolVersion>() {
         Ok(version) if scenario.versions.contains(version) => runner.version = version,
@@ -200,7 +205,7 @@ fn never_came(
 }
 
 /// LIFE-001: before `initialize`, the client sent nothing but pings.
-fn opens_with_initialize(transcript: &[mcp_conform_core::wire::Frame], scenario: &Scenario) -> Check {
+pub(super) fn opens_with_initialize(transcript: &[mcp_conform_core::wire::Frame], span: Span) -> Check {
     use mcp_conform_core::wire::Direction;
     let name = "the connection opens with initialize";
     let first = transcript
@@ -215,19 +220,19 @@ fn opens_with_initialize(transcript: &[mcp_conform_core::wire::Frame], scenario:
         })
         .find(|method| method != "ping");
     match first.as_deref() {
-        Some("initialize") => Check::pass(name, "LIFE-001", Level::Must, scenario.span),
+        Some("initialize") => Check::pass(name, "LIFE-001", Level::Must, span),
         other => Check::broken(
             name,
             "LIFE-001",
             Level::Must,
-            scenario.span,
+            span,
             format!("the client sent {} before initialize", other.unwrap_or("nothing")),
         ),
     }
 }
 
 /// LIFE-002: `initialize` gives protocolVersion, capabilities and clientInfo.
-fn initialize_params(params: &Value, scenario: &Scenario) -> Check {
+pub(super) fn initialize_params(params: &Value, span: Span) -> Check {
     let mut problems = Vec::new();
     if !params.get("protocolVersion").is_some_and(Value::is_string) {
         problems.push("protocolVersion is not a string");
@@ -244,9 +249,9 @@ fn initialize_params(params: &Value, scenario: &Scenario) -> Check {
     }
     let name = "the initialize request";
     if problems.is_empty() {
-        Check::pass(name, "LIFE-002", Level::Must, scenario.span)
+        Check::pass(name, "LIFE-002", Level::Must, span)
     } else {
-        Check::broken(name, "LIFE-002", Level::Must, scenario.span, problems.join("; "))
+        Check::broken(name, "LIFE-002", Level::Must, span, problems.join("; "))
             .with_values(None, Some(params.clone()))
     }
 }
@@ -278,7 +283,7 @@ pub async fn run_client_scenario(
             return outcome;
         }
     };
-    let mut outcome = run_session(scenario, config, session, outcome, started).await;
+    let mut outcome = run_session(scenario, config, session, outcome, started, None).await;
     process.shutdown(EXIT_GRACE).await;
     if outcome.verdict > Verdict::NonStrict || outcome.verdict == Verdict::Error {
         let tail = process.stderr_tail();
@@ -289,7 +294,7 @@ pub async fn run_client_scenario(
 }
 
 /// A fresh private directory for the relay's socket.
-fn socket_dir() -> PathBuf {
+pub(super) fn socket_dir() -> PathBuf {
     use std::sync::atomic::{AtomicUsize, Ordering};
     static NEXT: AtomicUsize = AtomicUsize::new(0);
     let n = NEXT.fetch_add(1, Ordering::SeqCst);
@@ -308,12 +313,7 @@ async fn launch(
     std::fs::create_dir_all(dir).map_err(|e| (format!("cannot create {}: {e}", dir.display()), None))?;
     let listener = UnixListener::bind(socket)
         .map_err(|e| (format!("cannot listen on {}: {e}", socket.display()), None))?;
-    let server = StdioCommand {
-        program: client.serve_program.display().to_string(),
-        args: vec!["serve".into(), "--connect".into(), socket.display().to_string()],
-        env: Vec::new(),
-        cwd: None,
-    };
+    let server = relay_command(&client.serve_program, socket);
     let line = client.command.replace("{server}", &server.display());
     let mut command = StdioCommand::parse(&line).map_err(|e| (format!("--command: {e}"), None))?;
     command
@@ -348,6 +348,17 @@ async fn launch(
     }
 }
 
+/// The command that starts our mock server: `PROGRAM serve --connect SOCKET`,
+/// a relay back to the engine listening on the socket.
+pub(super) fn relay_command(program: &std::path::Path, socket: &std::path::Path) -> StdioCommand {
+    StdioCommand {
+        program: program.display().to_string(),
+        args: vec!["serve".into(), "--connect".into(), socket.display().to_string()],
+        env: Vec::new(),
+        cwd: None,
+    }
+}
+
 /// `mcp-conform serve SCENARIO`: the engine on our own stdin/stdout.
 pub async fn serve_stdio(scenario: &Scenario, config: &RunConfig) -> ScenarioOutcome {
     let session = ClientSession::new(StreamTransport::new(tokio::io::stdin(), tokio::io::stdout()));
@@ -355,5 +366,5 @@ pub async fn serve_stdio(scenario: &Scenario, config: &RunConfig) -> ScenarioOut
         version: Some(config.protocol),
         ..ScenarioOutcome::new(scenario)
     };
-    run_session(scenario, config, session, outcome, Instant::now()).await
+    run_session(scenario, config, session, outcome, Instant::now(), None).await
 }
