@@ -93,34 +93,28 @@ install_node() {
     "@modelcontextprotocol/inspector-cli@$INSPECTOR_CLI_VERSION" "supergateway@$SUPERGATEWAY_VERSION"
 }
 
-install_python() {
-  local venv=$PEERS/py/venv wanted="mcp==$PY_MCP_VERSION" stamp=$PEERS/py/.installed
+# pip_venv LABEL DIR SPEC: a venv in DIR/venv with exactly SPEC installed, unless the stamp
+# says it already is.
+pip_venv() {
+  local label=$1 dir=$2 wanted=$3
+  local venv=$dir/venv stamp=$dir/.installed
   if stamp_matches "$stamp" "$wanted" && [ -x "$venv/bin/python" ]; then
-    log "python: already installed ($wanted)"
+    log "$label: already installed ($wanted)"
     return
   fi
   local t0; t0=$(now)
-  [ -x "$venv/bin/python" ] || { log "python: creating venv $venv"; python3 -m venv "$venv"; }
-  log "python: pip install $wanted"
+  [ -x "$venv/bin/python" ] || { log "$label: creating venv $venv"; python3 -m venv "$venv"; }
+  log "$label: pip install $wanted"
   "$venv/bin/pip" install --quiet --disable-pip-version-check "$wanted"
   echo "$wanted" > "$stamp"
-  log "python: done in $(elapsed "$t0")s"
+  log "$label: done in $(elapsed "$t0")s"
 }
 
-# FastMCP runs an `mcpServers` config as one aggregating proxy (`fastmcp run CONFIG`).
-install_fastmcp() {
-  local venv=$PEERS/fastmcp/venv wanted="fastmcp==$FASTMCP_VERSION" stamp=$PEERS/fastmcp/.installed
-  if stamp_matches "$stamp" "$wanted" && [ -x "$venv/bin/fastmcp" ]; then
-    log "fastmcp: already installed ($wanted)"
-    return
-  fi
-  local t0; t0=$(now)
-  [ -x "$venv/bin/python" ] || { log "fastmcp: creating venv $venv"; python3 -m venv "$venv"; }
-  log "fastmcp: pip install $wanted"
-  "$venv/bin/pip" install --quiet --disable-pip-version-check "$wanted"
-  echo "$wanted" > "$stamp"
-  log "fastmcp: done in $(elapsed "$t0")s"
-}
+install_python() { pip_venv python "$PEERS/py" "mcp==$PY_MCP_VERSION"; }
+
+# FastMCP runs an `mcpServers` config as one aggregating proxy (`fastmcp run CONFIG`); its own
+# venv, as it pins its own `mcp`.
+install_fastmcp() { pip_venv fastmcp "$PEERS/fastmcp" "fastmcp==$FASTMCP_VERSION"; }
 
 # Debian's chromium renders report.html in harness/tests/report_browser.rs. Installed
 # with apt when missing and we are root with apt (as CI is); otherwise that test

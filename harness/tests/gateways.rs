@@ -4,35 +4,14 @@
 //! requirement its fault breaks. fixtures/gateways/README.md lists the
 //! faults; a test keeps it true.
 
-use std::time::Duration;
-
-use assert_cmd::Command;
 use mcp_mock_peers::reference_gateway::GatewayFault;
 use regex::Regex;
 
 mod faults;
 
-/// Runs `test-gateway` on the bundled gateway scenarios with the reference
-/// gateway (broken by `fault`, if any); returns its stdout.
-fn test_reference_gateway(fault: Option<GatewayFault>) -> String {
-    let exe = assert_cmd::cargo::cargo_bin("mcp-conform");
-    let fault = fault
-        .map(|f| format!(" --fault {}", f.name()))
-        .unwrap_or_default();
-    let gateway = format!("{} reference-gateway{fault} {{config}}", exe.display());
-    let output = Command::cargo_bin("mcp-conform")
-        .unwrap()
-        .env("NO_COLOR", "1")
-        .args(["test-gateway", "--command", &gateway, "--jobs", "4"])
-        .timeout(Duration::from_secs(300))
-        .output()
-        .unwrap();
-    String::from_utf8_lossy(&output.stdout).into_owned()
-}
-
 #[test]
 fn the_reference_gateway_passes_every_gateway_scenario() {
-    let stdout = test_reference_gateway(None);
+    let stdout = faults::judge_fixture("test-gateway", "reference-gateway", None, "{config}");
     let summary = Regex::new(r"(?m)^(\d+) scenarios: (\d+) pass(?:, (\d+) not-applicable)? in").unwrap();
     let counts = summary
         .captures(&stdout)
@@ -58,7 +37,7 @@ fn the_reference_gateway_passes_every_gateway_scenario() {
 #[test]
 fn every_broken_gateway_is_caught_under_the_requirement_it_breaks() {
     faults::assert_each_caught("gateways", &faults::fault_list!(GatewayFault), |name| {
-        test_reference_gateway(Some(name.parse().unwrap()))
+        faults::judge_fixture("test-gateway", "reference-gateway", Some(name), "{config}")
     });
 }
 

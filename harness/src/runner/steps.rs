@@ -10,7 +10,6 @@ use mcp_conform_core::scenario::model::{
     Role, ScriptedAnswer, Step, StepKind,
 };
 use mcp_conform_core::version::ProtocolVersion;
-use mcp_conform_core::wire::Direction;
 use mcp_conform_core::{Level, Verdict};
 use mcp_mock_peers::client::{ClientSession, PeerRequest, Received, WaitError};
 use serde_json::{Value, json};
@@ -18,6 +17,7 @@ use tokio::time::Instant;
 
 use super::RunConfig;
 use super::answers::{AnswerSource, ScriptHandler};
+use super::frames::heard;
 use super::gateway::Hub;
 use super::outcome::Check;
 use super::verify::{apply_captures, check_matcher, check_response, summarize};
@@ -26,10 +26,6 @@ mod backend;
 mod http;
 
 pub use http::transport_mismatch;
-
-/// How `expect_silence` names a response to no request of ours (and how
-/// `forbid` names such responses).
-const STRAY_RESPONSE: &str = "response";
 
 /// Why the steps stopped early.
 #[derive(Debug, Clone, PartialEq)]
@@ -533,30 +529,8 @@ impl<'s> StepRunner<'s> {
         // Everything the peer sent since the step before started, but the
         // answers to our own requests: a notification for a call we just made
         // arrives while we wait for its response.
-        let transcript = self.session.transcript();
-        let ours: BTreeSet<String> = transcript
-            .iter()
-            .filter(|f| f.direction == Direction::Sent)
-            .filter_map(|f| serde_json::from_slice::<Value>(&f.raw).ok())
-            .filter(|m| m.get("method").is_some())
-            .filter_map(|m| m.get("id").map(Value::to_string))
-            .collect();
-        let heard: Vec<String> = transcript[self.frames_seen.min(transcript.len())..]
-            .iter()
-            .filter(|f| f.direction == Direction::Received)
-            .filter_map(|f| serde_json::from_slice::<Value>(&f.raw).ok())
-            .filter_map(|m| match m.get("method").and_then(Value::as_str) {
-                Some(method) => Some(method.to_owned()),
-                None => {
-                    let id = m.get("id").unwrap_or(&Value::Null).to_string();
-                    (!ours.contains(&id)).then(|| format!("{STRAY_RESPONSE} (id {id})"))
-                }
-            })
-            .filter(|heard| {
-                let kind = heard.split(' ').next().unwrap_or_default();
-                forbid.is_empty() || forbid.iter().any(|f| f == kind)
-            })
-            .collect();
+        let since = self.frames_seen;
+        let heard = heard(self.session.transcript(), |i| i >= since, forbid);
         self.notifications_seen = self.session.notifications().len();
         let name = if forbid.is_empty() {
             "silence".to_owned()

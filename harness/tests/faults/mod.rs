@@ -2,7 +2,9 @@
 //! fault list, and the README that lists the faults.
 
 use std::collections::BTreeSet;
+use std::time::Duration;
 
+use assert_cmd::Command;
 use regex::Regex;
 
 /// One fault of a fixture peer.
@@ -10,6 +12,22 @@ pub struct Fault {
     pub name: &'static str,
     pub requirement: &'static str,
     pub description: &'static str,
+}
+
+/// Runs `mcp-conform SUBCOMMAND --command "mcp-conform FIXTURE [--fault
+/// NAME] PLACEHOLDER"` on the bundled scenarios; returns its stdout.
+pub fn judge_fixture(subcommand: &str, fixture: &str, fault: Option<&str>, placeholder: &str) -> String {
+    let exe = assert_cmd::cargo::cargo_bin("mcp-conform");
+    let fault = fault.map(|f| format!(" --fault {f}")).unwrap_or_default();
+    let command = format!("{} {fixture}{fault} {placeholder}", exe.display());
+    let output = Command::cargo_bin("mcp-conform")
+        .unwrap()
+        .env("NO_COLOR", "1")
+        .args([subcommand, "--command", &command, "--jobs", "4"])
+        .timeout(Duration::from_secs(300))
+        .output()
+        .unwrap();
+    String::from_utf8_lossy(&output.stdout).into_owned()
 }
 
 /// The faults of a `faults!` enum of mcp-mock-peers.

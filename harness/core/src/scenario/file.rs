@@ -237,11 +237,6 @@ pub enum Step {
 #[derive(Debug, Clone, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct RequestStep {
-    /// `role: gateway`: the backend that sends the request to the gateway
-    /// (on the connection that carried the gateway's latest request to it).
-    /// Without it the front (the mock client) sends it.
-    #[serde(default)]
-    pub backend: Option<Located<String>>,
     /// The method, e.g. `tools/call`.
     pub method: Located<String>,
     /// Params; `${var}` is substituted. Omitted: no `params` member.
@@ -274,6 +269,11 @@ pub struct RequestStep {
     /// Budget for the response in milliseconds (default 5000).
     #[serde(default)]
     pub timeout_ms: Option<u64>,
+    /// `role: gateway`: the backend that sends the request to the gateway
+    /// (on the connection that carried the gateway's latest request to it).
+    /// Without it the front (the mock client) sends it.
+    #[serde(default)]
+    pub backend: Option<Located<String>>,
 }
 
 fn yes() -> bool {
@@ -308,13 +308,13 @@ pub struct ResponseExpectation {
 #[derive(Debug, Clone, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct NotifyStep {
+    pub method: Located<String>,
+    #[serde(default)]
+    pub params: Option<Located<Json>>,
     /// `role: gateway`: the backend that sends it, on every connection the
     /// gateway holds open to it.
     #[serde(default)]
     pub backend: Option<Located<String>>,
-    pub method: Located<String>,
-    #[serde(default)]
-    pub params: Option<Located<Json>>,
 }
 
 /// `send_raw`: send bytes the engine does not build or check.
@@ -379,9 +379,6 @@ pub struct ExpectNotificationsStep {
 #[derive(Debug, Clone, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct ExpectSilenceStep {
-    /// `role: gateway`: watch what reaches this backend instead of the front.
-    #[serde(default)]
-    pub backend: Option<Located<String>>,
     /// How long to watch, in milliseconds.
     pub within_ms: u64,
     /// What may not arrive: method names, `response` (any response) or `*`
@@ -392,16 +389,15 @@ pub struct ExpectSilenceStep {
     pub level: Option<Located<LevelName>>,
     #[serde(default)]
     pub requirement: Option<Located<String>>,
+    /// `role: gateway`: watch what reaches this backend instead of the front.
+    #[serde(default)]
+    pub backend: Option<Located<String>>,
 }
 
 /// `expect_request`.
 #[derive(Debug, Clone, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct ExpectRequestStep {
-    /// `role: gateway`: the request must reach this backend (on any of its
-    /// connections) instead of the front.
-    #[serde(default)]
-    pub backend: Option<Located<String>>,
     /// The method the peer must send.
     pub method: Located<String>,
     /// Matcher over its params.
@@ -413,6 +409,10 @@ pub struct ExpectRequestStep {
     pub level: Option<Located<LevelName>>,
     #[serde(default)]
     pub requirement: Option<Located<String>>,
+    /// `role: gateway`: the request must reach this backend (on any of its
+    /// connections) instead of the front.
+    #[serde(default)]
+    pub backend: Option<Located<String>>,
 }
 
 /// `await`: the response to an earlier `wait: false` request.

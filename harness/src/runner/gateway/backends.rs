@@ -14,7 +14,7 @@ use mcp_conform_core::matcher::MatchContext;
 use mcp_conform_core::scenario::Scenario;
 use mcp_conform_core::scenario::model::{Backend, Reply, ScriptedAnswer};
 use mcp_conform_core::version::{ProtocolVersion, VersionSet};
-use mcp_conform_core::wire::{Direction, Frame, RequestId};
+use mcp_conform_core::wire::{Frame, RequestId};
 use mcp_mock_peers::client::{ClientSession, PeerRequest, RequestHandler, WaitError};
 use mcp_mock_peers::transport::StreamTransport;
 use serde_json::{Value, json};
@@ -25,6 +25,7 @@ use tokio::time::Instant;
 
 use super::super::answers::{AnswerSource, ScriptHandler};
 use super::super::client_role::InitializeHandler;
+use super::super::frames::heard;
 use super::super::outcome::Check;
 
 /// How often a connection's task takes commands and publishes what it saw.
@@ -271,13 +272,18 @@ impl Hub {
         found
     }
 
-    /// What reached the backend at or after `from`: method names, and
-    /// `response (id N)` for responses to no request of the backend's.
-    pub fn heard_since(&self, backend: &str, from: u64, stray: &str) -> Vec<String> {
+    /// What reached the backend at or after `from` (see [`heard`]).
+    pub fn heard_since(&self, backend: &str, from: u64, forbid: &[String]) -> Vec<String> {
         self.with_backend(backend, |log| {
             log.connections
                 .iter()
-                .flat_map(|c| heard(c, from, stray))
+                .flat_map(|c| {
+                    heard(
+                        &c.transcript,
+                        |i| c.order.get(i).is_some_and(|o| *o >= from),
+                        forbid,
+                    )
+                })
                 .collect()
         })
         .unwrap_or_default()
@@ -348,32 +354,6 @@ pub fn socket_path(dir: &Path, backend: &str) -> PathBuf {
 
 fn closed() -> WaitError {
     WaitError::Transport("the gateway's connection to this backend is closed".into())
-}
-
-/// What a connection received at or after `from`.
-fn heard(connection: &ConnectionLog, from: u64, stray: &str) -> Vec<String> {
-    let ours: BTreeSet<String> = connection
-        .transcript
-        .iter()
-        .filter(|f| f.direction == Direction::Sent)
-        .filter_map(|f| serde_json::from_slice::<Value>(&f.raw).ok())
-        .filter(|m| m.get("method").is_some())
-        .filter_map(|m| m.get("id").map(Value::to_string))
-        .collect();
-    connection
-        .transcript
-        .iter()
-        .zip(&connection.order)
-        .filter(|(f, order)| f.direction == Direction::Received && **order >= from)
-        .filter_map(|(f, _)| serde_json::from_slice::<Value>(&f.raw).ok())
-        .filter_map(|m| match m.get("method").and_then(Value::as_str) {
-            Some(method) => Some(method.to_owned()),
-            None => {
-                let id = m.get("id").unwrap_or(&Value::Null).to_string();
-                (!ours.contains(&id)).then(|| format!("{stray} (id {id})"))
-            }
-        })
-        .collect()
 }
 
 /// Accepts the gateway's connections to one backend.

@@ -20,7 +20,7 @@ use super::super::gateway::{Hub, TICK};
 use super::super::outcome::Check;
 use super::super::scenario::dotted;
 use super::super::verify::{apply_captures, check_matcher};
-use super::{Got, STRAY_RESPONSE, StepRunner, Stop};
+use super::{Got, StepRunner, Stop};
 
 /// Whether a step judges what arrived since the step before it started
 /// (a call's request reaches a backend while the front waits for its
@@ -84,14 +84,7 @@ impl<'s> StepRunner<'s> {
                 if let Some(error) = self.idle(*within, &[]).await {
                     return self.peer_gone(tag, &error);
                 }
-                let heard: Vec<String> = hub
-                    .heard_since(name, self.backend_mark, STRAY_RESPONSE)
-                    .into_iter()
-                    .filter(|heard| {
-                        let kind = heard.split(' ').next().unwrap_or_default();
-                        forbid.is_empty() || forbid.iter().any(|f| f == kind)
-                    })
-                    .collect();
+                let heard = hub.heard_since(name, self.backend_mark, forbid);
                 let what = match forbid.is_empty() {
                     true => "nothing".to_owned(),
                     false => format!("no {}", forbid.join(", ")),
@@ -101,7 +94,7 @@ impl<'s> StepRunner<'s> {
                     Check::pass(check_name, &tag.requirement, tag.level, tag.span)
                 } else {
                     let message = format!("backend {name} received {}", heard.join(", "));
-                    Check::broken(check_name, &tag.requirement, tag.level, tag.span, message)
+                    broken(check_name, tag, message)
                 });
                 Stop::Done
             }
@@ -117,13 +110,7 @@ impl<'s> StepRunner<'s> {
                     let tag = self.default_tag(step);
                     let message = format!("backend {name} holds no {method} request to answer");
                     let check_name = format!("backend {name} answers {method}");
-                    self.checks.push(Check::broken(
-                        check_name,
-                        &tag.requirement,
-                        tag.level,
-                        tag.span,
-                        message,
-                    ));
+                    self.checks.push(broken(check_name, &tag, message));
                 }
                 Stop::Done
             }
@@ -146,13 +133,7 @@ impl<'s> StepRunner<'s> {
                 sent.method
             );
             let check_name = format!("backend {name} sends {}", sent.method);
-            self.checks.push(Check::broken(
-                check_name,
-                &tag.requirement,
-                tag.level,
-                tag.span,
-                message,
-            ));
+            self.checks.push(broken(check_name, &tag, message));
             return Stop::Done;
         };
         let declared = hub.client_capabilities(name, connection);
@@ -250,13 +231,7 @@ impl<'s> StepRunner<'s> {
                     "no {method} reached backend {name} within {} ms",
                     within.as_millis()
                 );
-                self.checks.push(Check::broken(
-                    check_name,
-                    &tag.requirement,
-                    tag.level,
-                    tag.span,
-                    message,
-                ));
+                self.checks.push(broken(check_name, tag, message));
                 return Stop::Done;
             }
             if let Some(error) = self.idle(TICK, &[]).await {
@@ -264,6 +239,11 @@ impl<'s> StepRunner<'s> {
             }
         }
     }
+}
+
+/// A broken expectation of a backend step.
+fn broken(name: String, tag: &CheckTag, message: String) -> Check {
+    Check::broken(name, &tag.requirement, tag.level, tag.span, message)
 }
 
 /// A backend request step's parts.
