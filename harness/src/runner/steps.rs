@@ -95,6 +95,8 @@ pub struct StepRunner<'s> {
     backend_mark: u64,
     /// Per backend, the order after the last request `expect_request` took.
     backend_requests_seen: BTreeMap<String, u64>,
+    /// How long the peer has to answer the first request of the session.
+    startup_timeout: Duration,
 }
 
 impl<'s> StepRunner<'s> {
@@ -120,6 +122,7 @@ impl<'s> StepRunner<'s> {
             backends: None,
             backend_mark: 0,
             backend_requests_seen: BTreeMap::new(),
+            startup_timeout: config.startup_timeout,
         }
     }
 
@@ -321,6 +324,13 @@ impl<'s> StepRunner<'s> {
         timeout: Duration,
     ) -> Stop {
         let name = format!("response to {method}");
+        // The first answer of a session also pays for the peer's start-up
+        // (a manual handshake's initialize): give it the start-up budget.
+        let timeout = if self.session.transcript().len() == 1 {
+            timeout.max(self.startup_timeout)
+        } else {
+            timeout
+        };
         let deadline = Instant::now() + timeout;
         let before = self.session.peer_requests().len();
         let waited = self.wait(Wait::Response(id), deadline, answers).await;
