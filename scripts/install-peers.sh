@@ -213,6 +213,9 @@ export RMCP_SERVER_CMD="$PEERS/rust-target/release/rmcp-peer"
 export TS_CLIENT_CMD="MCP_CONFORM_NODE_MODULES=$PEERS/node/node_modules node $REPO/fixtures/clients/ts-client.cjs {server}"
 export PY_CLIENT_CMD="$PEERS/py/venv/bin/python $REPO/fixtures/clients/py-client.py {server}"
 export INSPECTOR_CLIENT_CMD="$REPO/fixtures/clients/inspector-cli.sh $PEERS/node/node_modules {server}"
+export TS_CLIENT_HTTP_CMD="MCP_CONFORM_NODE_MODULES=$PEERS/node/node_modules node $REPO/fixtures/clients/ts-client.cjs --url {url}"
+export PY_CLIENT_HTTP_CMD="$PEERS/py/venv/bin/python $REPO/fixtures/clients/py-client.py --url {url}"
+export INSPECTOR_CLIENT_HTTP_CMD="$REPO/fixtures/clients/inspector-cli.sh $PEERS/node/node_modules {url}"
 export SUPERGATEWAY_CMD="node $PEERS/node/node_modules/supergateway/dist/index.js --stdio {server} --outputTransport streamableHttp --stateful --port {port}"
 ENV
   if [ -f "$env" ] && cmp -s "$tmp" "$env"; then

@@ -25,8 +25,10 @@ pub fn check_frames(
     config: &RunConfig,
     us: PeerRole,
 ) -> Vec<Check> {
-    // The stdio framing rules apply to stdio only (a client under test speaks stdio to `serve`).
-    let mut checker = match config.target {
+    // The stdio framing rules apply to stdio only (a client under test speaks stdio to
+    // `serve`, unless it reaches the mock server over HTTP).
+    let mut checker = match &config.target {
+        Target::Client(client) if client.over_http => FrameChecker::new(us),
         Target::Stdio(_) | Target::Client(_) => FrameChecker::new(us).on_stdio(),
         Target::Http { .. } => FrameChecker::new(us),
     };

@@ -24,14 +24,21 @@ use mcp_conform_core::scenario::profile::Profile;
 use mcp_conform_core::version::ProtocolVersion;
 use mcp_mock_peers::transport::{HttpMode, StdioCommand, http::headers};
 
-pub use client_role::{ClientUnderTest, serve_connected, serve_stdio};
+pub use client_role::{ClientUnderTest, serve_connected, serve_http, serve_stdio};
 pub use outcome::{Check, ScenarioOutcome};
 pub use scenario::run_scenario;
 pub use suite::{RunEvent, run_suite};
 
 /// Requirements the runner itself cites (handshake, scripted answers,
-/// official schemas), besides scenarios and the frame checker.
+/// official schemas, a client's HTTP rules), besides scenarios and the
+/// frame checker.
 pub const ENGINE_REQUIREMENTS: &[&str] = &[
+    "HTTP-004",
+    "HTTP-005",
+    "HTTP-012",
+    "HTTP-016",
+    "HTTP-017",
+    "HTTP-018",
     "LIFE-001",
     "LIFE-002",
     "LIFE-003",
@@ -126,6 +133,7 @@ mod tests {
         let code = [
             include_str!("answers.rs"),
             include_str!("client_role/mod.rs"),
+            include_str!("client_role/http_rules.rs"),
             include_str!("frames.rs"),
             include_str!("handshake.rs"),
             include_str!("steps.rs"),

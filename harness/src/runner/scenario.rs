@@ -87,7 +87,17 @@ pub(super) async fn run_session(
         Role::Server => PeerRole::Client,
         Role::Client => PeerRole::Server,
     };
-    let (checks, remarks) = check_frames(runner.session.transcript(), runner.version, config, us)
+    let mut found = check_frames(runner.session.transcript(), runner.version, config, us);
+    if let Some(record) = runner.session.http_client_record() {
+        let transcript = runner.session.transcript();
+        found.extend(client_role::judge_http(
+            &record,
+            runner.version,
+            scenario,
+            transcript,
+        ));
+    }
+    let (checks, remarks) = found
         .into_iter()
         .partition(|check| check.level == Level::Must || scenario.requirements.contains(&check.requirement));
     outcome.checks.extend::<Vec<_>>(checks);

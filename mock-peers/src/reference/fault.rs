@@ -69,14 +69,6 @@ crate::faults::faults! {
     HttpEndpointEventLate = "http-endpoint-event-late", "HTTP-001", "Over HTTP+SSE, the stream opens with a message event before the endpoint event.";
 }
 
-impl Fault {
-    /// Whether the fault breaks a rule of the HTTP transports (it does
-    /// nothing over stdio).
-    pub fn is_http(self) -> bool {
-        self.name().starts_with("http-")
-    }
-}
-
 /// A line to write out: a frame, or raw text (for faults that break framing).
 #[derive(Debug)]
 pub(crate) enum Emit {

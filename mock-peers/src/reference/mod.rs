@@ -11,14 +11,14 @@
 mod completion;
 mod dispatch;
 mod fault;
-mod http;
-mod jsonrpc;
+pub(crate) mod http;
+pub(crate) mod jsonrpc;
 mod outbound;
 mod pagination;
 mod prompts;
 mod resources;
 mod session;
-mod sink;
+pub(crate) mod sink;
 mod tools;
 
 use std::sync::Arc;
