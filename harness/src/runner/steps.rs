@@ -91,6 +91,8 @@ pub struct StepRunner<'s> {
     /// Scenario-level answers that served at least one request.
     used_answers: BTreeSet<usize>,
     progress_tokens: u64,
+    /// How long the peer has to answer the first request of the session.
+    startup_timeout: Duration,
 }
 
 impl<'s> StepRunner<'s> {
@@ -113,6 +115,7 @@ impl<'s> StepRunner<'s> {
             peer_requests_seen: 0,
             used_answers: BTreeSet::new(),
             progress_tokens: 0,
+            startup_timeout: config.startup_timeout,
         }
     }
 
@@ -309,6 +312,13 @@ impl<'s> StepRunner<'s> {
         timeout: Duration,
     ) -> Stop {
         let name = format!("response to {method}");
+        // The first answer of a session also pays for the peer's start-up
+        // (a manual handshake's initialize): give it the start-up budget.
+        let timeout = if self.session.transcript().len() == 1 {
+            timeout.max(self.startup_timeout)
+        } else {
+            timeout
+        };
         let deadline = Instant::now() + timeout;
         let before = self.session.peer_requests().len();
         let waited = self.wait(Wait::Response(id), deadline, answers).await;
