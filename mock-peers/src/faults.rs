@@ -28,12 +28,6 @@ macro_rules! faults {
             pub fn description(self) -> &'static str {
                 match self { $($enum::$variant => $what,)* }
             }
-
-            /// Whether the fault breaks a rule of the HTTP transports (its
-            /// name starts with `http-`): it shows over HTTP only.
-            pub fn is_http(self) -> bool {
-                self.name().starts_with("http-")
-            }
         }
 
         impl std::str::FromStr for $enum {

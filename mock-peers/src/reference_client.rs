@@ -45,6 +45,14 @@ crate::faults::faults! {
     HttpNoVersionHeader = "http-no-version-header", "HTTP-018", "Over HTTP, requests after initialize leave out MCP-Protocol-Version.";
 }
 
+impl ClientFault {
+    /// Whether the fault breaks a rule of the HTTP transport (it shows only
+    /// over `--url`).
+    pub fn is_http(self) -> bool {
+        self.name().starts_with("http-")
+    }
+}
+
 /// How the reference client reaches its server.
 #[derive(Debug, Clone)]
 pub enum ServerAddress {

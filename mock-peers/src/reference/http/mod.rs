@@ -1,6 +1,8 @@
 //! The reference server over HTTP: Streamable HTTP (2025-03-26 and later) at
 //! `/mcp`, and the older HTTP+SSE transport (2024-11-05) at `/sse` and
-//! `/messages`.
+//! `/messages`. A POST that speaks 2026-07-28 (by its `MCP-Protocol-Version`
+//! or its body's `_meta`) is served statelessly (`modern.rs`); everything
+//! else as below.
 //!
 //! Each MCP session is one [`Server`], exactly as on stdio; its sink hands
 //! frames to the session's [`Router`], which puts them on SSE streams (see
@@ -20,6 +22,8 @@
 //! scenarios over HTTP ([`crate::transport::http_server`]).
 
 mod fault;
+mod mirror;
+mod modern;
 pub(crate) mod streams;
 
 use std::collections::HashMap;
@@ -34,6 +38,7 @@ use bytes::Bytes;
 use http_body_util::{BodyExt, Limited};
 use hyper::body::Incoming;
 use hyper::header::{self, HeaderMap, HeaderValue};
+use hyper::http::request::Parts;
 use hyper::{Method, Request, Response, StatusCode};
 use hyper_util::rt::TokioIo;
 use mcp_conform_core::version::ProtocolVersion;
@@ -42,8 +47,9 @@ use tokio::net::TcpListener;
 
 use self::streams::{Body, Router, STANDALONE};
 use super::dispatch::Server;
-use super::fault::{Fault, FaultLayer};
+use super::fault::{self as rpc_fault, Fault, FaultLayer};
 use super::jsonrpc::{code, id_key};
+use super::modern::ModernServer;
 use super::session::SUPPORTED;
 use super::sink::{self, Sink};
 
@@ -66,6 +72,8 @@ pub async fn serve_http(listener: TcpListener, fault: Option<Fault>) -> std::io:
     let shared = Arc::new(Shared {
         fault,
         sessions: Mutex::new(HashMap::new()),
+        modern: ModernServer::new(),
+        fault_memory: Arc::default(),
     });
     serve_connections(listener, "reference server", move |request| {
         Arc::clone(&shared).handle(request)
@@ -112,7 +120,14 @@ where
 struct Shared {
     fault: Option<Fault>,
     sessions: Mutex<HashMap<String, Arc<HttpSession>>>,
+    /// What every stateless (2026-07-28) request shares.
+    modern: Arc<ModernServer>,
+    /// What the fault layers of stateless requests share.
+    fault_memory: Arc<Mutex<rpc_fault::Memory>>,
 }
+
+/// A request with its body read.
+type Inbound = (Parts, String);
 
 /// One MCP session: a server, its sink, and the streams its frames go to.
 #[derive(Debug)]
@@ -144,7 +159,12 @@ impl HttpSession {
     /// to `origin`, and waits until those sent at once are routed.
     async fn feed(&self, origin: sink::Origin, text: &str) {
         sink::with_origin(origin, || {
-            super::feed(&self.server, &self.sink, self.fault.as_deref(), text);
+            super::feed(
+                |line| self.server.on_line(line),
+                &self.sink,
+                self.fault.as_deref(),
+                text,
+            );
         });
         self.sink.barrier().await;
     }
@@ -352,27 +372,33 @@ fn version_header_ok(headers: &HeaderMap) -> Result<(), String> {
 }
 
 impl Shared {
-    /// Serves one request, through the HTTP fault layer when the fault is
-    /// one of the transport's.
+    /// Serves one request, through the HTTP fault layer if there is a fault.
     async fn handle(self: Arc<Self>, request: Request<Incoming>) -> Response<Body> {
-        let Some(fault) = self.fault.filter(|f| f.is_http()) else {
+        let (parts, body) = request.into_parts();
+        let request = match read_body(body).await {
+            Ok(text) => (parts, text),
+            Err(refused) => return refused.response(),
+        };
+        let Some(fault) = self.fault else {
             return self.route(request).await;
         };
+        let speaks_modern = modern::speaks_modern(&request.0.headers, &request.1);
         match fault::before(fault, request) {
-            Ok(request) => fault::after(fault, self.route(request).await).await,
+            Ok(request) => fault::after(fault, speaks_modern, self.route(request).await).await,
             Err(answered) => *answered,
         }
     }
 
-    async fn route(self: Arc<Self>, request: Request<Incoming>) -> Response<Body> {
-        if let Err(why) = local_only(request.headers()) {
+    async fn route(self: Arc<Self>, (parts, body): Inbound) -> Response<Body> {
+        if let Err(why) = local_only(&parts.headers) {
             return refuse(StatusCode::FORBIDDEN, why);
         }
-        let path = request.uri().path().to_owned();
-        match (request.method().clone(), path.as_str()) {
-            (Method::POST, MCP_PATH) => self.post(request).await,
-            (Method::GET, MCP_PATH) => self.get(request),
-            (Method::DELETE, MCP_PATH) => self.delete(request),
+        let speaks_modern = modern::speaks_modern(&parts.headers, &body);
+        match (parts.method.clone(), parts.uri.path()) {
+            (Method::POST, MCP_PATH) => self.post(&parts.headers, body).await,
+            (Method::GET | Method::DELETE, MCP_PATH) if speaks_modern => modern::not_allowed(),
+            (Method::GET, MCP_PATH) => self.get(&parts.headers),
+            (Method::DELETE, MCP_PATH) => self.delete(&parts.headers),
             (_, MCP_PATH) => {
                 let mut response = status_only(StatusCode::METHOD_NOT_ALLOWED);
                 response
@@ -381,7 +407,7 @@ impl Shared {
                 response
             }
             (Method::GET, SSE_PATH) => self.legacy_open(),
-            (Method::POST, MESSAGES_PATH) => self.legacy_post(request).await,
+            (Method::POST, MESSAGES_PATH) => self.legacy_post(&parts, &body).await,
             (_, SSE_PATH | MESSAGES_PATH) => status_only(StatusCode::METHOD_NOT_ALLOWED),
             _ => refuse(StatusCode::NOT_FOUND, "no such endpoint; MCP is served at /mcp"),
         }
@@ -408,8 +434,7 @@ impl Shared {
         Ok(session)
     }
 
-    async fn post(&self, request: Request<Incoming>) -> Response<Body> {
-        let headers = request.headers();
+    async fn post(&self, headers: &HeaderMap, text: String) -> Response<Body> {
         if !accepts(headers, &["application/json", "text/event-stream"]) {
             return refuse(
                 StatusCode::NOT_ACCEPTABLE,
@@ -423,6 +448,12 @@ impl Shared {
                 "Unsupported Media Type: Content-Type must be application/json",
             );
         }
+        if modern::speaks_modern(headers, &text) {
+            let fault = self
+                .fault
+                .map(|fault| FaultLayer::sharing(fault, Arc::clone(&self.fault_memory)));
+            return modern::post(&self.modern, fault, headers, &text).await;
+        }
         let has_session = headers.contains_key(SESSION_HEADER);
         let known = if has_session {
             match self.existing(headers) {
@@ -431,10 +462,6 @@ impl Shared {
             }
         } else {
             None
-        };
-        let text = match read_body(request.into_body()).await {
-            Ok(text) => text,
-            Err(refused) => return refused.response(),
         };
         let shape = BodyShape::of(&text);
         let (session, created) = match known {
@@ -497,8 +524,7 @@ impl Shared {
         response
     }
 
-    fn get(&self, request: Request<Incoming>) -> Response<Body> {
-        let headers = request.headers();
+    fn get(&self, headers: &HeaderMap) -> Response<Body> {
         if !accepts(headers, &["text/event-stream"]) {
             return refuse(
                 StatusCode::NOT_ACCEPTABLE,
@@ -530,8 +556,8 @@ impl Shared {
         }
     }
 
-    fn delete(&self, request: Request<Incoming>) -> Response<Body> {
-        let session = match self.existing(request.headers()) {
+    fn delete(&self, headers: &HeaderMap) -> Response<Body> {
+        let session = match self.existing(headers) {
             Ok(session) => session,
             Err(refused) => return refused.response(),
         };
@@ -568,18 +594,14 @@ impl Shared {
 
     /// POST /messages?session_id=…: one message for an HTTP+SSE session;
     /// whatever it leads to arrives on that session's SSE stream.
-    async fn legacy_post(&self, request: Request<Incoming>) -> Response<Body> {
-        let Some(id) = legacy_session_id(request.uri()) else {
+    async fn legacy_post(&self, parts: &Parts, text: &str) -> Response<Body> {
+        let Some(id) = legacy_session_id(&parts.uri) else {
             return refuse(StatusCode::BAD_REQUEST, "Bad Request: session_id is required");
         };
         let Some(session) = self.session(&id).filter(|s| s.legacy) else {
             return refuse(StatusCode::NOT_FOUND, "Session not found");
         };
-        let text = match read_body(request.into_body()).await {
-            Ok(text) => text,
-            Err(refused) => return refused.response(),
-        };
-        session.feed(STANDALONE, &text).await;
+        session.feed(STANDALONE, text).await;
         let mut response = Response::new(Body::Full(Some(Bytes::from_static(b"Accepted"))));
         *response.status_mut() = StatusCode::ACCEPTED;
         response

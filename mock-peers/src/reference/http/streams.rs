@@ -311,23 +311,8 @@ impl Router {
     }
 
     fn encode(&self, origin: Origin, event: &Event) -> Bytes {
-        let mut text = String::new();
-        if let Some(id) = self.event_id(origin, event.seq) {
-            text.push_str(&format!("id: {id}\n"));
-        }
-        match &event.data {
-            None => text.push_str("data:\n"),
-            Some(data) => {
-                text.push_str("event: message\n");
-                for line in data.split('\n') {
-                    text.push_str("data: ");
-                    text.push_str(line.trim_end_matches('\r'));
-                    text.push('\n');
-                }
-            }
-        }
-        text.push('\n');
-        Bytes::from(text)
+        let id = self.event_id(origin, event.seq);
+        Bytes::from(sse_event(id.as_deref(), event.data.as_deref()))
     }
 
     fn target(&self, state: &Streams, kind: &Kind, origin: Option<Origin>) -> Origin {
@@ -419,6 +404,28 @@ impl Router {
             .map(|(o, _)| *o)
             .max()
     }
+}
+
+/// One SSE event: its id when it has one, then a `message` carrying
+/// `data`, or without data an empty one (a priming event).
+pub(super) fn sse_event(id: Option<&str>, data: Option<&str>) -> String {
+    let mut text = String::new();
+    if let Some(id) = id {
+        text.push_str(&format!("id: {id}\n"));
+    }
+    match data {
+        None => text.push_str("data:\n"),
+        Some(data) => {
+            text.push_str("event: message\n");
+            for line in data.split('\n') {
+                text.push_str("data: ");
+                text.push_str(line.trim_end_matches('\r'));
+                text.push('\n');
+            }
+        }
+    }
+    text.push('\n');
+    text
 }
 
 fn parse_event_id(id: &str) -> Option<(Origin, u64)> {
