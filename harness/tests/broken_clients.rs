@@ -1,6 +1,7 @@
 //! The client oracle, proven: the bundled reference client passes every
-//! `role: client` scenario, and each broken variant (`reference-client
-//! --fault NAME`) is flagged under the requirement its fault breaks.
+//! `role: client` scenario, over stdio and over HTTP, and each broken
+//! variant (`reference-client --fault NAME`) is flagged under the
+//! requirement its fault breaks (the `http-` faults over HTTP).
 //! fixtures/broken-clients/README.md lists the faults; a test keeps it true.
 
 use mcp_mock_peers::reference_client::ClientFault;
@@ -8,19 +9,51 @@ use regex::Regex;
 
 mod faults;
 
+/// How the reference client reaches the mock server: by `{url}` over HTTP,
+/// else by the `{server}` command over stdio.
+fn placeholder(over_http: bool) -> &'static str {
+    if over_http { "--url {url}" } else { "{server}" }
+}
+
+/// Every scenario passes, but those of the HTTP transport over stdio, which
+/// do not apply.
+fn assert_all_pass(over_http: bool) {
+    let stdout = faults::judge_fixture("test-client", "reference-client", None, placeholder(over_http));
+    let scenario = Regex::new(r"(?m)^\s*(\S+)\s+(client\.\S+)").unwrap();
+    let verdicts: Vec<(&str, &str)> = scenario
+        .captures_iter(&stdout)
+        .map(|c| (c.get(1).unwrap().as_str(), c.get(2).unwrap().as_str()))
+        .collect();
+    assert!(verdicts.len() >= 11, "every scenario ran:\n{stdout}");
+    for (verdict, id) in verdicts {
+        let http_only = id.starts_with("client.http.") && verdict == "not-applicable";
+        assert!(
+            verdict == "pass" || (http_only && !over_http),
+            "{id} {verdict}:\n{stdout}"
+        );
+    }
+}
+
 #[test]
 fn the_reference_client_passes_every_client_scenario() {
-    let stdout = faults::judge_fixture("test-client", "reference-client", None, "{server}");
-    let summary = Regex::new(r"(?m)^(\d+) scenarios: (\d+) pass in").unwrap();
-    let counts = summary.captures(&stdout).expect("a summary line");
-    assert_eq!(counts[1], counts[2], "{stdout}");
-    assert!(counts[1].parse::<usize>().unwrap() >= 10, "{stdout}");
+    assert_all_pass(false);
+}
+
+#[test]
+fn the_reference_client_passes_every_client_scenario_over_http() {
+    assert_all_pass(true);
 }
 
 #[test]
 fn every_broken_client_is_caught_under_the_requirement_it_breaks() {
     faults::assert_each_caught("clients", &faults::fault_list!(ClientFault), |name| {
-        faults::judge_fixture("test-client", "reference-client", Some(name), "{server}")
+        let over_http = ClientFault::ALL.iter().any(|f| f.name() == name && f.is_http());
+        faults::judge_fixture(
+            "test-client",
+            "reference-client",
+            Some(name),
+            placeholder(over_http),
+        )
     });
 }
 

@@ -1,8 +1,9 @@
 //! The client scenarios against real clients nobody here wrote the SDK of:
 //! fixture hosts on the official TypeScript `Client` and Python
 //! `ClientSession`, and the Inspector CLI, each installed by
-//! `scripts/install-peers.sh` and run by `mcp-conform test-client`. Their
-//! verdict tables are snapshotted, as are those of a real bridge (npm
+//! `scripts/install-peers.sh` and run by `mcp-conform test-client` over
+//! stdio (`{server}`) and over Streamable HTTP (`{url}`). Their verdict
+//! tables are snapshotted, as are those of a real bridge (npm
 //! `supergateway`, stdio to Streamable HTTP, with the server suite through
 //! it) and a real aggregating proxy (PyPI `fastmcp`, with the gateway
 //! scenarios' mock servers behind it) under `test-gateway`. Without the
@@ -59,6 +60,26 @@ fn python_sdk_client_over_stdio() {
 #[test]
 fn inspector_cli_over_stdio() {
     judge("test-client", "INSPECTOR_CLIENT_CMD", 10, "inspector_cli_stdio");
+}
+
+#[test]
+fn typescript_sdk_client_over_http() {
+    judge("test-client", "TS_CLIENT_HTTP_CMD", 11, "ts_client_http");
+}
+
+#[test]
+fn python_sdk_client_over_http() {
+    judge("test-client", "PY_CLIENT_HTTP_CMD", 11, "python_client_http");
+}
+
+#[test]
+fn inspector_cli_over_http() {
+    judge(
+        "test-client",
+        "INSPECTOR_CLIENT_HTTP_CMD",
+        11,
+        "inspector_cli_http",
+    );
 }
 
 #[test]

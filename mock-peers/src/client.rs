@@ -13,7 +13,9 @@ use mcp_conform_core::wire::{Classified, Frame, RequestId, classify};
 use serde_json::{Value, json};
 use tokio::time::Instant;
 
-use crate::transport::{HttpIncident, PeerExit, SessionFacts, Transport, TransportError, TransportEvent};
+use crate::transport::{
+    HttpClientRecord, HttpIncident, PeerExit, SessionFacts, Transport, TransportError, TransportEvent,
+};
 
 /// A request the peer sent us.
 #[derive(Debug, Clone, PartialEq)]
@@ -143,6 +145,11 @@ impl ClientSession {
     /// HTTP only: what a raw exchange within the session needs.
     pub fn http_facts(&self) -> Option<SessionFacts> {
         self.transport.http_facts()
+    }
+
+    /// As the HTTP server of a client under test: what the client did.
+    pub fn http_client_record(&self) -> Option<HttpClientRecord> {
+        self.transport.http_client_record()
     }
 
     /// The tail of the peer's stderr.

@@ -25,15 +25,22 @@ use mcp_conform_core::scenario::profile::Profile;
 use mcp_conform_core::version::ProtocolVersion;
 use mcp_mock_peers::transport::{HttpMode, StdioCommand, http::headers};
 
-pub use client_role::{ClientUnderTest, serve_connected, serve_stdio};
+pub use client_role::{ClientUnderTest, serve_connected, serve_http, serve_stdio};
 pub use gateway::{GatewayUnderTest, free_loopback_port, shell_word, wait_for_port};
 pub use outcome::{Check, ScenarioOutcome};
 pub use scenario::run_scenario;
 pub use suite::{RunEvent, run_suite};
 
 /// Requirements the runner itself cites (handshake, scripted answers,
-/// official schemas), besides scenarios and the frame checker.
+/// official schemas, a client's HTTP rules), besides scenarios and the
+/// frame checker.
 pub const ENGINE_REQUIREMENTS: &[&str] = &[
+    "HTTP-004",
+    "HTTP-005",
+    "HTTP-012",
+    "HTTP-016",
+    "HTTP-017",
+    "HTTP-018",
     "LIFE-001",
     "LIFE-002",
     "LIFE-003",
@@ -89,7 +96,8 @@ impl Target {
     /// test speaks it to `serve`; a gateway, unless it serves HTTP).
     pub fn frames_on_stdio(&self) -> bool {
         match self {
-            Target::Stdio(_) | Target::Client(_) => true,
+            Target::Stdio(_) => true,
+            Target::Client(client) => !client.over_http,
             Target::Http { .. } => false,
             Target::Gateway(gateway) => gateway.front_is_stdio(),
         }
@@ -137,6 +145,7 @@ mod tests {
         let code = [
             include_str!("answers.rs"),
             include_str!("client_role/mod.rs"),
+            include_str!("client_role/http_rules.rs"),
             include_str!("frames.rs"),
             include_str!("handshake.rs"),
             include_str!("steps.rs"),

@@ -95,6 +95,14 @@ pub(super) async fn run_session(
     };
     let stdio = config.target.frames_on_stdio();
     let mut found = check_frames(runner.session.transcript(), runner.version, stdio, config, us);
+    if let Some(record) = runner.session.http_client_record() {
+        found.extend(client_role::judge_http(
+            &record,
+            runner.version,
+            scenario,
+            runner.session.transcript(),
+        ));
+    }
     outcome.transcript = runner.session.transcript().to_vec();
     if let Some(hub) = runner.backends.take() {
         hub.stop().await;

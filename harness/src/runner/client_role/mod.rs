@@ -5,12 +5,18 @@
 //!
 //! - [`run_client_scenario`]: `test-client` starts the client with a command
 //!   line whose `{server}` is a relay (`mcp-conform serve --connect SOCKET`)
-//!   back to the engine in this process.
+//!   back to the engine in this process, or whose `{url}` is the URL of a
+//!   fresh mock server on a loopback port (Streamable HTTP).
 //! - [`serve_stdio`]: `mcp-conform serve SCENARIO`, the engine on our own
-//!   stdin/stdout, for a client started by someone else.
+//!   stdin/stdout, for a client started by someone else; [`serve_http`]:
+//!   the same over HTTP (`serve --http ADDRESS`).
+//!
+//! Over HTTP the client's transport rules are judged too (`http_rules.rs`).
 
+mod http_rules;
 mod relay;
 
+use std::future::Future;
 use std::path::PathBuf;
 use std::time::Duration;
 
@@ -21,11 +27,13 @@ use mcp_conform_core::scenario::model::{Reply, ServerModel};
 use mcp_conform_core::span::Span;
 use mcp_conform_core::version::{ProtocolVersion, VersionSet};
 use mcp_mock_peers::client::{ClientSession, PeerRequest, RequestHandler, WaitError, default_reply};
-use mcp_mock_peers::transport::{StdioCommand, StdioTransport, StreamTransport};
+use mcp_mock_peers::transport::http_server::ClientDeparture;
+use mcp_mock_peers::transport::{HttpServerTransport, StdioCommand, StdioTransport, StreamTransport};
 use serde_json::{Value, json};
 use tokio::net::UnixListener;
 use tokio::time::Instant;
 
+pub use http_rules::judge as judge_http;
 pub use relay::serve_connected;
 
 use super::RunConfig;
@@ -41,22 +49,37 @@ pub const LINGER: Duration = Duration::from_secs(2);
 const EXIT_GRACE: Duration = Duration::from_millis(500);
 /// How often we look whether a client that has not connected yet exited.
 const POLL: Duration = Duration::from_millis(50);
+/// Longer than any scenario: how long we watch a client's process for its exit.
+const LIFETIME: Duration = Duration::from_secs(24 * 3600);
 
 /// The client under test: a command line where `{server}` stands for the
-/// command that starts our mock server.
+/// command that starts our mock server over stdio, or `{url}` for the URL
+/// of our mock server over Streamable HTTP.
 #[derive(Debug, Clone)]
 pub struct ClientUnderTest {
     pub command: String,
     /// The mcp-conform binary whose `serve --connect` `{server}` runs.
     pub serve_program: PathBuf,
+    /// The client speaks HTTP to us (`{url}`, or `serve --http`).
+    pub over_http: bool,
 }
 
 impl ClientUnderTest {
-    /// A client whose `{server}` runs this very binary.
+    /// A client whose `{server}` runs this very binary; `{url}` in the
+    /// command line makes it an HTTP client.
     pub fn new(command: &str) -> ClientUnderTest {
         ClientUnderTest {
             command: command.to_owned(),
             serve_program: std::env::current_exe().unwrap_or_else(|_| PathBuf::from("mcp-conform")),
+            over_http: command.contains("{url}"),
+        }
+    }
+
+    /// A client started by someone else, to `mcp-conform serve`.
+    pub fn started_elsewhere(over_http: bool) -> ClientUnderTest {
+        ClientUnderTest {
+            over_http,
+            ..ClientUnderTest::new("(started by its client)")
         }
     }
 }
@@ -267,15 +290,23 @@ pub async fn run_client_scenario(
         version: Some(config.protocol),
         ..ScenarioOutcome::new(scenario)
     };
-    if scenario.role != mcp_conform_core::scenario::model::Role::Client {
-        let note = "tests a server: run it with `mcp-conform run`".to_owned();
+    if let Some(note) = precondition(scenario, client.over_http) {
         return ScenarioOutcome::unrun(scenario, Verdict::NotApplicable, note);
     }
-    let socket_dir = socket_dir();
-    let socket = socket_dir.join("serve.sock");
-    let launched = launch(scenario, config, client, &socket_dir, &socket).await;
-    let _ = std::fs::remove_dir_all(&socket_dir);
-    let (session, mut process) = match launched {
+    let launched = if client.over_http {
+        launch_http(scenario, config, client).await
+    } else {
+        let socket_dir = socket_dir();
+        let socket = socket_dir.join("serve.sock");
+        let launched = launch(scenario, config, client, &socket_dir, &socket).await;
+        let _ = std::fs::remove_dir_all(&socket_dir);
+        launched
+    };
+    let Launched {
+        session,
+        mut process,
+        departure,
+    } = match launched {
         Ok(launched) => launched,
         Err((note, tail)) => {
             let mut outcome = ScenarioOutcome::unrun(scenario, Verdict::Error, note);
@@ -283,7 +314,11 @@ pub async fn run_client_scenario(
             return outcome;
         }
     };
-    let mut outcome = run_session(scenario, config, session, outcome, started, None).await;
+    let run = run_session(scenario, config, session, outcome, started, None);
+    let mut outcome = match departure {
+        Some(departure) => watched(run, &mut process, departure).await,
+        None => run.await,
+    };
     process.shutdown(EXIT_GRACE).await;
     if outcome.verdict > Verdict::NonStrict || outcome.verdict == Verdict::Error {
         let tail = process.stderr_tail();
@@ -291,6 +326,44 @@ pub async fn run_client_scenario(
     }
     outcome.duration = started.elapsed();
     outcome
+}
+
+/// Why a scenario does not apply to this client before it is started.
+fn precondition(scenario: &Scenario, over_http: bool) -> Option<String> {
+    if scenario.role != mcp_conform_core::scenario::model::Role::Client {
+        return Some("tests a server: run it with `mcp-conform run`".to_owned());
+    }
+    let need = scenario.requires.transport.filter(|_| !over_http)?;
+    Some(format!(
+        "tests the {need} transport: the client must reach the mock server by {{url}}"
+    ))
+}
+
+/// A started client and the session with it.
+struct Launched {
+    session: ClientSession,
+    /// The client's process.
+    process: StdioTransport,
+    /// Over HTTP: tells the session when the process ends (no request does).
+    departure: Option<ClientDeparture>,
+}
+
+/// Why a client could not be started: a note and the client's stderr.
+type LaunchError = (String, Option<String>);
+
+/// Runs `run` while watching the client's process: its exit is reported
+/// to the session as the client leaving.
+async fn watched(
+    run: impl Future<Output = ScenarioOutcome>,
+    process: &mut StdioTransport,
+    departure: ClientDeparture,
+) -> ScenarioOutcome {
+    tokio::pin!(run);
+    tokio::select! {
+        outcome = &mut run => return outcome,
+        exit = process.wait_exit(LIFETIME) => departure.left(exit),
+    }
+    run.await
 }
 
 /// A fresh private directory for the relay's socket.
@@ -301,50 +374,67 @@ pub(super) fn socket_dir() -> PathBuf {
     std::env::temp_dir().join(format!("mcp-conform-{}-{n}", std::process::id()))
 }
 
-/// Starts the client and waits for it to start our server. On failure: a
-/// note and the client's stderr.
+/// Starts the client with `line` (the command with its placeholder
+/// filled in) and the scenario's id and plan in its environment.
+fn spawn_client(line: &str, scenario: &Scenario) -> Result<StdioTransport, LaunchError> {
+    let mut command = StdioCommand::parse(line).map_err(|e| (format!("--command: {e}"), None))?;
+    command
+        .env
+        .push(("MCP_CONFORM_SCENARIO".into(), scenario.id.clone()));
+    let plan = scenario.plan.clone().unwrap_or_else(|| json!({}));
+    command.env.push(("MCP_CONFORM_PLAN".into(), plan.to_string()));
+    StdioTransport::spawn(&command).map_err(|e| (e.to_string(), None))
+}
+
+/// The client has not reached us yet: `Ok` while it may still, the error
+/// once it exited or the startup timeout passed (`never`: what it never
+/// did; `placeholder`: what its command line needs for that).
+async fn still_starting(
+    process: &mut StdioTransport,
+    deadline: Instant,
+    config: &RunConfig,
+    (never, placeholder): (&str, &str),
+) -> Result<(), LaunchError> {
+    let exited = process.try_exit();
+    if exited.is_none() && Instant::now() <= deadline {
+        return Ok(());
+    }
+    let why = exited.map_or_else(
+        || format!("within {} ms", config.startup_timeout.as_millis()),
+        |exit| format!("before it {}", exit.description),
+    );
+    let tail = process.stderr_tail();
+    process.shutdown(Duration::ZERO).await;
+    let note = format!("the client never {never} ({why}); does its command line contain {placeholder}?");
+    Err((note, (!tail.trim().is_empty()).then_some(tail)))
+}
+
+/// Starts the client and waits for it to start our server over stdio.
 async fn launch(
     scenario: &Scenario,
     config: &RunConfig,
     client: &ClientUnderTest,
     dir: &std::path::Path,
     socket: &std::path::Path,
-) -> Result<(ClientSession, StdioTransport), (String, Option<String>)> {
+) -> Result<Launched, LaunchError> {
     std::fs::create_dir_all(dir).map_err(|e| (format!("cannot create {}: {e}", dir.display()), None))?;
     let listener = UnixListener::bind(socket)
         .map_err(|e| (format!("cannot listen on {}: {e}", socket.display()), None))?;
     let server = relay_command(&client.serve_program, socket);
-    let line = client.command.replace("{server}", &server.display());
-    let mut command = StdioCommand::parse(&line).map_err(|e| (format!("--command: {e}"), None))?;
-    command
-        .env
-        .push(("MCP_CONFORM_SCENARIO".into(), scenario.id.clone()));
-    let plan = scenario.plan.clone().unwrap_or_else(|| json!({}));
-    command.env.push(("MCP_CONFORM_PLAN".into(), plan.to_string()));
-    let mut process = StdioTransport::spawn(&command).map_err(|e| (e.to_string(), None))?;
+    let mut process = spawn_client(&client.command.replace("{server}", &server.display()), scenario)?;
     let deadline = Instant::now() + config.startup_timeout;
+    let never = ("started the mock server", "{server}");
     loop {
         tokio::select! {
             accepted = listener.accept() => {
                 let (stream, _) = accepted.map_err(|e| (format!("accept failed: {e}"), None))?;
                 let (reader, writer) = stream.into_split();
-                return Ok((ClientSession::new(StreamTransport::new(reader, writer)), process));
+                let session = ClientSession::new(StreamTransport::new(reader, writer));
+                return Ok(Launched { session, process, departure: None });
             }
             () = tokio::time::sleep(POLL) => {}
         }
-        let exited = process.try_exit();
-        if exited.is_some() || Instant::now() > deadline {
-            let why = exited.map_or_else(
-                || format!("within {} ms", config.startup_timeout.as_millis()),
-                |exit| format!("before it {}", exit.description),
-            );
-            let tail = process.stderr_tail();
-            process.shutdown(Duration::ZERO).await;
-            let note = format!(
-                "the client never started the mock server ({why}); does its command line contain {{server}}?"
-            );
-            return Err((note, (!tail.trim().is_empty()).then_some(tail)));
-        }
+        still_starting(&mut process, deadline, config, never).await?;
     }
 }
 
@@ -359,9 +449,62 @@ pub(super) fn relay_command(program: &std::path::Path, socket: &std::path::Path)
     }
 }
 
+/// Starts a mock server on a free loopback port, then the client with its
+/// URL, and waits for the client's first request.
+async fn launch_http(
+    scenario: &Scenario,
+    config: &RunConfig,
+    client: &ClientUnderTest,
+) -> Result<Launched, LaunchError> {
+    let server = HttpServerTransport::bind("127.0.0.1:0")
+        .await
+        .map_err(|e| (e.to_string(), None))?;
+    let mut process = spawn_client(&client.command.replace("{url}", server.url()), scenario)?;
+    let deadline = Instant::now() + config.startup_timeout;
+    let never = format!("reached the mock server at {}", server.url());
+    while !server.contacted() {
+        tokio::time::sleep(POLL).await;
+        still_starting(&mut process, deadline, config, (&never, "{url}")).await?;
+    }
+    let departure = Some(server.departure());
+    Ok(Launched {
+        session: ClientSession::new(server),
+        process,
+        departure,
+    })
+}
+
 /// `mcp-conform serve SCENARIO`: the engine on our own stdin/stdout.
 pub async fn serve_stdio(scenario: &Scenario, config: &RunConfig) -> ScenarioOutcome {
     let session = ClientSession::new(StreamTransport::new(tokio::io::stdin(), tokio::io::stdout()));
+    serve(scenario, config, session, false).await
+}
+
+/// `mcp-conform serve --http ADDRESS SCENARIO`: the engine as a Streamable
+/// HTTP server on a loopback `address`; `announce` gets its URL once it
+/// listens. Fails when the address is not loopback or cannot be bound.
+pub async fn serve_http(
+    scenario: &Scenario,
+    config: &RunConfig,
+    address: &str,
+    announce: impl FnOnce(&str),
+) -> Result<ScenarioOutcome, String> {
+    let server = HttpServerTransport::bind(address)
+        .await
+        .map_err(|e| e.to_string())?;
+    announce(server.url());
+    Ok(serve(scenario, config, ClientSession::new(server), true).await)
+}
+
+async fn serve(
+    scenario: &Scenario,
+    config: &RunConfig,
+    session: ClientSession,
+    over_http: bool,
+) -> ScenarioOutcome {
+    if let Some(note) = precondition(scenario, over_http) {
+        return ScenarioOutcome::unrun(scenario, Verdict::NotApplicable, note);
+    }
     let outcome = ScenarioOutcome {
         version: Some(config.protocol),
         ..ScenarioOutcome::new(scenario)
