@@ -22,7 +22,9 @@ use serde_json::{Map, Value, json};
 use tokio::time::Instant;
 
 pub use self::modern::{CLIENT_CAPABILITIES, CLIENT_INFO, Envelope, MAX_INPUT_ROUNDS, PROTOCOL_VERSION};
-use crate::transport::{HttpIncident, PeerExit, SessionFacts, Transport, TransportError, TransportEvent};
+use crate::transport::{
+    HttpClientRecord, HttpIncident, PeerExit, SessionFacts, Transport, TransportError, TransportEvent,
+};
 
 /// A request the peer sent us: on stateful versions a JSON-RPC request; on
 /// stateless ones an input request of an input-required result, whose `id`
@@ -177,6 +179,11 @@ impl ClientSession {
     /// HTTP only: what a raw exchange within the session needs.
     pub fn http_facts(&self) -> Option<SessionFacts> {
         self.transport.http_facts()
+    }
+
+    /// As the HTTP server of a client under test: what the client did.
+    pub fn http_client_record(&self) -> Option<HttpClientRecord> {
+        self.transport.http_client_record()
     }
 
     /// The tail of the peer's stderr.
@@ -455,7 +462,7 @@ impl ClientSession {
                 };
                 self.peer_requests.push(request.clone());
                 let reply = handler.answer(&request);
-                self.reply(&request.id, reply).await?;
+                self.answer(&request.id, reply).await?;
             }
             // Batches and invalid frames stay in the transcript for the checker.
             Classified::Batch(_) | Classified::Invalid(_) => {}
@@ -496,7 +503,8 @@ impl ClientSession {
                     );
                 }
                 Reply::Error { .. } => {}
-                Reply::NoReply => give_up = true,
+                // An input round cannot be answered later: held is given up.
+                Reply::NoReply | Reply::Hold => give_up = true,
             }
         }
         let responses = result.get("inputRequests").is_some().then_some(responses);
@@ -513,9 +521,11 @@ impl ClientSession {
         Ok(true)
     }
 
-    async fn reply(&mut self, id: &RequestId, reply: Reply) -> Result<(), WaitError> {
+    /// Answers a request of the peer (a held one later, say); `NoReply` and
+    /// `Hold` send nothing.
+    pub async fn answer(&mut self, id: &RequestId, reply: Reply) -> Result<(), WaitError> {
         let message = match reply {
-            Reply::NoReply => return Ok(()),
+            Reply::NoReply | Reply::Hold => return Ok(()),
             Reply::Result(result) => json!({"jsonrpc": "2.0", "id": id.to_value(), "result": result}),
             Reply::Error { code, message, data } => {
                 let mut error = json!({"code": code, "message": message});

@@ -4,11 +4,16 @@
 //! With a [`ClientFault`] it breaks one rule on purpose: the broken-client
 //! fixtures that prove each client check catches what it should.
 //!
+//! Over HTTP (`--url`) it speaks Streamable HTTP; its HTTP faults are a
+//! proxy in front of the correct transport (`reference_client/http_faults.rs`).
+//!
 //! Plan keys (all optional): `elicitation` (`accept`, `decline`, `cancel`,
 //! `ignore`), `sampling` (`approve`, `deny`, `ignore`), `list` (list methods'
 //! nouns to walk: `tools`, `prompts`, `resources`), `calls` (`[{name,
 //! arguments}]` tools to call), `call_timeout_ms` (then the call is
 //! cancelled), `linger_ms` (how long to keep serving before leaving).
+
+mod http_faults;
 
 use std::time::Duration;
 
@@ -17,7 +22,7 @@ use serde_json::{Map, Value, json};
 use tokio::time::Instant;
 
 use crate::client::{ClientSession, PeerRequest, RequestHandler, WaitError};
-use crate::transport::{StdioCommand, StdioTransport};
+use crate::transport::{HttpMode, HttpOptions, HttpTransport, StdioCommand, StdioTransport, Transport};
 
 crate::faults::faults! {
     ClientFault, "client";
@@ -32,6 +37,29 @@ crate::faults::faults! {
     SamplingWithoutModel = "sampling-without-model", "SAMP-004", "A sampling result names no model.";
     IgnoresNextCursor = "ignores-next-cursor", "PAGE-003", "A list walk stops after the first page despite nextCursor.";
     NoCancelOnTimeout = "no-cancel-on-timeout", "LIFE-015", "A request that timed out is abandoned without notifications/cancelled.";
+    HttpAcceptJsonOnly = "http-accept-json-only", "HTTP-004", "Over HTTP, POSTs accept application/json only, not text/event-stream.";
+    HttpBatch = "http-batch", "HTTP-005", "Over HTTP, notifications/initialized is POSTed inside a JSON array.";
+    HttpGetWrongAccept = "http-get-wrong-accept", "HTTP-012", "Over HTTP, the standalone GET stream is asked for with Accept: application/json.";
+    HttpNoSessionId = "http-no-session-id", "HTTP-016", "Over HTTP, requests leave out the Mcp-Session-Id the server issued.";
+    HttpNoDelete = "http-no-delete", "HTTP-017", "Over HTTP, the client leaves without a DELETE for its session.";
+    HttpNoVersionHeader = "http-no-version-header", "HTTP-018", "Over HTTP, requests after initialize leave out MCP-Protocol-Version.";
+}
+
+impl ClientFault {
+    /// Whether the fault breaks a rule of the HTTP transport (it shows only
+    /// over `--url`).
+    pub fn is_http(self) -> bool {
+        self.name().starts_with("http-")
+    }
+}
+
+/// How the reference client reaches its server.
+#[derive(Debug, Clone)]
+pub enum ServerAddress {
+    /// A command line it starts, spoken to over stdio.
+    Command(StdioCommand),
+    /// A Streamable HTTP endpoint.
+    Url(String),
 }
 
 /// How long the server has to answer initialize and each list page.
@@ -168,13 +196,31 @@ fn refusal(code: i64, message: &str) -> Reply {
     }
 }
 
-/// Starts the server, follows the plan, and leaves.
-pub async fn run(server: &StdioCommand, plan: Plan, fault: Option<ClientFault>) -> Result<(), String> {
-    let transport = StdioTransport::spawn(server).map_err(|e| e.to_string())?;
+/// Starts (or reaches) the server, follows the plan, and leaves.
+pub async fn run(server: &ServerAddress, plan: Plan, fault: Option<ClientFault>) -> Result<(), String> {
+    let mut proxy = None;
+    let transport: Transport = match server {
+        ServerAddress::Command(command) => StdioTransport::spawn(command).map_err(|e| e.to_string())?.into(),
+        ServerAddress::Url(url) => {
+            let mut url = url.clone();
+            if let Some(fault) = fault.filter(|f| f.is_http()) {
+                let started = http_faults::FaultProxy::start(&url, fault).await?;
+                url = started.url().to_owned();
+                proxy = Some(started);
+            }
+            let options = HttpOptions {
+                mode: HttpMode::Streamable,
+                answer_timeout: ANSWER_TIMEOUT,
+                ..HttpOptions::new(url)
+            };
+            HttpTransport::new(options).map_err(|e| e.to_string())?.into()
+        }
+    };
     let mut session = ClientSession::new(transport);
     let mut answers = Answers { plan, fault };
     let outcome = follow_plan(&mut session, &mut answers).await;
     session.shutdown(Duration::from_secs(1)).await;
+    drop(proxy);
     outcome
 }
 

@@ -10,7 +10,6 @@ use mcp_conform_core::scenario::model::{
     Role, ScriptedAnswer, Step, StepKind,
 };
 use mcp_conform_core::version::{Era, ProtocolVersion};
-use mcp_conform_core::wire::Direction;
 use mcp_conform_core::{Level, Verdict};
 use mcp_mock_peers::client::{ClientSession, PeerRequest, Received, WaitError};
 use serde_json::{Value, json};
@@ -18,18 +17,17 @@ use tokio::time::Instant;
 
 use super::RunConfig;
 use super::answers::{AnswerSource, ScriptHandler};
+use super::frames::heard;
+use super::gateway::Hub;
 use super::outcome::Check;
 use super::verify::{apply_captures, check_matcher, check_response, summarize};
 
+mod backend;
 mod http;
 mod interaction;
 
 pub use http::transport_mismatch;
 use interaction::Subscribed;
-
-/// How `expect_silence` names a response to no request of ours (and how
-/// `forbid` names such responses).
-const STRAY_RESPONSE: &str = "response";
 
 /// Why the steps stopped early.
 #[derive(Debug, Clone, PartialEq)]
@@ -108,6 +106,12 @@ pub struct StepRunner<'s> {
     /// (a legacy answer to discovery, an unmet `require`): its frames are
     /// not judged by that era's rules.
     pub foreign: bool,
+    /// `role: gateway`: the mock servers behind the gateway.
+    pub backends: Option<Hub>,
+    /// The backends' order when the step before the current one started.
+    backend_mark: u64,
+    /// Per backend, the order after the last request `expect_request` took.
+    backend_requests_seen: BTreeMap<String, u64>,
     /// How long the peer has to answer the first request of the session.
     startup_timeout: Duration,
 }
@@ -149,6 +153,9 @@ impl<'s> StepRunner<'s> {
             progress_tokens: 0,
             subscriptions: BTreeMap::new(),
             foreign: false,
+            backends: None,
+            backend_mark: 0,
+            backend_requests_seen: BTreeMap::new(),
             startup_timeout: config.startup_timeout,
         }
     }
@@ -172,12 +179,16 @@ impl<'s> StepRunner<'s> {
     async fn run_step(&mut self, step: &'s Step) -> Stop {
         // Expectations about notifications look at what arrived since the
         // step before them started (a request's progress, say), not earlier.
-        if !matches!(
+        let looks_back = matches!(
             step.kind,
             StepKind::ExpectNotifications { .. } | StepKind::ExpectSilence { .. }
-        ) {
+        ) || backend::looks_back(&step.kind);
+        if !looks_back {
             self.notifications_seen = self.session.notifications().len();
             self.frames_seen = self.session.transcript().len();
+            if let Some(hub) = &self.backends {
+                self.backend_mark = hub.mark();
+            }
         }
         self.refresh_http_variables();
         match &step.kind {
@@ -317,6 +328,7 @@ impl<'s> StepRunner<'s> {
                 self.checks.push(check);
                 Stop::Done
             }
+            StepKind::Backend(backend_step) => self.backend_step(step, backend_step).await,
         }
     }
 
@@ -602,30 +614,8 @@ impl<'s> StepRunner<'s> {
         // Everything the peer sent since the step before started, but the
         // answers to our own requests: a notification for a call we just made
         // arrives while we wait for its response.
-        let transcript = self.session.transcript();
-        let ours: BTreeSet<String> = transcript
-            .iter()
-            .filter(|f| f.direction == Direction::Sent)
-            .filter_map(|f| serde_json::from_slice::<Value>(&f.raw).ok())
-            .filter(|m| m.get("method").is_some())
-            .filter_map(|m| m.get("id").map(Value::to_string))
-            .collect();
-        let heard: Vec<String> = transcript[self.frames_seen.min(transcript.len())..]
-            .iter()
-            .filter(|f| f.direction == Direction::Received)
-            .filter_map(|f| serde_json::from_slice::<Value>(&f.raw).ok())
-            .filter_map(|m| match m.get("method").and_then(Value::as_str) {
-                Some(method) => Some(method.to_owned()),
-                None => {
-                    let id = m.get("id").unwrap_or(&Value::Null).to_string();
-                    (!ours.contains(&id)).then(|| format!("{STRAY_RESPONSE} (id {id})"))
-                }
-            })
-            .filter(|heard| {
-                let kind = heard.split(' ').next().unwrap_or_default();
-                forbid.is_empty() || forbid.iter().any(|f| f == kind)
-            })
-            .collect();
+        let since = self.frames_seen;
+        let heard = heard(self.session.transcript(), |i| i >= since, forbid);
         self.notifications_seen = self.session.notifications().len();
         let name = if forbid.is_empty() {
             "silence".to_owned()
@@ -760,6 +750,17 @@ impl<'s> StepRunner<'s> {
         }
         if let Some(var) = &walk.capture {
             self.ctx.vars.insert(var.clone(), Value::Array(items.clone()));
+        }
+        if let Some(matcher) = &walk.expect_items {
+            let all = Value::Array(items);
+            let check = check_matcher(
+                format!("the items of {}", walk.method),
+                tag,
+                matcher,
+                Some(&all),
+                &mut self.ctx,
+            );
+            self.checks.push(check);
         }
         self.checks.push(if problems.is_empty() {
             Check::pass_for(name, tag)
@@ -974,7 +975,7 @@ impl<'s> StepRunner<'s> {
 }
 
 /// The check for a scripted answer the peer never asked for.
-fn unasked(answer: &ScriptedAnswer) -> Option<Check> {
+pub(super) fn unasked(answer: &ScriptedAnswer) -> Option<Check> {
     let expect = answer.expect.as_ref()?;
     let tag = &expect.tag;
     let name = format!("the peer asks for {}", answer.method);

@@ -16,15 +16,20 @@
 //! `application/json` (415); after `initialize` an `Mcp-Session-Id` is
 //! required (400) and must name a live session (404); `MCP-Protocol-Version`,
 //! when present, must be a version this server speaks (400).
+//!
+//! The stream routing (`streams.rs`), the connection loop and the request
+//! helpers are shared with the mock server that plays `role: client`
+//! scenarios over HTTP ([`crate::transport::http_server`]).
 
 mod fault;
 mod mirror;
 mod modern;
-mod streams;
+pub(crate) mod streams;
 
 use std::collections::HashMap;
 use std::collections::HashSet;
 use std::convert::Infallible;
+use std::future::Future;
 use std::hash::{BuildHasher, Hasher};
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, Mutex};
@@ -54,9 +59,9 @@ pub const MCP_PATH: &str = "/mcp";
 pub const SSE_PATH: &str = "/sse";
 pub const MESSAGES_PATH: &str = "/messages";
 
-const SESSION_HEADER: &str = "mcp-session-id";
-const VERSION_HEADER: &str = "mcp-protocol-version";
-const LAST_EVENT_ID: &str = "last-event-id";
+pub(crate) const SESSION_HEADER: &str = "mcp-session-id";
+pub(crate) const VERSION_HEADER: &str = "mcp-protocol-version";
+pub(crate) const LAST_EVENT_ID: &str = "last-event-id";
 
 /// The largest POST body accepted.
 const BODY_LIMIT: usize = 4 << 20;
@@ -70,20 +75,41 @@ pub async fn serve_http(listener: TcpListener, fault: Option<Fault>) -> std::io:
         modern: ModernServer::new(),
         fault_memory: Arc::default(),
     });
+    serve_connections(listener, "reference server", move |request| {
+        Arc::clone(&shared).handle(request)
+    })
+    .await
+}
+
+/// Serves HTTP/1.1 on every connection `listener` accepts, each request
+/// answered by `handle`, until accepting fails. The connections are tasks
+/// of this future: dropping it ends them too. `who` names the server in
+/// messages about failed connections.
+pub(crate) async fn serve_connections<H, F>(
+    listener: TcpListener,
+    who: &'static str,
+    handle: H,
+) -> std::io::Result<()>
+where
+    H: Fn(Request<Incoming>) -> F + Clone + Send + Sync + 'static,
+    F: Future<Output = Response<Body>> + Send + 'static,
+{
+    let mut connections = tokio::task::JoinSet::new();
     loop {
         let (tcp, _) = listener.accept().await?;
-        let shared = Arc::clone(&shared);
-        tokio::spawn(async move {
+        while connections.try_join_next().is_some() {}
+        let handle = handle.clone();
+        connections.spawn(async move {
             let service = hyper::service::service_fn(move |request| {
-                let shared = Arc::clone(&shared);
-                async move { Ok::<_, Infallible>(shared.handle(request).await) }
+                let answer = handle(request);
+                async move { Ok::<_, Infallible>(answer.await) }
             });
             let connection =
                 hyper::server::conn::http1::Builder::new().serve_connection(TokioIo::new(tcp), service);
             if let Err(error) = connection.await
                 && !error.is_incomplete_message()
             {
-                eprintln!("reference server: HTTP connection failed: {error}");
+                eprintln!("{who}: HTTP connection failed: {error}");
             }
         });
     }
@@ -165,7 +191,7 @@ impl HttpSession {
 
 /// A random session id of 32 hex digits (visible ASCII, unguessable:
 /// SipHash under the process's random keys).
-fn new_session_id() -> String {
+pub(crate) fn new_session_id() -> String {
     static COUNTER: AtomicU64 = AtomicU64::new(0);
     let nanos = std::time::SystemTime::now()
         .duration_since(std::time::UNIX_EPOCH)
@@ -183,16 +209,16 @@ fn new_session_id() -> String {
 
 /// What a POST body holds, as far as the transport cares.
 #[derive(Debug, Default)]
-struct BodyShape {
+pub(crate) struct BodyShape {
     /// Ids of the requests in it, as [`id_key`]s.
-    requests: HashSet<String>,
-    initialize: bool,
+    pub requests: HashSet<String>,
+    pub initialize: bool,
     /// The request a `notifications/cancelled` names, as an [`id_key`].
-    cancels: Option<String>,
+    pub cancels: Option<String>,
 }
 
 impl BodyShape {
-    fn of(text: &str) -> BodyShape {
+    pub fn of(text: &str) -> BodyShape {
         let mut shape = BodyShape::default();
         let message: Value = serde_json::from_str(text).unwrap_or(Value::Null);
         let items = match &message {
@@ -220,7 +246,7 @@ fn error_body(message: &str) -> Bytes {
 }
 
 /// A status with a JSON-RPC error (without `id`) as its body.
-fn refuse(status: StatusCode, message: &str) -> Response<Body> {
+pub(crate) fn refuse(status: StatusCode, message: &str) -> Response<Body> {
     let mut response = Response::new(Body::Full(Some(error_body(message))));
     *response.status_mut() = status;
     response
@@ -231,31 +257,31 @@ fn refuse(status: StatusCode, message: &str) -> Response<Body> {
 
 /// A request turned away before the server saw it.
 #[derive(Debug)]
-struct Refusal {
-    status: StatusCode,
-    message: String,
+pub(crate) struct Refusal {
+    pub status: StatusCode,
+    pub message: String,
 }
 
 impl Refusal {
-    fn new(status: StatusCode, message: impl Into<String>) -> Refusal {
+    pub fn new(status: StatusCode, message: impl Into<String>) -> Refusal {
         Refusal {
             status,
             message: message.into(),
         }
     }
 
-    fn response(&self) -> Response<Body> {
+    pub fn response(&self) -> Response<Body> {
         refuse(self.status, &self.message)
     }
 }
 
-fn status_only(status: StatusCode) -> Response<Body> {
+pub(crate) fn status_only(status: StatusCode) -> Response<Body> {
     let mut response = Response::new(Body::Full(None));
     *response.status_mut() = status;
     response
 }
 
-fn json_response(status: StatusCode, text: String) -> Response<Body> {
+pub(crate) fn json_response(status: StatusCode, text: String) -> Response<Body> {
     let mut response = Response::new(Body::Full(Some(Bytes::from(text))));
     *response.status_mut() = status;
     response
@@ -264,7 +290,7 @@ fn json_response(status: StatusCode, text: String) -> Response<Body> {
     response
 }
 
-fn event_stream(body: streams::EventBody) -> Response<Body> {
+pub(crate) fn event_stream(body: streams::EventBody) -> Response<Body> {
     let mut response = Response::new(Body::Events(body));
     let headers = response.headers_mut();
     headers.insert(
@@ -275,13 +301,13 @@ fn event_stream(body: streams::EventBody) -> Response<Body> {
     response
 }
 
-fn header_str<'a>(headers: &'a HeaderMap, name: &str) -> Option<&'a str> {
+pub(crate) fn header_str<'a>(headers: &'a HeaderMap, name: &str) -> Option<&'a str> {
     headers.get(name).and_then(|value| value.to_str().ok())
 }
 
 /// The media types an `Accept` or `Content-Type` header lists, lowercased,
 /// without parameters.
-fn media_types(value: Option<&str>) -> Vec<String> {
+pub(crate) fn media_types(value: Option<&str>) -> Vec<String> {
     value
         .unwrap_or_default()
         .split(',')
@@ -312,7 +338,7 @@ fn strip_port(authority: &str) -> &str {
 
 /// The DNS rebinding guard: `Host` must name the loopback interface and an
 /// `Origin`, when sent, must be a loopback origin.
-fn local_only(headers: &HeaderMap) -> Result<(), &'static str> {
+pub(crate) fn local_only(headers: &HeaderMap) -> Result<(), &'static str> {
     let host = header_str(headers, header::HOST.as_str()).map(str::trim);
     if !host.is_some_and(|host| is_loopback_name(strip_port(host))) {
         return Err("Host must be 127.0.0.1 or localhost");
@@ -569,14 +595,7 @@ impl Shared {
     /// POST /messages?session_id=…: one message for an HTTP+SSE session;
     /// whatever it leads to arrives on that session's SSE stream.
     async fn legacy_post(&self, parts: &Parts, text: &str) -> Response<Body> {
-        let id = parts
-            .uri
-            .query()
-            .unwrap_or_default()
-            .split('&')
-            .find_map(|pair| pair.strip_prefix("session_id="))
-            .map(str::to_owned);
-        let Some(id) = id else {
+        let Some(id) = legacy_session_id(&parts.uri) else {
             return refuse(StatusCode::BAD_REQUEST, "Bad Request: session_id is required");
         };
         let Some(session) = self.session(&id).filter(|s| s.legacy) else {
@@ -589,7 +608,17 @@ impl Shared {
     }
 }
 
-async fn read_body(body: Incoming) -> Result<String, Refusal> {
+/// The session an HTTP+SSE message names (`/messages?session_id=…`).
+pub(crate) fn legacy_session_id(uri: &hyper::Uri) -> Option<String> {
+    uri.query()
+        .unwrap_or_default()
+        .split('&')
+        .find_map(|pair| pair.strip_prefix("session_id="))
+        .map(str::to_owned)
+}
+
+/// The body as text (at most [`BODY_LIMIT`] bytes; 413 beyond).
+pub(crate) async fn read_body(body: Incoming) -> Result<String, Refusal> {
     match Limited::new(body, BODY_LIMIT).collect().await {
         Ok(collected) => Ok(String::from_utf8_lossy(&collected.to_bytes()).into_owned()),
         Err(_) => Err(Refusal::new(

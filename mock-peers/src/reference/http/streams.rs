@@ -311,7 +311,7 @@ impl Router {
     }
 
     fn encode(&self, origin: Origin, event: &Event) -> Bytes {
-        let id = (!self.legacy).then(|| format!("{origin}-{}", event.seq));
+        let id = self.event_id(origin, event.seq);
         Bytes::from(sse_event(id.as_deref(), event.data.as_deref()))
     }
 
@@ -346,15 +346,27 @@ impl Router {
 
 impl Route for Router {
     fn deliver(&self, emit: Emit, origin: Option<Origin>) {
-        let (data, kind) = match emit {
-            Emit::Frame(frame) => (frame.to_string(), classify(&frame)),
-            Emit::Raw(text) => (text, Kind::Message),
+        match emit {
+            Emit::Frame(frame) => self.route(frame.to_string(), Some(&frame), origin),
+            Emit::Raw(text) => self.route(text, None, origin),
         };
+    }
+}
+
+impl Router {
+    /// Puts one frame (`message`: the frame as JSON, when it is JSON) sent
+    /// from `origin` on its stream; returns the stream and the event's
+    /// sequence number there, unless the stream is gone.
+    pub fn route(
+        &self,
+        data: String,
+        message: Option<&Value>,
+        origin: Option<Origin>,
+    ) -> Option<(Origin, u64)> {
+        let kind = message.map_or(Kind::Message, classify);
         let mut state = self.state.lock().expect("router lock");
         let target = self.target(&state, &kind, origin);
-        let Some(stream) = state.streams.get_mut(&target) else {
-            return;
-        };
+        let stream = state.streams.get_mut(&target)?;
         let seq = stream.push(Some(data));
         if let Some(live) = &stream.live {
             let event = stream.log.back().expect("just pushed").clone();
@@ -374,6 +386,23 @@ impl Route for Router {
                 stream.live = None;
             }
         }
+        Some((target, seq))
+    }
+
+    /// The SSE event id of event `seq` on stream `origin` (none on HTTP+SSE).
+    pub fn event_id(&self, origin: Origin, seq: u64) -> Option<String> {
+        (!self.legacy).then(|| format!("{origin}-{seq}"))
+    }
+
+    /// The newest request stream a connection is still reading, awaiting
+    /// responses.
+    pub fn live_request_stream(&self) -> Option<Origin> {
+        self.state()
+            .streams
+            .iter()
+            .filter(|(o, s)| **o != STANDALONE && !s.finished && s.is_live())
+            .map(|(o, _)| *o)
+            .max()
     }
 }
 
@@ -421,8 +450,8 @@ impl EventBody {
         EventBody { rx, on_drop: None }
     }
 
-    /// A body fed by `rx` (for the fault layer's rewritten streams).
-    pub(super) fn from_channel(rx: mpsc::UnboundedReceiver<Bytes>) -> EventBody {
+    /// A body fed by `rx` (for rewritten or relayed streams).
+    pub(crate) fn from_channel(rx: mpsc::UnboundedReceiver<Bytes>) -> EventBody {
         EventBody::new(rx)
     }
 
