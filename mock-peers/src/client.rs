@@ -633,6 +633,31 @@ mod tests {
     }
 
     #[tokio::test]
+    async fn initialize_goes_out_as_a_legacy_client_sends_it() {
+        let transport = StdioTransport::spawn(&StdioCommand::parse("sleep 5").unwrap()).unwrap();
+        let mut session = ClientSession::new(transport);
+        session.speak_stateless(Envelope {
+            protocol_version: "2026-07-28".into(),
+            capabilities: json!({}),
+            info: json!({"name": "t", "version": "0"}),
+        });
+        let params = json!({"protocolVersion": "2025-11-25", "capabilities": {}});
+        session
+            .request("initialize", Some(params.clone()), None)
+            .await
+            .unwrap();
+        session.request("tools/list", None, None).await.unwrap();
+        let sent: Vec<Value> = session
+            .transcript()
+            .iter()
+            .map(|f| serde_json::from_slice(&f.raw).unwrap())
+            .collect();
+        assert_eq!(sent[0]["params"], params, "no envelope on initialize");
+        assert_eq!(sent[1]["params"]["_meta"][PROTOCOL_VERSION], "2026-07-28");
+        session.shutdown(Duration::from_millis(50)).await;
+    }
+
+    #[tokio::test]
     async fn a_client_that_does_not_reply_keeps_the_input_required_result() {
         let (mut session, answer) = stateless_call(Reply::NoReply).await;
         assert_eq!(answer.message["id"], 1);
