@@ -6,8 +6,8 @@ use std::time::Duration;
 use mcp_conform_core::matcher::{MatchContext, Matcher, render_template};
 use mcp_conform_core::scenario::Scenario;
 use mcp_conform_core::scenario::model::{
-    Capture, CheckTag, NotificationPattern, Order, PaginateStep, RequestStep, ResponseCheck, ResponseExpect,
-    Role, ScriptedAnswer, Step, StepKind,
+    Capture, CheckTag, NotificationPattern, Order, PaginateStep, Reply, RequestStep, ResponseCheck, Role,
+    ScriptedAnswer, Step, StepKind,
 };
 use mcp_conform_core::version::ProtocolVersion;
 use mcp_conform_core::wire::Direction;
@@ -73,6 +73,14 @@ impl Got {
     }
 }
 
+/// How a response is judged: against `expect`, as a check or (`require`)
+/// as a precondition.
+#[derive(Clone, Copy)]
+struct Judge<'e> {
+    expect: Option<&'e ResponseCheck>,
+    require: bool,
+}
+
 /// The state of one scenario run: the session, variables, checks so far.
 pub struct StepRunner<'s> {
     pub scenario: &'s Scenario,
@@ -82,6 +90,10 @@ pub struct StepRunner<'s> {
     pub version: ProtocolVersion,
     /// Ids of requests sent with `wait: false`, by name.
     pending: BTreeMap<String, (Value, &'s RequestStep)>,
+    /// For each named request: how many notifications had arrived when it was sent.
+    sent_at: BTreeMap<String, usize>,
+    /// The peer's requests held by named `expect_request` steps, for `respond`.
+    held: BTreeMap<String, PeerRequest>,
     /// Notifications already consumed by `expect_notifications`.
     notifications_seen: usize,
     /// The transcript's length when the step before the current one started.
@@ -108,6 +120,8 @@ impl<'s> StepRunner<'s> {
             checks: Vec::new(),
             version: config.protocol,
             pending: BTreeMap::new(),
+            sent_at: BTreeMap::new(),
+            held: BTreeMap::new(),
             notifications_seen: 0,
             frames_seen: 0,
             peer_requests_seen: 0,
@@ -160,9 +174,17 @@ impl<'s> StepRunner<'s> {
             StepKind::ExpectNotifications {
                 patterns,
                 order,
+                since,
                 within,
                 tag,
-            } => self.expect_notifications(patterns, *order, *within, tag).await,
+            } => {
+                let start = match since {
+                    Some(name) => self.sent_at.get(name).copied().unwrap_or_default(),
+                    None => self.notifications_seen,
+                };
+                self.expect_notifications(patterns, *order, start, *within, tag)
+                    .await
+            }
             StepKind::ExpectSilence { within, forbid, tag } => {
                 self.expect_silence(*within, forbid, tag).await
             }
@@ -170,24 +192,41 @@ impl<'s> StepRunner<'s> {
                 method,
                 params,
                 within,
+                name,
+                require,
                 tag,
-            } => self.expect_request(method, params.as_ref(), *within, tag).await,
+            } => {
+                let expected = ExpectedRequest {
+                    method,
+                    params: params.as_ref(),
+                    name: name.as_deref(),
+                    require: *require,
+                };
+                self.expect_request(expected, *within, tag).await
+            }
+            StepKind::Respond { to, reply } => self.respond(to, reply).await,
             StepKind::Await {
                 request,
                 expect,
+                require,
                 capture,
                 timeout,
             } => {
                 let Some((id, sent)) = self.pending.remove(request) else {
                     return Stop::halted(Verdict::Error, format!("no pending request named `{request}`"));
                 };
-                let expect = expect.as_ref().or(sent.expect.as_ref());
+                // The request's own expectation keeps its `require`.
+                let (expect, require) = match expect {
+                    Some(expect) => (Some(expect), *require),
+                    None => (sent.expect.as_ref(), *require || sent.require),
+                };
                 let capture = if capture.is_empty() {
                     &sent.capture
                 } else {
                     capture
                 };
-                self.await_response(&sent.method, &id, expect, capture, &sent.answers, *timeout)
+                let judge = Judge { expect, require };
+                self.await_response(&sent.method, &id, judge, capture, &sent.answers, *timeout)
                     .await
             }
             StepKind::Paginate(walk) => self.paginate(walk).await,
@@ -272,6 +311,10 @@ impl<'s> StepRunner<'s> {
             },
             None => None,
         };
+        if let Some(name) = &step.name {
+            self.sent_at
+                .insert(name.clone(), self.session.notifications().len());
+        }
         let id = match self.session.request(&step.method, params, id).await {
             Ok(id) => id,
             Err(error) => {
@@ -287,10 +330,14 @@ impl<'s> StepRunner<'s> {
             self.pending.insert(name, (id, step));
             return Stop::Done;
         }
+        let judge = Judge {
+            expect: step.expect.as_ref(),
+            require: step.require,
+        };
         self.await_response(
             &step.method,
             &id,
-            step.expect.as_ref(),
+            judge,
             &step.capture,
             &step.answers,
             step.timeout,
@@ -303,7 +350,7 @@ impl<'s> StepRunner<'s> {
         &mut self,
         method: &str,
         id: &Value,
-        expect: Option<&ResponseCheck>,
+        judge: Judge<'_>,
         capture: &[Capture],
         answers: &'s [ScriptedAnswer],
         timeout: Duration,
@@ -313,12 +360,11 @@ impl<'s> StepRunner<'s> {
         let before = self.session.peer_requests().len();
         let waited = self.wait(Wait::Response(id), deadline, answers).await;
         self.check_required_answers(answers, before);
-        let tag = self.expect_tag(expect);
         let missing = format!(
             "no response to {method} (id {id}) within {} ms",
             timeout.as_millis()
         );
-        match self.judge_response(name, waited, expect, &tag, missing) {
+        match self.judge_response(name, waited, judge, missing) {
             Ok(response) => {
                 apply_captures(capture, &response, &mut self.ctx);
                 Stop::Done
@@ -334,29 +380,52 @@ impl<'s> StepRunner<'s> {
         &mut self,
         name: String,
         waited: Result<Got, WaitError>,
-        expect: Option<&ResponseCheck>,
-        tag: &CheckTag,
+        judge: Judge<'_>,
         missing: String,
     ) -> Result<Value, Stop> {
-        let expects_none = matches!(expect.map(|e| &e.expect), Some(ResponseExpect::NoResponse));
-        let check = match waited {
+        let tag = self.expect_tag(judge.expect);
+        let admits_silence = judge.expect.is_some_and(|e| e.expect.admits_silence());
+        let (check, response) = match waited {
             Ok(got) => {
                 let response = got.message();
-                let check = match expect {
+                let check = match judge.expect {
                     Some(expect) => check_response(name, expect, &response, &mut self.ctx),
                     None => Check::pass(name, &tag.requirement, tag.level, tag.span),
                 };
-                self.checks.push(check);
-                return Ok(response);
+                (check, Some(response))
             }
-            Err(WaitError::TimedOut) if expects_none => {
-                Check::pass(name, &tag.requirement, tag.level, tag.span)
+            Err(WaitError::TimedOut) if admits_silence => {
+                (Check::pass(name, &tag.requirement, tag.level, tag.span), None)
             }
-            Err(WaitError::TimedOut) => Check::broken(name, &tag.requirement, tag.level, tag.span, missing),
-            Err(error) => return Err(self.peer_gone(tag, &error)),
+            Err(WaitError::TimedOut) => (
+                Check::broken(name, &tag.requirement, tag.level, tag.span, missing),
+                None,
+            ),
+            Err(error) => return Err(self.peer_gone(&tag, &error)),
         };
-        self.checks.push(check);
-        Err(Stop::Done)
+        match (self.record(check, judge.require), response) {
+            (Stop::Done, Some(response)) => Ok(response),
+            (stop, _) => Err(stop),
+        }
+    }
+
+    /// Records a check, or, for a precondition (`require`), records nothing
+    /// and stops the scenario as not-observed when it does not hold.
+    fn record(&mut self, check: Check, require: bool) -> Stop {
+        if !require {
+            self.checks.push(check);
+            return Stop::Done;
+        }
+        match check.message {
+            Some(message) if check.verdict != Verdict::Pass => Stop::halted(
+                Verdict::NotObserved,
+                format!(
+                    "the peer did not do what the scenario needs ({}): {message}",
+                    check.name
+                ),
+            ),
+            _ => Stop::Done,
+        }
     }
 
     async fn send_raw(
@@ -378,13 +447,11 @@ impl<'s> StepRunner<'s> {
         let deadline = Instant::now() + timeout;
         let waited = self.wait(Wait::AnyResponse, deadline, &[]).await;
         let missing = format!("no response within {} ms", timeout.as_millis());
-        match self.judge_response(
-            "response to the raw input".into(),
-            waited,
-            Some(expect),
-            &tag,
-            missing,
-        ) {
+        let judge = Judge {
+            expect: Some(expect),
+            require: false,
+        };
+        match self.judge_response("response to the raw input".into(), waited, judge, missing) {
             Ok(_) => Stop::Done,
             Err(stop) => stop,
         }
@@ -394,10 +461,10 @@ impl<'s> StepRunner<'s> {
         &mut self,
         patterns: &[NotificationPattern],
         order: Order,
+        start: usize,
         within: Duration,
         tag: &CheckTag,
     ) -> Stop {
-        let start = self.notifications_seen;
         let deadline = Instant::now() + within;
         // With an upper bound the whole window must pass; otherwise stop once every minimum is met.
         let wait_full = patterns.iter().any(|p| p.max.is_some());
@@ -516,14 +583,24 @@ impl<'s> StepRunner<'s> {
         let exit = self.idle(within, &[]).await;
         // Everything the peer sent since the step before started, but the
         // answers to our own requests: a notification for a call we just made
-        // arrives while we wait for its response.
+        // arrives while we wait for its response. A request we cancelled is
+        // no longer ours to answer.
         let transcript = self.session.transcript();
-        let ours: BTreeSet<String> = transcript
+        let sent: Vec<Value> = transcript
             .iter()
             .filter(|f| f.direction == Direction::Sent)
             .filter_map(|f| serde_json::from_slice::<Value>(&f.raw).ok())
+            .collect();
+        let cancelled: BTreeSet<String> = sent
+            .iter()
+            .filter(|m| m.get("method").and_then(Value::as_str) == Some("notifications/cancelled"))
+            .filter_map(|m| m.pointer("/params/requestId").map(Value::to_string))
+            .collect();
+        let ours: BTreeSet<String> = sent
+            .iter()
             .filter(|m| m.get("method").is_some())
             .filter_map(|m| m.get("id").map(Value::to_string))
+            .filter(|id| !cancelled.contains(id))
             .collect();
         let heard: Vec<String> = transcript[self.frames_seen.min(transcript.len())..]
             .iter()
@@ -565,11 +642,11 @@ impl<'s> StepRunner<'s> {
 
     async fn expect_request(
         &mut self,
-        method: &str,
-        params: Option<&Matcher>,
+        expected: ExpectedRequest<'_>,
         within: Duration,
         tag: &CheckTag,
     ) -> Stop {
+        let method = expected.method;
         let name = format!("the peer sends {method}");
         let deadline = Instant::now() + within;
         loop {
@@ -580,30 +657,71 @@ impl<'s> StepRunner<'s> {
             {
                 let request = self.session.peer_requests()[seen + found].clone();
                 self.peer_requests_seen = seen + found + 1;
-                let check = match params {
+                let check = match expected.params {
                     Some(matcher) => {
                         check_matcher(name, tag, matcher, request.params.as_ref(), &mut self.ctx)
                     }
                     None => Check::pass(name, &tag.requirement, tag.level, tag.span),
                 };
-                self.checks.push(check.at_frame(Some(request.index)));
-                return Stop::Done;
+                if let Some(held) = expected.name {
+                    let value =
+                        json!({"id": request.id.to_value(), "method": method, "params": request.params});
+                    self.ctx.vars.insert(held.to_owned(), value);
+                    self.held.insert(held.to_owned(), request.clone());
+                }
+                return self.record(check.at_frame(Some(request.index)), expected.require);
             }
             let total = self.session.peer_requests().len();
             match self.wait(Wait::PeerRequest(total), deadline, &[]).await {
                 Ok(_) => {}
                 Err(WaitError::TimedOut) => {
                     let message = format!("no {method} within {} ms", within.as_millis());
-                    self.checks.push(Check::broken(
-                        name,
-                        &tag.requirement,
-                        tag.level,
-                        tag.span,
-                        message,
-                    ));
-                    return Stop::Done;
+                    let check = Check::broken(name, &tag.requirement, tag.level, tag.span, message);
+                    return self.record(check, expected.require);
                 }
                 Err(error) => return self.peer_gone(tag, &error),
+            }
+        }
+    }
+
+    /// Answers a peer request held by a named `expect_request`. Answering
+    /// one the script already answered would be a second response: an
+    /// error of the scenario, not of the peer.
+    async fn respond(&mut self, to: &str, reply: &Reply) -> Stop {
+        let Some(request) = self.held.get(to) else {
+            return Stop::halted(Verdict::Error, format!("no held request named `{to}`"));
+        };
+        let id = request.id.to_value();
+        if answered(self.session.transcript(), &id) {
+            let note = format!(
+                "`{to}` ({}) was already answered by the script; give it `reply: no_reply` to answer it with `respond`",
+                request.method
+            );
+            return Stop::halted(Verdict::Error, note);
+        }
+        let mut message = json!({"jsonrpc": "2.0", "id": id});
+        match reply {
+            Reply::Result(template) => match self.render(Some(template)) {
+                Ok(result) => message["result"] = result.unwrap_or(Value::Null),
+                Err(stop) => return stop,
+            },
+            Reply::Error {
+                code,
+                message: text,
+                data,
+            } => {
+                message["error"] = json!({"code": code, "message": text});
+                if let Some(data) = data {
+                    message["error"]["data"] = data.clone();
+                }
+            }
+            Reply::NoReply => return Stop::Done,
+        }
+        match self.session.send(&message).await {
+            Ok(_) => Stop::Done,
+            Err(error) => {
+                let tag = self.expect_tag(None);
+                self.peer_gone(&tag, &WaitError::Transport(error.to_string()))
             }
         }
     }
@@ -880,6 +998,24 @@ impl<'s> StepRunner<'s> {
             span: step.span,
         }
     }
+}
+
+/// What an `expect_request` step looks for.
+struct ExpectedRequest<'e> {
+    method: &'e str,
+    params: Option<&'e Matcher>,
+    /// Holds the request under this name.
+    name: Option<&'e str>,
+    require: bool,
+}
+
+/// Whether we already sent a response with this id.
+fn answered(transcript: &[mcp_conform_core::wire::Frame], id: &Value) -> bool {
+    transcript
+        .iter()
+        .filter(|f| f.direction == Direction::Sent)
+        .filter_map(|f| serde_json::from_slice::<Value>(&f.raw).ok())
+        .any(|m| m.get("method").is_none() && m.get("id") == Some(id))
 }
 
 /// The check for a scripted answer the peer never asked for.

@@ -83,11 +83,21 @@ pub(super) enum Op {
         path: JsonPath,
         then: Box<Node>,
     },
-    Schema {
+    Schema(SchemaSource),
+    Capture(String),
+}
+
+/// Where a `$schema` operator's schema comes from.
+#[derive(Debug, Clone)]
+pub(super) enum SchemaSource {
+    /// Written in the scenario: compiled once.
+    Inline {
         schema: Value,
         validator: Box<Validator>,
     },
-    Capture(String),
+    /// A `${var}` holding the schema (say, the `requestedSchema` a request
+    /// carried): resolved and compiled when matching.
+    Var(Template),
 }
 
 /// The numeric comparison operators.
@@ -310,14 +320,7 @@ fn compile_operator(op: &str, argument: &Value, pointer: &str, exact: bool) -> R
             _ => return Err(error(&at, "`$unique_by` takes a JSON pointer such as \"/name\"")),
         },
         "$select" => compile_select(argument, &at, exact)?,
-        "$schema" => {
-            let validator = jsonschema::validator_for(argument)
-                .map_err(|e| error(&at, format!("invalid JSON Schema: {e}")))?;
-            Op::Schema {
-                schema: argument.clone(),
-                validator: Box::new(validator),
-            }
-        }
+        "$schema" => Op::Schema(compile_schema(argument, &at)?),
         "$capture" => match argument.as_str() {
             Some(name) if !name.trim().is_empty() => Op::Capture(name.to_owned()),
             _ => return Err(error(&at, "`$capture` takes a variable name")),
@@ -370,6 +373,25 @@ fn compile_operand(op: &str, argument: &Value, pointer: &str) -> Result<Operand,
         }
         _ => Err(error(pointer, format!("`{op}` takes a number or a `${{var}}`"))),
     }
+}
+
+fn compile_schema(argument: &Value, pointer: &str) -> Result<SchemaSource, CompileError> {
+    if let Value::String(text) = argument {
+        let template = Template::parse(text).map_err(|message| error(pointer, message))?;
+        return match template.whole_var() {
+            Some(_) => Ok(SchemaSource::Var(template)),
+            None => Err(error(
+                pointer,
+                "`$schema` takes a JSON Schema or a `${var}` holding one",
+            )),
+        };
+    }
+    let validator = jsonschema::validator_for(argument)
+        .map_err(|e| error(pointer, format!("invalid JSON Schema: {e}")))?;
+    Ok(SchemaSource::Inline {
+        schema: argument.clone(),
+        validator: Box::new(validator),
+    })
 }
 
 fn compile_alternatives(

@@ -6,16 +6,15 @@
 use serde_json::{Map, Value, json};
 
 use super::MatchContext;
-use super::compile::{Node, Op, Operand, REST_MARKER};
+use super::compile::{Node, Op, Operand, REST_MARKER, SchemaSource};
 use super::eval::matches;
+use super::template::Template;
 
 /// The expected value with `${vars}` substituted (left as written when unknown) and operators compact.
 pub(super) fn display(node: &Node, ctx: &MatchContext) -> Value {
     match node {
         Node::Scalar(value) => value.clone(),
-        Node::Text(template) => template
-            .render(&ctx.vars)
-            .unwrap_or_else(|_| Value::String(template.source().to_owned())),
+        Node::Text(template) => shown(template, ctx),
         Node::Object { members, .. } => Value::Object(
             members
                 .iter()
@@ -48,9 +47,7 @@ fn display_op(op: &Op, ctx: &MatchContext) -> Value {
         Op::Compare(comparison, operand) => {
             let bound = match operand {
                 Operand::Number(n) => Value::Number(n.clone()),
-                Operand::Var(template) => template
-                    .render(&ctx.vars)
-                    .unwrap_or_else(|_| Value::String(template.source().to_owned())),
+                Operand::Var(template) => shown(template, ctx),
             };
             single(comparison.operator(), bound)
         }
@@ -64,9 +61,17 @@ fn display_op(op: &Op, ctx: &MatchContext) -> Value {
         Op::Select { path_text, then, .. } => {
             json!({"$select": {"path": path_text, "match": display(then, ctx)}})
         }
-        Op::Schema { schema, .. } => json!({"$schema": schema}),
+        Op::Schema(SchemaSource::Inline { schema, .. }) => json!({"$schema": schema}),
+        Op::Schema(SchemaSource::Var(template)) => json!({"$schema": shown(template, ctx)}),
         Op::Capture(name) => json!({"$capture": name}),
     }
+}
+
+/// A template's value, or the template as written when a variable is unknown.
+fn shown(template: &Template, ctx: &MatchContext) -> Value {
+    template
+        .render(&ctx.vars)
+        .unwrap_or_else(|_| Value::String(template.source().to_owned()))
 }
 
 fn single(key: &str, value: Value) -> Value {
