@@ -358,7 +358,8 @@ impl ClientSession {
         Ok(())
     }
 
-    async fn reply(&mut self, id: &RequestId, reply: Reply) -> Result<(), WaitError> {
+    /// Sends our answer to a request of the peer (nothing for `NoReply`).
+    pub async fn reply(&mut self, id: &RequestId, reply: Reply) -> Result<(), WaitError> {
         let message = match reply {
             Reply::NoReply => return Ok(()),
             Reply::Result(result) => json!({"jsonrpc": "2.0", "id": id.to_value(), "result": result}),

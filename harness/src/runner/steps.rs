@@ -691,37 +691,26 @@ impl<'s> StepRunner<'s> {
         let Some(request) = self.held.get(to) else {
             return Stop::halted(Verdict::Error, format!("no held request named `{to}`"));
         };
-        let id = request.id.to_value();
-        if answered(self.session.transcript(), &id) {
+        let id = request.id.clone();
+        if answered(self.session.transcript(), &id.to_value()) {
             let note = format!(
                 "`{to}` ({}) was already answered by the script; give it `reply: no_reply` to answer it with `respond`",
                 request.method
             );
             return Stop::halted(Verdict::Error, note);
         }
-        let mut message = json!({"jsonrpc": "2.0", "id": id});
-        match reply {
+        let reply = match reply {
             Reply::Result(template) => match self.render(Some(template)) {
-                Ok(result) => message["result"] = result.unwrap_or(Value::Null),
+                Ok(result) => Reply::Result(result.unwrap_or(Value::Null)),
                 Err(stop) => return stop,
             },
-            Reply::Error {
-                code,
-                message: text,
-                data,
-            } => {
-                message["error"] = json!({"code": code, "message": text});
-                if let Some(data) = data {
-                    message["error"]["data"] = data.clone();
-                }
-            }
-            Reply::NoReply => return Stop::Done,
-        }
-        match self.session.send(&message).await {
-            Ok(_) => Stop::Done,
+            other => other.clone(),
+        };
+        match self.session.reply(&id, reply).await {
+            Ok(()) => Stop::Done,
             Err(error) => {
                 let tag = self.expect_tag(None);
-                self.peer_gone(&tag, &WaitError::Transport(error.to_string()))
+                self.peer_gone(&tag, &error)
             }
         }
     }
