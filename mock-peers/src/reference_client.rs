@@ -20,6 +20,7 @@ mod plan;
 
 use std::time::Duration;
 
+use mcp_conform_core::version::{ProtocolVersion, VersionSet};
 use serde_json::{Value, json};
 use tokio::time::Instant;
 
@@ -55,6 +56,8 @@ crate::faults::faults! {
     IgnoresListChanged = "ignores-list-changed", "LIST-001", "A list the server says changed is not listed again.";
     ProgressTokenFloat = "progress-token-float", "PROG-001", "Its progressToken is a fractional number.";
     StallsOnProgress = "stalls-on-progress", "PING-001", "While its call that asked for progress runs, ping goes unanswered.";
+    AcceptsUnknownVersion = "accepts-unknown-version", "LIFE-006", "It goes on (initialized, requests) with a protocol version it does not know.";
+    NoWaitForInitialize = "no-wait-for-initialize", "LIFE-008", "tools/list is sent before the answer to initialize has come.";
 }
 
 /// How long the server has to answer initialize and each list page.
@@ -101,30 +104,8 @@ struct Host {
 impl Host {
     async fn follow_plan(&mut self) -> Result<(), String> {
         let plan = self.answers.plan.clone();
-        if self.fault == Some(ClientFault::RequestBeforeInitialize) {
-            self.session
-                .request("tools/list", None, None)
-                .await
-                .map_err(|e| e.to_string())?;
-        }
-        let mut params = json!({
-            "protocolVersion": "2025-11-25",
-            "capabilities": self.answers.capabilities(),
-            "clientInfo": {"name": "mcp-conform-reference-client", "version": env!("CARGO_PKG_VERSION")},
-        });
-        if self.fault == Some(ClientFault::NoClientInfo) {
-            params.as_object_mut().map(|p| p.remove("clientInfo"));
-        }
-        let initialized = self.call("initialize", params, ANSWER_TIMEOUT).await?;
-        self.server_capabilities = initialized
-            .pointer("/result/capabilities")
-            .cloned()
-            .unwrap_or_else(|| json!({}));
-        if self.fault != Some(ClientFault::NoInitialized) {
-            self.session
-                .notify("notifications/initialized", None)
-                .await
-                .map_err(|e| e.to_string())?;
+        if !self.open().await? {
+            return Ok(());
         }
         self.roots_change_at = plan
             .optional_millis("roots_change_after_ms")
@@ -154,6 +135,47 @@ impl Host {
         }
     }
 
+    /// The handshake; `false` when the server's version is one the client
+    /// cannot speak, and it leaves (LIFE-006).
+    async fn open(&mut self) -> Result<bool, String> {
+        if self.fault == Some(ClientFault::RequestBeforeInitialize) {
+            self.send("tools/list", json!({})).await?;
+        }
+        let mut params = json!({
+            "protocolVersion": "2025-11-25",
+            "capabilities": self.answers.capabilities(),
+            "clientInfo": {"name": "mcp-conform-reference-client", "version": env!("CARGO_PKG_VERSION")},
+        });
+        if self.fault == Some(ClientFault::NoClientInfo) {
+            params.as_object_mut().map(|p| p.remove("clientInfo"));
+        }
+        let initialize = self.send("initialize", params).await?;
+        if self.fault == Some(ClientFault::NoWaitForInitialize) {
+            self.send("tools/list", json!({})).await?;
+        }
+        let initialized = self.answer_to("initialize", &initialize, ANSWER_TIMEOUT).await?;
+        self.server_capabilities = initialized
+            .pointer("/result/capabilities")
+            .cloned()
+            .unwrap_or_else(|| json!({}));
+        let version = initialized
+            .pointer("/result/protocolVersion")
+            .and_then(Value::as_str)
+            .and_then(|v| v.parse::<ProtocolVersion>().ok());
+        if !version.is_some_and(|v| VersionSet::LEGACY.contains(v))
+            && self.fault != Some(ClientFault::AcceptsUnknownVersion)
+        {
+            return Ok(false);
+        }
+        if self.fault != Some(ClientFault::NoInitialized) {
+            self.session
+                .notify("notifications/initialized", None)
+                .await
+                .map_err(|e| e.to_string())?;
+        }
+        Ok(true)
+    }
+
     /// A fresh token for a call that asks for progress.
     fn progress_token(&mut self) -> Value {
         self.calls += 1;
@@ -167,12 +189,20 @@ impl Host {
     /// Sends a request and waits for its answer; past `timeout` the request
     /// is cancelled and abandoned (`initialize` is never cancelled: LIFE-012).
     async fn call(&mut self, method: &str, params: Value, timeout: Duration) -> Result<Value, String> {
-        let id = self
-            .session
+        let id = self.send(method, params).await?;
+        self.answer_to(method, &id, timeout).await
+    }
+
+    async fn send(&mut self, method: &str, params: Value) -> Result<Value, String> {
+        self.session
             .request(method, Some(params), None)
             .await
-            .map_err(|e| e.to_string())?;
-        let outcome = self.serve(Some(&id), Instant::now() + timeout).await;
+            .map_err(|e| e.to_string())
+    }
+
+    /// Waits for the answer to the request `id` (see [`Host::call`]).
+    async fn answer_to(&mut self, method: &str, id: &Value, timeout: Duration) -> Result<Value, String> {
+        let outcome = self.serve(Some(id), Instant::now() + timeout).await;
         self.answers.stalled = false;
         match outcome {
             Ok(response) => Ok(response.map_or(Value::Null, |r| r.message)),

@@ -635,6 +635,12 @@ impl<'s> StepRunner<'s> {
             Check::broken(name, &tag.requirement, tag.level, tag.span, message)
         });
         match exit {
+            // A client that leaves has kept silent until it left (a client told
+            // a version it cannot use should leave): the check stands, and the
+            // scenario ends with it.
+            Some(WaitError::Closed(exit)) if self.scenario.role == Role::Client => {
+                Stop::halted(Verdict::Pass, format!("the client left: {}", exit.description))
+            }
             Some(error) => self.peer_gone(tag, &error),
             None => Stop::Done,
         }
