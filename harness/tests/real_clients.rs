@@ -46,17 +46,17 @@ fn judge(subcommand: &str, command_key: &str, rows: usize, snapshot: &str) {
 
 #[test]
 fn typescript_sdk_client_over_stdio() {
-    judge("test-client", "TS_CLIENT_CMD", 10, "ts_client_stdio");
+    judge("test-client", "TS_CLIENT_CMD", 26, "ts_client_stdio");
 }
 
 #[test]
 fn python_sdk_client_over_stdio() {
-    judge("test-client", "PY_CLIENT_CMD", 10, "python_client_stdio");
+    judge("test-client", "PY_CLIENT_CMD", 26, "python_client_stdio");
 }
 
 #[test]
 fn inspector_cli_over_stdio() {
-    judge("test-client", "INSPECTOR_CLIENT_CMD", 10, "inspector_cli_stdio");
+    judge("test-client", "INSPECTOR_CLIENT_CMD", 26, "inspector_cli_stdio");
 }
 
 #[test]
