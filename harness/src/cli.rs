@@ -97,6 +97,16 @@ pub enum Command {
     /// broken-client fixtures with `--fault`); it follows `MCP_CONFORM_PLAN`.
     #[command(hide = true)]
     ReferenceClient(crate::test_client::ReferenceClientArgs),
+    /// Run the bundled reference gateway on stdio in front of the servers
+    /// of an `mcpServers` config (the broken-gateway fixtures with `--fault`).
+    #[command(hide = true)]
+    ReferenceGateway {
+        /// The `{"mcpServers": {...}}` file.
+        config: PathBuf,
+        /// Break one rule on purpose.
+        #[arg(long)]
+        fault: Option<mcp_mock_peers::reference_gateway::GatewayFault>,
+    },
     /// Serve the bundled reference server over stdio.
     #[command(hide = true)]
     ReferenceServer {
@@ -205,6 +215,7 @@ pub fn main() -> ExitCode {
         Command::TestClient(args) => crate::test_client::test_client(args),
         Command::ReferenceClient(args) => crate::test_client::reference_client(args),
         Command::TestGateway(args) => crate::test_gateway::test_gateway(args),
+        Command::ReferenceGateway { config, fault } => crate::test_gateway::reference_gateway(&config, fault),
         Command::List {
             paths,
             requirements: false,

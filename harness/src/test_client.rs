@@ -5,17 +5,19 @@ use std::path::PathBuf;
 use std::time::Duration;
 
 use mcp_conform_core::version::ProtocolVersion;
-use mcp_mock_peers::reference_client::{self, ClientFault, Plan};
+use mcp_mock_peers::reference_client::{self, ClientFault, Plan, ServerAddress};
 use mcp_mock_peers::transport::StdioCommand;
 
 use crate::cli::{GateArgs, Judged, exit, report_diagnostics};
 use crate::output;
 use crate::report;
-use crate::runner::{ClientUnderTest, RunConfig, Target, serve_connected, serve_stdio};
+use crate::runner::{
+    ClientUnderTest, RunConfig, ScenarioOutcome, Target, serve_connected, serve_http, serve_stdio,
+};
 use crate::select::{keep_role, load_scenarios};
 use mcp_conform_core::scenario::model::Role;
 
-/// `serve`: a scripted mock server on stdin/stdout.
+/// `serve`: a scripted mock server on stdin/stdout, or over HTTP.
 #[derive(Debug, clap::Args)]
 pub struct ServeArgs {
     /// The scenario file to play (`role: client`).
@@ -23,19 +25,29 @@ pub struct ServeArgs {
     pub scenario: Option<PathBuf>,
     /// Relay stdin/stdout to the engine of a `test-client` run listening on
     /// this Unix socket (what `{server}` expands to).
-    #[arg(long, value_name = "SOCKET", conflicts_with = "scenario")]
+    #[arg(long, value_name = "SOCKET", conflicts_with_all = ["scenario", "http"])]
     pub connect: Option<PathBuf>,
+    /// Serve Streamable HTTP (and HTTP+SSE at /sse) on this loopback address
+    /// (`127.0.0.1:0` picks a free port); the endpoint URL is printed on
+    /// stdout as the first line.
+    #[arg(long, value_name = "ADDRESS")]
+    pub http: Option<String>,
     /// The protocol version to answer when the client offers none we know.
     #[arg(long, default_value = "2025-11-25")]
     pub protocol: ProtocolVersion,
+    /// Seconds the client has to send `initialize`.
+    #[arg(long, default_value_t = 10)]
+    pub startup_timeout: u64,
 }
 
 /// `test-client`: runs a client once per scenario against the mock server.
 #[derive(Debug, clap::Args)]
 pub struct TestClientArgs {
     /// The client's command line; `{server}` is replaced by the command that
-    /// starts the mock server over stdio. The scenario's id and plan are in
-    /// the environment (`MCP_CONFORM_SCENARIO`, `MCP_CONFORM_PLAN`).
+    /// starts the mock server over stdio, or `{url}` by the URL of a fresh
+    /// mock server on a free loopback port (Streamable HTTP). The scenario's
+    /// id and plan are in the environment (`MCP_CONFORM_SCENARIO`,
+    /// `MCP_CONFORM_PLAN`).
     #[arg(long, value_name = "COMMAND")]
     pub command: String,
     /// Scenario files or directories (default: the bundled `role: client` scenarios).
@@ -62,19 +74,31 @@ pub struct ReferenceClientArgs {
     /// Break one rule on purpose (the broken-client fixtures).
     #[arg(long)]
     pub fault: Option<ClientFault>,
+    /// Reach the server over Streamable HTTP at this URL instead.
+    #[arg(long, conflicts_with = "server")]
+    pub url: Option<String>,
     /// The server's command line, as separate words.
-    #[arg(required = true, trailing_var_arg = true, allow_hyphen_values = true)]
+    #[arg(
+        required_unless_present = "url",
+        trailing_var_arg = true,
+        allow_hyphen_values = true
+    )]
     pub server: Vec<String>,
 }
 
 /// Runs `reference-client`.
 pub fn reference_client(args: ReferenceClientArgs) -> u8 {
-    let mut words = args.server.into_iter();
-    let server = StdioCommand {
-        program: words.next().unwrap_or_default(),
-        args: words.collect(),
-        env: Vec::new(),
-        cwd: None,
+    let server = match args.url {
+        Some(url) => ServerAddress::Url(url),
+        None => {
+            let mut words = args.server.into_iter();
+            ServerAddress::Command(StdioCommand {
+                program: words.next().unwrap_or_default(),
+                args: words.collect(),
+                env: Vec::new(),
+                cwd: None,
+            })
+        }
     };
     let runtime = match tokio::runtime::Builder::new_current_thread().enable_all().build() {
         Ok(runtime) => runtime,
@@ -111,14 +135,24 @@ pub fn serve(args: ServeArgs) -> u8 {
         },
         (None, Some(path)) => match load_scenarios(std::slice::from_ref(path), &[]) {
             Ok(scenarios) if scenarios.len() == 1 => {
+                let client = ClientUnderTest::started_elsewhere(args.http.is_some());
                 let config = RunConfig {
                     protocol: args.protocol,
-                    ..RunConfig::new(Target::Client(ClientUnderTest::new("(started by its client)")))
+                    startup_timeout: Duration::from_secs(args.startup_timeout),
+                    ..RunConfig::new(Target::Client(client))
                 };
-                let outcome = runtime.block_on(serve_stdio(&scenarios[0], &config));
-                anstream::eprintln!("{}", output::scenario_line(&outcome));
-                anstream::eprint!("{}", output::failure_details(std::slice::from_ref(&outcome)));
-                report::exit_code(std::slice::from_ref(&outcome))
+                let scenario = &scenarios[0];
+                let outcome = match &args.http {
+                    Some(address) => runtime.block_on(serve_http(scenario, &config, address, announce)),
+                    None => Ok(runtime.block_on(serve_stdio(scenario, &config))),
+                };
+                match outcome {
+                    Ok(outcome) => verdict(&outcome),
+                    Err(error) => {
+                        eprintln!("error: {error}");
+                        exit::USAGE
+                    }
+                }
             }
             Ok(_) => {
                 eprintln!("error: serve plays exactly one scenario file");
@@ -133,8 +167,27 @@ pub fn serve(args: ServeArgs) -> u8 {
     code
 }
 
+/// Prints where the mock server listens, first thing on stdout.
+fn announce(url: &str) {
+    use std::io::Write as _;
+    let mut stdout = std::io::stdout();
+    let _ = writeln!(stdout, "{url}");
+    let _ = stdout.flush();
+}
+
+/// The verdict of `serve` on stderr (stdout may be the protocol's); the exit code.
+fn verdict(outcome: &ScenarioOutcome) -> u8 {
+    anstream::eprintln!("{}", output::scenario_line(outcome));
+    anstream::eprint!("{}", output::failure_details(std::slice::from_ref(outcome)));
+    report::exit_code(std::slice::from_ref(outcome))
+}
+
 /// Runs `test-client`.
 pub fn test_client(args: TestClientArgs) -> u8 {
+    if args.command.contains("{server}") && args.command.contains("{url}") {
+        eprintln!("error: --command has both {{server}} and {{url}}; give the one the client uses");
+        return exit::USAGE;
+    }
     let mut scenarios = match load_scenarios(&args.paths, &args.filters) {
         Ok(scenarios) => scenarios,
         Err(diagnostics) => return report_diagnostics(&diagnostics),

@@ -1,31 +1,41 @@
-//! `mcp-conform test-gateway`: a gateway or bridge under test, with the
-//! bundled reference server behind it and the server suite in front. What
-//! the suite finds beyond what it finds in the reference server alone (it
-//! passes everything) is the gateway's doing.
+//! `mcp-conform test-gateway`: a gateway, proxy or bridge under test.
+//!
+//! - With `{config}` or `{server:NAME}` in its command line: the `role:
+//!   gateway` scenarios, each with the mock client in front and its own mock
+//!   servers behind, the gateway started per scenario with a config that
+//!   points at them.
+//! - With `{server}`: the server suite through the gateway, with the bundled
+//!   reference server as its one backend. What the suite finds beyond what it
+//!   finds in the reference server alone (it passes everything) is the
+//!   gateway's doing.
 
-use std::net::TcpListener;
-use std::time::{Duration, Instant};
+use std::path::PathBuf;
+use std::time::Duration;
 
+use mcp_mock_peers::reference_gateway::{self, GatewayFault};
 use mcp_mock_peers::transport::{HttpMode, StdioCommand, StdioTransport};
 
 use crate::cli::{GateArgs, Judged, exit, report_diagnostics};
 use crate::report;
-use crate::runner::{RunConfig, Target};
+use crate::runner::{GatewayUnderTest, RunConfig, Target, free_loopback_port, shell_word, wait_for_port};
 use crate::select::{keep_role, load_profile, load_scenarios};
+use mcp_conform_core::scenario::Scenario;
 use mcp_conform_core::scenario::model::Role;
-
-/// How often we try the gateway's port while it starts.
-const POLL: Duration = Duration::from_millis(100);
 
 /// `test-gateway`.
 #[derive(Debug, clap::Args)]
 pub struct TestGatewayArgs {
-    /// The gateway's command line. `{server}` is replaced by the backend
-    /// server's command line as one quoted word; `{port}` by a free loopback
-    /// port, where the gateway must serve Streamable HTTP (at `--path`).
-    /// Without `{port}` the gateway is spoken to over its stdio.
+    /// The gateway's command line. `{config}`: a generated
+    /// `{"mcpServers": {...}}` file naming the scenario's backends;
+    /// `{server:NAME}`: one backend's command line (bundled scenarios name
+    /// theirs `alpha` and `beta`); `{server}`: the reference server, to run
+    /// the server suite through a one-backend bridge instead; `{port}`: a
+    /// free loopback port, where the gateway must serve Streamable HTTP (at
+    /// `--path`). Without `{port}` the gateway is spoken to over its stdio.
     #[arg(long, value_name = "COMMAND")]
     pub command: String,
+    /// Scenario files or directories (default: the bundled suite).
+    pub paths: Vec<PathBuf>,
     /// The MCP endpoint's path on `{port}`.
     #[arg(long, default_value = "/mcp")]
     pub path: String,
@@ -44,11 +54,35 @@ pub struct TestGatewayArgs {
 
 /// Runs `test-gateway`.
 pub fn test_gateway(args: TestGatewayArgs) -> u8 {
-    let mut scenarios = match load_scenarios(&[], &args.filters) {
+    let backends = args.command.contains("{config}") || args.command.contains("{server:");
+    let suite = args.command.contains("{server}");
+    if backends == suite {
+        eprintln!(
+            "error: --command needs {{config}} or {{server:NAME}} (the gateway scenarios, with mock servers behind the gateway) or {{server}} (the server suite through it), and not both"
+        );
+        return exit::USAGE;
+    }
+    let mut scenarios = match load_scenarios(&args.paths, &args.filters) {
         Ok(scenarios) => scenarios,
         Err(diagnostics) => return report_diagnostics(&diagnostics),
     };
-    keep_role(&mut scenarios, Role::Server);
+    keep_role(
+        &mut scenarios,
+        if backends { Role::Gateway } else { Role::Server },
+    );
+    if scenarios.is_empty() {
+        eprintln!("error: no scenario selected; a run that tests nothing is not a pass");
+        return exit::USAGE;
+    }
+    if backends {
+        let target = Target::Gateway(GatewayUnderTest::new(&args.command, &args.path));
+        return judge(&scenarios, target, None, &args);
+    }
+    through_one_backend(&scenarios, &args)
+}
+
+/// The server suite through the gateway, one gateway for the whole run.
+fn through_one_backend(scenarios: &[Scenario], args: &TestGatewayArgs) -> u8 {
     let backend = match std::env::current_exe() {
         Ok(exe) => StdioCommand {
             program: exe.display().to_string(),
@@ -61,8 +95,7 @@ pub fn test_gateway(args: TestGatewayArgs) -> u8 {
             return exit::ERROR;
         }
     };
-    let backend_word = format!("'{}'", backend.display().replace('\'', r"'\''"));
-    let line = args.command.replace("{server}", &backend_word);
+    let line = args.command.replace("{server}", &shell_word(&backend.display()));
     if !line.contains("{port}") {
         let command = match StdioCommand::parse(&line) {
             Ok(command) => command,
@@ -71,10 +104,10 @@ pub fn test_gateway(args: TestGatewayArgs) -> u8 {
                 return exit::USAGE;
             }
         };
-        return judge(&scenarios, Target::Stdio(command), &args);
+        return judge(scenarios, Target::Stdio(command), Some("reference"), args);
     }
-    let port = match TcpListener::bind("127.0.0.1:0").and_then(|l| l.local_addr()) {
-        Ok(address) => address.port(),
+    let port = match free_loopback_port() {
+        Ok(port) => port,
         Err(error) => {
             eprintln!("error: no free port: {error}");
             return exit::ERROR;
@@ -103,36 +136,32 @@ pub fn test_gateway(args: TestGatewayArgs) -> u8 {
             return exit::ERROR;
         }
     };
-    let deadline = Instant::now() + Duration::from_secs(args.startup_timeout);
-    while std::net::TcpStream::connect(("127.0.0.1", port)).is_err() {
-        if Instant::now() > deadline || gateway.try_exit().is_some() {
-            eprintln!(
-                "error: the gateway did not listen on 127.0.0.1:{port}\n{}",
-                gateway.stderr_tail()
-            );
-            runtime.block_on(gateway.shutdown(Duration::ZERO));
-            return exit::ERROR;
-        }
-        std::thread::sleep(POLL);
+    let startup = Duration::from_secs(args.startup_timeout);
+    if let Err(note) = runtime.block_on(wait_for_port(&mut gateway, port, startup)) {
+        eprintln!("error: {note}\n{}", gateway.stderr_tail());
+        runtime.block_on(gateway.shutdown(Duration::ZERO));
+        return exit::ERROR;
     }
     let target = Target::Http {
         url: format!("http://127.0.0.1:{port}{}", args.path),
         headers: Vec::new(),
         mode: HttpMode::Streamable,
     };
-    let code = judge(&scenarios, target, &args);
+    let code = judge(scenarios, target, Some("reference"), args);
     runtime.block_on(gateway.shutdown(Duration::from_millis(500)));
     code
 }
 
-fn judge(scenarios: &[mcp_conform_core::scenario::Scenario], target: Target, args: &TestGatewayArgs) -> u8 {
+fn judge(scenarios: &[Scenario], target: Target, profile: Option<&str>, args: &TestGatewayArgs) -> u8 {
     let mut config = RunConfig::new(target);
     config.startup_timeout = Duration::from_secs(args.startup_timeout);
-    match load_profile("reference") {
-        Ok(profile) => config.profile = Some(profile),
-        Err(error) => {
-            eprintln!("error: {error}");
-            return exit::ERROR;
+    if let Some(profile) = profile {
+        match load_profile(profile) {
+            Ok(profile) => config.profile = Some(profile),
+            Err(error) => {
+                eprintln!("error: {error}");
+                return exit::ERROR;
+            }
         }
     }
     let judged = Judged {
@@ -143,4 +172,25 @@ fn judge(scenarios: &[mcp_conform_core::scenario::Scenario], target: Target, arg
         shard: None,
     };
     judged.run(&args.gate)
+}
+
+/// Runs `reference-gateway`.
+pub fn reference_gateway(config: &std::path::Path, fault: Option<GatewayFault>) -> u8 {
+    let runtime = match tokio::runtime::Builder::new_current_thread().enable_all().build() {
+        Ok(runtime) => runtime,
+        Err(error) => {
+            eprintln!("error: {error}");
+            return exit::ERROR;
+        }
+    };
+    let code = match runtime.block_on(reference_gateway::run(config, fault)) {
+        Ok(()) => exit::OK,
+        Err(error) => {
+            eprintln!("reference gateway: {error}");
+            exit::ERROR
+        }
+    };
+    // Reading stdin blocks a thread that would otherwise keep the runtime alive.
+    runtime.shutdown_background();
+    code
 }

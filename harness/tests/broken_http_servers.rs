@@ -59,7 +59,12 @@ fn run_against(fault: Fault) -> (bool, Duration, String) {
 
 #[test]
 fn every_broken_http_server_is_caught_under_the_requirement_it_breaks() {
-    let faults: Vec<Fault> = Fault::ALL.iter().copied().filter(|f| f.is_http()).collect();
+    // The stateless revision's faults wait for a mock client that speaks it.
+    let faults: Vec<Fault> = Fault::ALL
+        .iter()
+        .copied()
+        .filter(|f| f.is_http() && !f.is_modern())
+        .collect();
     assert!(faults.len() >= 8, "the HTTP faults: {faults:?}");
     let queue = Mutex::new(faults);
     let results = Mutex::new(Vec::new());

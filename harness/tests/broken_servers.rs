@@ -45,12 +45,14 @@ fn flagged(fault: Fault) -> (BTreeSet<String>, String) {
 
 #[test]
 fn every_broken_server_is_caught_under_the_requirement_it_breaks() {
-    // The HTTP transport's faults are judged over HTTP (broken_http_servers.rs).
+    // The HTTP transport's faults are judged over HTTP (broken_http_servers.rs);
+    // the stateless revision's wait for a mock client that speaks it
+    // (mock-peers/tests/reference_modern*.rs prove them meanwhile).
     let queue = Mutex::new(
         Fault::ALL
             .iter()
             .copied()
-            .filter(|f| !f.is_http())
+            .filter(|f| !f.is_http() && !f.is_modern())
             .collect::<Vec<_>>(),
     );
     let results = Mutex::new(Vec::new());

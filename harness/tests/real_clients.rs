@@ -1,10 +1,13 @@
 //! The client scenarios against real clients nobody here wrote the SDK of:
 //! fixture hosts on the official TypeScript `Client` and Python
 //! `ClientSession`, and the Inspector CLI, each installed by
-//! `scripts/install-peers.sh` and run by `mcp-conform test-client`. Their
-//! verdict tables are snapshotted, as is that of a real bridge (npm
-//! `supergateway`, stdio to Streamable HTTP) under `test-gateway`. Without
-//! the peers the tests skip visibly, except under `CI=true`.
+//! `scripts/install-peers.sh` and run by `mcp-conform test-client` over
+//! stdio (`{server}`) and over Streamable HTTP (`{url}`). Their verdict
+//! tables are snapshotted, as are those of a real bridge (npm
+//! `supergateway`, stdio to Streamable HTTP, with the server suite through
+//! it) and a real aggregating proxy (PyPI `fastmcp`, with the gateway
+//! scenarios' mock servers behind it) under `test-gateway`. Without the
+//! peers the tests skip visibly, except under `CI=true`.
 
 use std::sync::{Mutex, PoisonError};
 
@@ -46,20 +49,45 @@ fn judge(subcommand: &str, command_key: &str, rows: usize, snapshot: &str) {
 
 #[test]
 fn typescript_sdk_client_over_stdio() {
-    judge("test-client", "TS_CLIENT_CMD", 26, "ts_client_stdio");
+    judge("test-client", "TS_CLIENT_CMD", 27, "ts_client_stdio");
 }
 
 #[test]
 fn python_sdk_client_over_stdio() {
-    judge("test-client", "PY_CLIENT_CMD", 26, "python_client_stdio");
+    judge("test-client", "PY_CLIENT_CMD", 27, "python_client_stdio");
 }
 
 #[test]
 fn inspector_cli_over_stdio() {
-    judge("test-client", "INSPECTOR_CLIENT_CMD", 26, "inspector_cli_stdio");
+    judge("test-client", "INSPECTOR_CLIENT_CMD", 27, "inspector_cli_stdio");
+}
+
+#[test]
+fn typescript_sdk_client_over_http() {
+    judge("test-client", "TS_CLIENT_HTTP_CMD", 27, "ts_client_http");
+}
+
+#[test]
+fn python_sdk_client_over_http() {
+    judge("test-client", "PY_CLIENT_HTTP_CMD", 27, "python_client_http");
+}
+
+#[test]
+fn inspector_cli_over_http() {
+    judge(
+        "test-client",
+        "INSPECTOR_CLIENT_HTTP_CMD",
+        27,
+        "inspector_cli_http",
+    );
 }
 
 #[test]
 fn supergateway_in_front_of_the_reference_server() {
     judge("test-gateway", "SUPERGATEWAY_CMD", 40, "supergateway_http");
+}
+
+#[test]
+fn fastmcp_proxy_in_front_of_the_gateway_scenarios_backends() {
+    judge("test-gateway", "FASTMCP_GATEWAY_CMD", 9, "fastmcp_gateway_stdio");
 }

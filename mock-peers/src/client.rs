@@ -13,7 +13,9 @@ use mcp_conform_core::wire::{Classified, Frame, RequestId, classify};
 use serde_json::{Value, json};
 use tokio::time::Instant;
 
-use crate::transport::{HttpIncident, PeerExit, SessionFacts, Transport, TransportError, TransportEvent};
+use crate::transport::{
+    HttpClientRecord, HttpIncident, PeerExit, SessionFacts, Transport, TransportError, TransportEvent,
+};
 
 /// A request the peer sent us.
 #[derive(Debug, Clone, PartialEq)]
@@ -143,6 +145,11 @@ impl ClientSession {
     /// HTTP only: what a raw exchange within the session needs.
     pub fn http_facts(&self) -> Option<SessionFacts> {
         self.transport.http_facts()
+    }
+
+    /// As the HTTP server of a client under test: what the client did.
+    pub fn http_client_record(&self) -> Option<HttpClientRecord> {
+        self.transport.http_client_record()
     }
 
     /// The tail of the peer's stderr.
@@ -350,7 +357,7 @@ impl ClientSession {
                 };
                 self.peer_requests.push(request.clone());
                 let reply = handler.answer(&request);
-                self.reply(&request.id, reply).await?;
+                self.answer(&request.id, reply).await?;
             }
             // Batches and invalid frames stay in the transcript for the checker.
             Classified::Batch(_) | Classified::Invalid(_) => {}
@@ -358,10 +365,11 @@ impl ClientSession {
         Ok(())
     }
 
-    /// Sends our answer to a request of the peer (nothing for `NoReply`).
-    pub async fn reply(&mut self, id: &RequestId, reply: Reply) -> Result<(), WaitError> {
+    /// Answers a request of the peer (a held one later, say); `NoReply` and
+    /// `Hold` send nothing.
+    pub async fn answer(&mut self, id: &RequestId, reply: Reply) -> Result<(), WaitError> {
         let message = match reply {
-            Reply::NoReply => return Ok(()),
+            Reply::NoReply | Reply::Hold => return Ok(()),
             Reply::Result(result) => json!({"jsonrpc": "2.0", "id": id.to_value(), "result": result}),
             Reply::Error { code, message, data } => {
                 let mut error = json!({"code": code, "message": message});

@@ -1,6 +1,7 @@
 //! The peers mcp-conform plays on the wire.
 //!
-//! - [`transport`]: stdio (and later Streamable HTTP) carrying raw frames.
+//! - [`transport`]: stdio, Streamable HTTP and HTTP+SSE carrying raw frames,
+//!   and the mock server's own HTTP endpoint for clients under test.
 //! - [`client`]: the mock client session: ids, pending requests, scripted
 //!   answers to the peer's requests, and the transcript of everything.
 
@@ -8,4 +9,5 @@ pub mod client;
 mod faults;
 pub mod reference;
 pub mod reference_client;
+pub mod reference_gateway;
 pub mod transport;

@@ -4,6 +4,9 @@
 //! With a [`ClientFault`] it breaks one rule on purpose: the broken-client
 //! fixtures that prove each client check catches what it should.
 //!
+//! Over HTTP (`--url`) it speaks Streamable HTTP; its HTTP faults are a
+//! proxy in front of the correct transport (`reference_client/http_faults.rs`).
+//!
 //! Plan keys (all optional): `elicitation` (`accept`, `decline`, `cancel`,
 //! `ignore`), `sampling` (`approve`, `deny`, `ignore`), `host_timeout_ms`
 //! (how long the host waits for a person who never answers before it
@@ -16,6 +19,7 @@
 //! `elicitation`), `linger_ms` (how long to keep serving before leaving).
 
 mod answers;
+mod http_faults;
 mod plan;
 
 use std::time::Duration;
@@ -27,7 +31,7 @@ use tokio::time::Instant;
 use self::answers::Answers;
 pub use self::plan::Plan;
 use crate::client::{ClientSession, Received, WaitError};
-use crate::transport::{StdioCommand, StdioTransport};
+use crate::transport::{HttpMode, HttpOptions, HttpTransport, StdioCommand, StdioTransport, Transport};
 
 crate::faults::faults! {
     ClientFault, "client";
@@ -58,6 +62,29 @@ crate::faults::faults! {
     StallsOnProgress = "stalls-on-progress", "PING-001", "While its call that asked for progress runs, ping goes unanswered.";
     AcceptsUnknownVersion = "accepts-unknown-version", "LIFE-006", "It goes on (initialized, requests) with a protocol version it does not know.";
     NoWaitForInitialize = "no-wait-for-initialize", "LIFE-008", "tools/list is sent before the answer to initialize has come.";
+    HttpAcceptJsonOnly = "http-accept-json-only", "HTTP-004", "Over HTTP, POSTs accept application/json only, not text/event-stream.";
+    HttpBatch = "http-batch", "HTTP-005", "Over HTTP, notifications/initialized is POSTed inside a JSON array.";
+    HttpGetWrongAccept = "http-get-wrong-accept", "HTTP-012", "Over HTTP, the standalone GET stream is asked for with Accept: application/json.";
+    HttpNoSessionId = "http-no-session-id", "HTTP-016", "Over HTTP, requests leave out the Mcp-Session-Id the server issued.";
+    HttpNoDelete = "http-no-delete", "HTTP-017", "Over HTTP, the client leaves without a DELETE for its session.";
+    HttpNoVersionHeader = "http-no-version-header", "HTTP-018", "Over HTTP, requests after initialize leave out MCP-Protocol-Version.";
+}
+
+impl ClientFault {
+    /// Whether the fault breaks a rule of the HTTP transport (it shows only
+    /// over `--url`).
+    pub fn is_http(self) -> bool {
+        self.name().starts_with("http-")
+    }
+}
+
+/// How the reference client reaches its server.
+#[derive(Debug, Clone)]
+pub enum ServerAddress {
+    /// A command line it starts, spoken to over stdio.
+    Command(StdioCommand),
+    /// A Streamable HTTP endpoint.
+    Url(String),
 }
 
 /// How long the server has to answer initialize and each list page.
@@ -66,9 +93,26 @@ const ANSWER_TIMEOUT: Duration = Duration::from_secs(10);
 /// list changes, progress, and its own deadlines.
 const TICK: Duration = Duration::from_millis(50);
 
-/// Starts the server, follows the plan, and leaves.
-pub async fn run(server: &StdioCommand, plan: Plan, fault: Option<ClientFault>) -> Result<(), String> {
-    let transport = StdioTransport::spawn(server).map_err(|e| e.to_string())?;
+/// Starts (or reaches) the server, follows the plan, and leaves.
+pub async fn run(server: &ServerAddress, plan: Plan, fault: Option<ClientFault>) -> Result<(), String> {
+    let mut proxy = None;
+    let transport: Transport = match server {
+        ServerAddress::Command(command) => StdioTransport::spawn(command).map_err(|e| e.to_string())?.into(),
+        ServerAddress::Url(url) => {
+            let mut url = url.clone();
+            if let Some(fault) = fault.filter(|f| f.is_http()) {
+                let started = http_faults::FaultProxy::start(&url, fault).await?;
+                url = started.url().to_owned();
+                proxy = Some(started);
+            }
+            let options = HttpOptions {
+                mode: HttpMode::Streamable,
+                answer_timeout: ANSWER_TIMEOUT,
+                ..HttpOptions::new(url)
+            };
+            HttpTransport::new(options).map_err(|e| e.to_string())?.into()
+        }
+    };
     let mut host = Host {
         session: ClientSession::new(transport),
         answers: Answers::new(plan, fault),
@@ -82,6 +126,7 @@ pub async fn run(server: &StdioCommand, plan: Plan, fault: Option<ClientFault>) 
     };
     let outcome = host.follow_plan().await;
     host.session.shutdown(Duration::from_secs(1)).await;
+    drop(proxy);
     outcome
 }
 
@@ -303,7 +348,7 @@ impl Host {
         }
         let now = Instant::now();
         for (id, reply) in self.answers.due(now) {
-            self.session.reply(&id, reply).await?;
+            self.session.answer(&id, reply).await?;
         }
         if self.roots_change_at.is_some_and(|at| at <= now) {
             self.roots_change_at = None;

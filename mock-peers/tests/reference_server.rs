@@ -1,11 +1,12 @@
 //! Drives the bundled reference server binary over raw stdio lines.
 
-use std::process::Stdio;
 use std::time::Duration;
 
 use serde_json::{Value, json};
-use tokio::io::{AsyncBufReadExt, AsyncWriteExt, BufReader, Lines};
-use tokio::process::{Child, ChildStdin, ChildStdout, Command};
+use tokio::io::{BufReader, Lines};
+use tokio::process::{Child, ChildStdin, ChildStdout};
+
+mod stdio_server;
 
 const WAIT: Duration = Duration::from_secs(5);
 
@@ -18,15 +19,7 @@ struct Peer {
 
 impl Peer {
     fn spawn() -> Peer {
-        let mut child = Command::new(env!("CARGO_BIN_EXE_mcp-reference-server"))
-            .stdin(Stdio::piped())
-            .stdout(Stdio::piped())
-            .stderr(Stdio::null())
-            .kill_on_drop(true)
-            .spawn()
-            .expect("spawn reference server");
-        let stdin = child.stdin.take();
-        let stdout = BufReader::new(child.stdout.take().expect("stdout")).lines();
+        let (child, stdin, stdout) = stdio_server::spawn(None);
         Peer { child, stdin, stdout }
     }
 
@@ -54,12 +47,7 @@ impl Peer {
     }
 
     async fn send_raw(&mut self, line: &str) {
-        let stdin = self.stdin.as_mut().expect("stdin open");
-        stdin
-            .write_all(format!("{line}\n").as_bytes())
-            .await
-            .expect("write");
-        stdin.flush().await.expect("flush");
+        stdio_server::write_line(self.stdin.as_mut().expect("stdin open"), line).await;
     }
 
     async fn send(&mut self, frame: Value) {

@@ -1,7 +1,7 @@
 //! Every frame of a transcript through the protocol checker (and the
 //! official schemas, when given), turned into one check per requirement.
 
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, BTreeSet};
 
 use mcp_conform_core::Level;
 use mcp_conform_core::protocol::{FrameChecker, PeerRole, Violation};
@@ -10,11 +10,54 @@ use mcp_conform_core::version::ProtocolVersion;
 use mcp_conform_core::wire::{Direction, Frame};
 use serde_json::Value;
 
+use super::RunConfig;
 use super::outcome::Check;
-use super::{RunConfig, Target};
 
 /// At most this many violations are spelled out per requirement.
 const SHOWN: usize = 5;
+/// How `expect_silence` names a response to no request of ours (and how
+/// `forbid` names such responses).
+const STRAY_RESPONSE: &str = "response";
+
+/// What the peer sent in the frames whose index `keep` admits: method
+/// names, and `response (id N)` for a response to no request of ours (the
+/// answers to our own requests do not count, unless we cancelled them);
+/// only the kinds in `forbid`, or everything when it is empty.
+pub fn heard(transcript: &[Frame], keep: impl Fn(usize) -> bool, forbid: &[String]) -> Vec<String> {
+    let sent: Vec<Value> = transcript
+        .iter()
+        .filter(|f| f.direction == Direction::Sent)
+        .filter_map(|f| serde_json::from_slice::<Value>(&f.raw).ok())
+        .collect();
+    let cancelled: BTreeSet<String> = sent
+        .iter()
+        .filter(|m| m.get("method").and_then(Value::as_str) == Some("notifications/cancelled"))
+        .filter_map(|m| m.pointer("/params/requestId").map(Value::to_string))
+        .collect();
+    let ours: BTreeSet<String> = sent
+        .iter()
+        .filter(|m| m.get("method").is_some())
+        .filter_map(|m| m.get("id").map(Value::to_string))
+        .filter(|id| !cancelled.contains(id))
+        .collect();
+    transcript
+        .iter()
+        .enumerate()
+        .filter(|(i, f)| f.direction == Direction::Received && keep(*i))
+        .filter_map(|(_, f)| serde_json::from_slice::<Value>(&f.raw).ok())
+        .filter_map(|m| match m.get("method").and_then(Value::as_str) {
+            Some(method) => Some(method.to_owned()),
+            None => {
+                let id = m.get("id").unwrap_or(&Value::Null).to_string();
+                (!ours.contains(&id)).then(|| format!("{STRAY_RESPONSE} (id {id})"))
+            }
+        })
+        .filter(|heard| {
+            let kind = heard.split(' ').next().unwrap_or_default();
+            forbid.is_empty() || forbid.iter().any(|f| f == kind)
+        })
+        .collect()
+}
 
 /// Checks a transcript after the fact. Only the peer's frames yield
 /// findings; a violation in a frame we sent is the scenario's own business
@@ -22,13 +65,14 @@ const SHOWN: usize = 5;
 pub fn check_frames(
     transcript: &[Frame],
     version: ProtocolVersion,
+    stdio: bool,
     config: &RunConfig,
     us: PeerRole,
 ) -> Vec<Check> {
-    // The stdio framing rules apply to stdio only (a client under test speaks stdio to `serve`).
-    let mut checker = match config.target {
-        Target::Stdio(_) | Target::Client(_) => FrameChecker::new(us).on_stdio(),
-        Target::Http { .. } => FrameChecker::new(us),
+    // The stdio framing rules apply to stdio only.
+    let mut checker = match stdio {
+        true => FrameChecker::new(us).on_stdio(),
+        false => FrameChecker::new(us),
     };
     checker.set_version(version);
     let mut by_requirement: BTreeMap<(&'static str, Level), Vec<Violation>> = BTreeMap::new();

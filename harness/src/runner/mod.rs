@@ -10,6 +10,7 @@
 mod answers;
 mod client_role;
 mod frames;
+mod gateway;
 mod handshake;
 mod outcome;
 mod scenario;
@@ -24,14 +25,22 @@ use mcp_conform_core::scenario::profile::Profile;
 use mcp_conform_core::version::ProtocolVersion;
 use mcp_mock_peers::transport::{HttpMode, StdioCommand, http::headers};
 
-pub use client_role::{ClientUnderTest, serve_connected, serve_stdio};
+pub use client_role::{ClientUnderTest, serve_connected, serve_http, serve_stdio};
+pub use gateway::{GatewayUnderTest, free_loopback_port, shell_word, wait_for_port};
 pub use outcome::{Check, ScenarioOutcome};
 pub use scenario::run_scenario;
 pub use suite::{RunEvent, run_suite};
 
 /// Requirements the runner itself cites (handshake, scripted answers,
-/// official schemas), besides scenarios and the frame checker.
+/// official schemas, a client's HTTP rules), besides scenarios and the
+/// frame checker.
 pub const ENGINE_REQUIREMENTS: &[&str] = &[
+    "HTTP-004",
+    "HTTP-005",
+    "HTTP-012",
+    "HTTP-016",
+    "HTTP-017",
+    "HTTP-018",
     "LIFE-001",
     "LIFE-002",
     "LIFE-003",
@@ -57,6 +66,9 @@ pub enum Target {
     /// A client (or host) under test, started once per scenario; it starts
     /// our mock server itself (`role: client` scenarios).
     Client(ClientUnderTest),
+    /// A gateway under test, started once per scenario with a config that
+    /// points at the scenario's mock servers (`role: gateway` scenarios).
+    Gateway(GatewayUnderTest),
 }
 
 impl Target {
@@ -76,12 +88,19 @@ impl Target {
                 text
             }
             Target::Client(client) => format!("client: {}", client.command),
+            Target::Gateway(gateway) => format!("gateway: {}", gateway.command),
         }
     }
 
-    /// Whether the peer is a child process on stdin/stdout.
-    pub fn is_stdio(&self) -> bool {
-        matches!(self, Target::Stdio(_))
+    /// Whether the peer under test speaks to us over stdio (a client under
+    /// test speaks it to `serve`; a gateway, unless it serves HTTP).
+    pub fn frames_on_stdio(&self) -> bool {
+        match self {
+            Target::Stdio(_) => true,
+            Target::Client(client) => !client.over_http,
+            Target::Http { .. } => false,
+            Target::Gateway(gateway) => gateway.front_is_stdio(),
+        }
     }
 }
 
@@ -126,6 +145,7 @@ mod tests {
         let code = [
             include_str!("answers.rs"),
             include_str!("client_role/mod.rs"),
+            include_str!("client_role/http_rules.rs"),
             include_str!("frames.rs"),
             include_str!("handshake.rs"),
             include_str!("steps.rs"),

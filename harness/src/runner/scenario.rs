@@ -15,6 +15,7 @@ use tokio::time::Instant;
 
 use super::client_role;
 use super::frames::check_frames;
+use super::gateway::{self, Hub};
 use super::handshake::{Handshaken, handshake};
 use super::outcome::ScenarioOutcome;
 use super::steps::{StepRunner, Stop, transport_mismatch};
@@ -27,8 +28,10 @@ const EXIT_GRACE: Duration = Duration::from_millis(500);
 /// behaviour and never outlives the scenario's budget by more than the
 /// shutdown grace.
 pub async fn run_scenario(scenario: &Scenario, config: &RunConfig) -> ScenarioOutcome {
-    if let Target::Client(client) = &config.target {
-        return client_role::run_client_scenario(scenario, config, client).await;
+    match &config.target {
+        Target::Client(client) => return client_role::run_client_scenario(scenario, config, client).await,
+        Target::Gateway(gateway) => return gateway::run_gateway_scenario(scenario, config, gateway).await,
+        Target::Stdio(_) | Target::Http { .. } => {}
     }
     let started = Instant::now();
     let mut outcome = ScenarioOutcome {
@@ -49,9 +52,9 @@ pub async fn run_scenario(scenario: &Scenario, config: &RunConfig) -> ScenarioOu
             answer_timeout: config.startup_timeout,
         })
         .map(Transport::from),
-        // Handled above: a client under test starts our server, not we it.
-        Target::Client(_) => Err(TransportError::CommandLine(
-            "a client is tested with test-client".into(),
+        // Handled above: a client or gateway under test has its own start.
+        Target::Client(_) | Target::Gateway(_) => Err(TransportError::CommandLine(
+            "a client or gateway is started per scenario by its own runner".into(),
         )),
     };
     let session = match transport {
@@ -62,18 +65,21 @@ pub async fn run_scenario(scenario: &Scenario, config: &RunConfig) -> ScenarioOu
             return outcome;
         }
     };
-    run_session(scenario, config, session, outcome, started).await
+    run_session(scenario, config, session, outcome, started, None).await
 }
 
-/// Runs the scenario over an open session and judges everything it saw.
+/// Runs the scenario over an open session (with the backends of a gateway
+/// scenario) and judges everything it saw.
 pub(super) async fn run_session(
     scenario: &Scenario,
     config: &RunConfig,
     session: ClientSession,
     mut outcome: ScenarioOutcome,
     started: Instant,
+    backends: Option<Hub>,
 ) -> ScenarioOutcome {
     let mut runner = StepRunner::new(scenario, session, config);
+    runner.backends = backends;
     let stop = drive(&mut runner, scenario, config).await;
     if let Stop::Halted { verdict, note } = stop {
         outcome.verdict = verdict;
@@ -84,15 +90,31 @@ pub(super) async fn run_session(
     outcome.checks = std::mem::take(&mut runner.checks);
     outcome.version = Some(runner.version);
     let us = match scenario.role {
-        Role::Server => PeerRole::Client,
+        Role::Server | Role::Gateway => PeerRole::Client,
         Role::Client => PeerRole::Server,
     };
-    let (checks, remarks) = check_frames(runner.session.transcript(), runner.version, config, us)
+    let stdio = config.target.frames_on_stdio();
+    let mut found = check_frames(runner.session.transcript(), runner.version, stdio, config, us);
+    if let Some(record) = runner.session.http_client_record() {
+        found.extend(client_role::judge_http(
+            &record,
+            runner.version,
+            scenario,
+            runner.session.transcript(),
+        ));
+    }
+    outcome.transcript = runner.session.transcript().to_vec();
+    if let Some(hub) = runner.backends.take() {
+        hub.stop().await;
+        let judged = gateway::judge_backends(&hub, scenario, config, outcome.transcript.len());
+        found.extend(judged.checks);
+        outcome.transcript.extend(judged.frames);
+    }
+    let (checks, remarks) = found
         .into_iter()
         .partition(|check| check.level == Level::Must || scenario.requirements.contains(&check.requirement));
     outcome.checks.extend::<Vec<_>>(checks);
     outcome.remarks = remarks;
-    outcome.transcript = runner.session.transcript().to_vec();
     outcome.settle();
     if outcome.verdict > Verdict::NonStrict || outcome.verdict == Verdict::Error {
         // Over HTTP, what the transport saw besides messages comes first.
@@ -116,7 +138,7 @@ async fn drive<'s>(runner: &mut StepRunner<'s>, scenario: &'s Scenario, config: 
     let work = async {
         if scenario.handshake == Handshake::Auto {
             let handshaken = match scenario.role {
-                Role::Server => handshake(runner, config).await,
+                Role::Server | Role::Gateway => handshake(runner, config).await,
                 Role::Client => client_role::serve_handshake(runner, config).await,
             };
             match handshaken {
@@ -142,33 +164,45 @@ async fn drive<'s>(runner: &mut StepRunner<'s>, scenario: &'s Scenario, config: 
 }
 
 /// Why a scenario does not apply before anything is started.
-fn precondition(scenario: &Scenario, config: &RunConfig) -> Option<(Verdict, String)> {
-    if scenario.role == Role::Client {
-        return Some((
-            Verdict::NotApplicable,
-            "tests a client: run it with `mcp-conform test-client`".into(),
-        ));
+pub(super) fn precondition(scenario: &Scenario, config: &RunConfig) -> Option<(Verdict, String)> {
+    let for_gateways = matches!(config.target, Target::Gateway(_));
+    match scenario.role {
+        Role::Client => {
+            return Some((
+                Verdict::NotApplicable,
+                "tests a client: run it with `mcp-conform test-client`".into(),
+            ));
+        }
+        Role::Gateway if !for_gateways => {
+            return Some((
+                Verdict::NotApplicable,
+                "tests a gateway: run it with `mcp-conform test-gateway`".into(),
+            ));
+        }
+        Role::Server | Role::Gateway => {}
     }
     if let Some(need) = scenario.requires.transport {
         let unmet = match &config.target {
-            Target::Stdio(_) | Target::Client(_) => Some(format!("tests the {need} transport: HTTP only")),
             Target::Http { mode, .. } => match mode {
                 HttpMode::Auto => None,
                 HttpMode::Streamable => transport_mismatch(need, false),
                 HttpMode::Sse => transport_mismatch(need, true),
             },
+            _ if config.target.frames_on_stdio() => Some(format!("tests the {need} transport: HTTP only")),
+            // A gateway that serves Streamable HTTP.
+            _ => transport_mismatch(need, false),
         };
         if let Some(note) = unmet {
             return Some((Verdict::NotApplicable, note));
         }
     }
-    if !config.target.is_stdio() && needs_stdio(scenario) {
+    if !config.target.frames_on_stdio() && needs_stdio(scenario) {
         return Some((
             Verdict::NotApplicable,
             "closes the server's stdin and expects it to exit: stdio only".into(),
         ));
     }
-    if !config.target.is_stdio() && requests_before_initialize(scenario) {
+    if !config.target.frames_on_stdio() && requests_before_initialize(scenario) {
         return Some((
             Verdict::NotApplicable,
             "sends a request before initialize: over HTTP it has no session yet, and a server may refuse it with 400 (HTTP-015)".into(),

@@ -10,7 +10,6 @@ use mcp_conform_core::scenario::model::{
     ScriptedAnswer, Step, StepKind,
 };
 use mcp_conform_core::version::ProtocolVersion;
-use mcp_conform_core::wire::Direction;
 use mcp_conform_core::{Level, Verdict};
 use mcp_mock_peers::client::{ClientSession, PeerRequest, Received, WaitError};
 use serde_json::{Value, json};
@@ -18,16 +17,15 @@ use tokio::time::Instant;
 
 use super::RunConfig;
 use super::answers::{AnswerSource, ScriptHandler};
+use super::frames::heard;
+use super::gateway::Hub;
 use super::outcome::Check;
 use super::verify::{apply_captures, check_matcher, check_response, summarize};
 
+mod backend;
 mod http;
 
 pub use http::transport_mismatch;
-
-/// How `expect_silence` names a response to no request of ours (and how
-/// `forbid` names such responses).
-const STRAY_RESPONSE: &str = "response";
 
 /// Why the steps stopped early.
 #[derive(Debug, Clone, PartialEq)]
@@ -103,6 +101,14 @@ pub struct StepRunner<'s> {
     /// Scenario-level answers that served at least one request.
     used_answers: BTreeSet<usize>,
     progress_tokens: u64,
+    /// `role: gateway`: the mock servers behind the gateway.
+    pub backends: Option<Hub>,
+    /// The backends' order when the step before the current one started.
+    backend_mark: u64,
+    /// Per backend, the order after the last request `expect_request` took.
+    backend_requests_seen: BTreeMap<String, u64>,
+    /// How long the peer has to answer the first request of the session.
+    startup_timeout: Duration,
 }
 
 impl<'s> StepRunner<'s> {
@@ -127,6 +133,10 @@ impl<'s> StepRunner<'s> {
             peer_requests_seen: 0,
             used_answers: BTreeSet::new(),
             progress_tokens: 0,
+            backends: None,
+            backend_mark: 0,
+            backend_requests_seen: BTreeMap::new(),
+            startup_timeout: config.startup_timeout,
         }
     }
 
@@ -144,12 +154,16 @@ impl<'s> StepRunner<'s> {
     async fn run_step(&mut self, step: &'s Step) -> Stop {
         // Expectations about notifications look at what arrived since the
         // step before them started (a request's progress, say), not earlier.
-        if !matches!(
+        let looks_back = matches!(
             step.kind,
             StepKind::ExpectNotifications { .. } | StepKind::ExpectSilence { .. }
-        ) {
+        ) || backend::looks_back(&step.kind);
+        if !looks_back {
             self.notifications_seen = self.session.notifications().len();
             self.frames_seen = self.session.transcript().len();
+            if let Some(hub) = &self.backends {
+                self.backend_mark = hub.mark();
+            }
         }
         self.refresh_http_variables();
         match &step.kind {
@@ -291,6 +305,7 @@ impl<'s> StepRunner<'s> {
                 Stop::Done
             }
             StepKind::Http(exchange) => self.http_step(exchange).await,
+            StepKind::Backend(backend_step) => self.backend_step(step, backend_step).await,
         }
     }
 
@@ -356,6 +371,13 @@ impl<'s> StepRunner<'s> {
         timeout: Duration,
     ) -> Stop {
         let name = format!("response to {method}");
+        // The first answer of a session also pays for the peer's start-up
+        // (a manual handshake's initialize): give it the start-up budget.
+        let timeout = if self.session.transcript().len() == 1 {
+            timeout.max(self.startup_timeout)
+        } else {
+            timeout
+        };
         let deadline = Instant::now() + timeout;
         let before = self.session.peer_requests().len();
         let waited = self.wait(Wait::Response(id), deadline, answers).await;
@@ -364,7 +386,8 @@ impl<'s> StepRunner<'s> {
             "no response to {method} (id {id}) within {} ms",
             timeout.as_millis()
         );
-        match self.judge_response(name, waited, judge, missing) {
+        let tag = self.expect_tag(judge.expect);
+        match self.judge_response(name, waited, judge, &tag, missing) {
             Ok(response) => {
                 apply_captures(capture, &response, &mut self.ctx);
                 Stop::Done
@@ -381,9 +404,9 @@ impl<'s> StepRunner<'s> {
         name: String,
         waited: Result<Got, WaitError>,
         judge: Judge<'_>,
+        tag: &CheckTag,
         missing: String,
     ) -> Result<Value, Stop> {
-        let tag = self.expect_tag(judge.expect);
         let admits_silence = judge.expect.is_some_and(|e| e.expect.admits_silence());
         let (check, response) = match waited {
             Ok(got) => {
@@ -401,7 +424,7 @@ impl<'s> StepRunner<'s> {
                 Check::broken(name, &tag.requirement, tag.level, tag.span, missing),
                 None,
             ),
-            Err(error) => return Err(self.peer_gone(&tag, &error)),
+            Err(error) => return Err(self.peer_gone(tag, &error)),
         };
         match (self.record(check, judge.require), response) {
             (Stop::Done, Some(response)) => Ok(response),
@@ -451,7 +474,7 @@ impl<'s> StepRunner<'s> {
             expect: Some(expect),
             require: false,
         };
-        match self.judge_response("response to the raw input".into(), waited, judge, missing) {
+        match self.judge_response("response to the raw input".into(), waited, judge, &tag, missing) {
             Ok(_) => Stop::Done,
             Err(stop) => stop,
         }
@@ -585,39 +608,8 @@ impl<'s> StepRunner<'s> {
         // answers to our own requests: a notification for a call we just made
         // arrives while we wait for its response. A request we cancelled is
         // no longer ours to answer.
-        let transcript = self.session.transcript();
-        let sent: Vec<Value> = transcript
-            .iter()
-            .filter(|f| f.direction == Direction::Sent)
-            .filter_map(|f| serde_json::from_slice::<Value>(&f.raw).ok())
-            .collect();
-        let cancelled: BTreeSet<String> = sent
-            .iter()
-            .filter(|m| m.get("method").and_then(Value::as_str) == Some("notifications/cancelled"))
-            .filter_map(|m| m.pointer("/params/requestId").map(Value::to_string))
-            .collect();
-        let ours: BTreeSet<String> = sent
-            .iter()
-            .filter(|m| m.get("method").is_some())
-            .filter_map(|m| m.get("id").map(Value::to_string))
-            .filter(|id| !cancelled.contains(id))
-            .collect();
-        let heard: Vec<String> = transcript[self.frames_seen.min(transcript.len())..]
-            .iter()
-            .filter(|f| f.direction == Direction::Received)
-            .filter_map(|f| serde_json::from_slice::<Value>(&f.raw).ok())
-            .filter_map(|m| match m.get("method").and_then(Value::as_str) {
-                Some(method) => Some(method.to_owned()),
-                None => {
-                    let id = m.get("id").unwrap_or(&Value::Null).to_string();
-                    (!ours.contains(&id)).then(|| format!("{STRAY_RESPONSE} (id {id})"))
-                }
-            })
-            .filter(|heard| {
-                let kind = heard.split(' ').next().unwrap_or_default();
-                forbid.is_empty() || forbid.iter().any(|f| f == kind)
-            })
-            .collect();
+        let since = self.frames_seen;
+        let heard = heard(self.session.transcript(), |i| i >= since, forbid);
         self.notifications_seen = self.session.notifications().len();
         let name = if forbid.is_empty() {
             "silence".to_owned()
@@ -712,7 +704,7 @@ impl<'s> StepRunner<'s> {
             },
             other => other.clone(),
         };
-        match self.session.reply(&id, reply).await {
+        match self.session.answer(&id, reply).await {
             Ok(()) => Stop::Done,
             Err(error) => {
                 let tag = self.expect_tag(None);
@@ -794,6 +786,17 @@ impl<'s> StepRunner<'s> {
         }
         if let Some(var) = &walk.capture {
             self.ctx.vars.insert(var.clone(), Value::Array(items.clone()));
+        }
+        if let Some(matcher) = &walk.expect_items {
+            let all = Value::Array(items);
+            let check = check_matcher(
+                format!("the items of {}", walk.method),
+                tag,
+                matcher,
+                Some(&all),
+                &mut self.ctx,
+            );
+            self.checks.push(check);
         }
         self.checks.push(if problems.is_empty() {
             Check::pass(name, &tag.requirement, tag.level, tag.span)
@@ -1008,13 +1011,13 @@ struct ExpectedRequest<'e> {
 fn answered(transcript: &[mcp_conform_core::wire::Frame], id: &Value) -> bool {
     transcript
         .iter()
-        .filter(|f| f.direction == Direction::Sent)
+        .filter(|f| f.direction == mcp_conform_core::wire::Direction::Sent)
         .filter_map(|f| serde_json::from_slice::<Value>(&f.raw).ok())
         .any(|m| m.get("method").is_none() && m.get("id") == Some(id))
 }
 
 /// The check for a scripted answer the peer never asked for.
-fn unasked(answer: &ScriptedAnswer) -> Option<Check> {
+pub(super) fn unasked(answer: &ScriptedAnswer) -> Option<Check> {
     let expect = answer.expect.as_ref()?;
     let tag = &expect.tag;
     let name = format!("the peer asks for {}", answer.method);

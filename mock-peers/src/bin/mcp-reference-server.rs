@@ -1,4 +1,6 @@
-//! The bundled reference server on stdio, or on HTTP.
+//! The bundled reference server on stdio, or on HTTP: a dual-era server,
+//! legacy after `initialize` and stateless (2026-07-28) for requests that
+//! carry its per-request `_meta`.
 //!
 //! `mcp-reference-server [--http 127.0.0.1:PORT] [--fault NAME]`: with
 //! `--http` it serves Streamable HTTP at `/mcp` (and HTTP+SSE at `/sse`),

@@ -1,19 +1,19 @@
 //! Routing incoming frames: lifecycle gates, method dispatch, batches, and the
 //! in-flight table that makes `tools/call` concurrent and cancellable.
 
-use std::collections::HashMap;
-use std::sync::{Arc, Mutex};
+use std::sync::Arc;
 use std::time::Duration;
 
 use mcp_conform_core::version::ProtocolVersion;
 use serde_json::{Map, Value, json};
-use tokio::task::{AbortHandle, JoinHandle};
+use tokio::task::JoinHandle;
 
-use super::jsonrpc::{self, Incoming, RpcError, code, id_key};
+use super::inflight::Inflight;
+use super::jsonrpc::{self, Incoming, RpcError, code};
 use super::outbound::Outbound;
 use super::session::{self, ClientCapabilities, Negotiated, Session};
 use super::sink::{self, Sink};
-use super::{completion, prompts, resources, tools};
+use super::{completion, identity, prompts, resources, tools};
 
 /// Requests this server knows, in every supported version.
 const METHODS: [&str; 13] = [
@@ -33,7 +33,7 @@ const METHODS: [&str; 13] = [
 ];
 
 /// How long running calls may still answer after the input ends.
-const SHUTDOWN_GRACE: Duration = Duration::from_secs(2);
+pub(crate) const SHUTDOWN_GRACE: Duration = Duration::from_secs(2);
 
 /// Everything one connection shares between its tasks.
 #[derive(Debug)]
@@ -41,8 +41,8 @@ pub(crate) struct Server {
     pub session: Session,
     pub outbound: Outbound,
     pub sink: Sink,
-    /// Running `tools/call` requests by id key; removing an entry means "do not answer".
-    inflight: Mutex<HashMap<String, AbortHandle>>,
+    /// Running `tools/call` requests.
+    inflight: Inflight,
 }
 
 /// What handling one message produced.
@@ -59,7 +59,7 @@ impl Server {
             session: Session::new(),
             outbound: Outbound::default(),
             sink,
-            inflight: Mutex::new(HashMap::new()),
+            inflight: Inflight::default(),
         })
     }
 
@@ -94,24 +94,7 @@ impl Server {
     /// moment to answer before they are dropped.
     pub async fn shut_down(&self) {
         self.outbound.disconnect();
-        let running: Vec<AbortHandle> = self
-            .inflight
-            .lock()
-            .expect("inflight lock")
-            .values()
-            .cloned()
-            .collect();
-        let all_finished = async {
-            while running.iter().any(|handle| !handle.is_finished()) {
-                tokio::time::sleep(Duration::from_millis(10)).await;
-            }
-        };
-        let _ = tokio::time::timeout(SHUTDOWN_GRACE, all_finished).await;
-        running.iter().for_each(AbortHandle::abort);
-        // Let the tasks forwarding finished responses queue them.
-        for _ in 0..3 {
-            tokio::task::yield_now().await;
-        }
+        self.inflight.drain(SHUTDOWN_GRACE).await;
     }
 
     fn on_batch(self: &Arc<Self>, items: Vec<Value>) {
@@ -167,7 +150,8 @@ impl Server {
                 if method == "tools/call" {
                     let server = Arc::clone(self);
                     return Reply::Later(
-                        self.spawn_tracked(id, async move { tools::call(&server, &params).await }),
+                        self.inflight
+                            .spawn(id, async move { tools::call(&server, &params).await }),
                     );
                 }
                 Reply::Now(jsonrpc::response(&id, self.route(&method, &params)))
@@ -201,9 +185,9 @@ impl Server {
         match method {
             "initialize" => self.initialize(params),
             "ping" => Ok(json!({})),
-            "tools/list" => tools::list(&self.session, params),
+            "tools/list" => tools::list(self, params),
             "resources/list" => resources::list(version, params),
-            "resources/read" => resources::read(params),
+            "resources/read" => resources::read(params, version),
             "resources/templates/list" => resources::list_templates(version, params),
             "resources/subscribe" => resources::subscribe(&self.session, params),
             "resources/unsubscribe" => resources::unsubscribe(&self.session, params),
@@ -230,45 +214,12 @@ impl Server {
                     eprintln!("reference server: notifications/cancelled without requestId; ignored");
                     return;
                 };
-                let running = self
-                    .inflight
-                    .lock()
-                    .expect("inflight lock")
-                    .remove(&id_key(request_id));
-                match running {
-                    Some(handle) => handle.abort(),
-                    None => eprintln!("reference server: nothing running with id {request_id} to cancel"),
+                if !self.inflight.cancel(request_id) {
+                    eprintln!("reference server: nothing running with id {request_id} to cancel");
                 }
             }
             other => eprintln!("reference server: notification {other} needs no action"),
         }
-    }
-
-    /// Runs a request on its own task so that others keep being served; its
-    /// response is dropped if `notifications/cancelled` removes it first.
-    fn spawn_tracked<F>(self: &Arc<Self>, id: Value, work: F) -> JoinHandle<Option<Value>>
-    where
-        F: Future<Output = Result<Value, RpcError>> + Send + 'static,
-    {
-        let key = id_key(&id);
-        let server = Arc::clone(self);
-        // Held while spawning so the task cannot finish before its entry exists.
-        let mut inflight = self.inflight.lock().expect("inflight lock");
-        let running = sink::spawn({
-            let key = key.clone();
-            async move {
-                let outcome = work.await;
-                let wanted = server
-                    .inflight
-                    .lock()
-                    .expect("inflight lock")
-                    .remove(&key)
-                    .is_some();
-                wanted.then(|| jsonrpc::response(&id, outcome))
-            }
-        });
-        inflight.insert(key, running.abort_handle());
-        running
     }
 
     fn initialize(&self, params: &Map<String, Value>) -> Result<Value, RpcError> {
@@ -301,9 +252,9 @@ impl Server {
         }
         Ok(json!({
             "protocolVersion": version.as_str(),
-            "capabilities": server_capabilities(version),
-            "serverInfo": server_info(version),
-            "instructions": "Reference MCP server bundled with mcp-conform; its tools exercise every protocol feature.",
+            "capabilities": identity::capabilities(version),
+            "serverInfo": identity::server_info(version),
+            "instructions": identity::INSTRUCTIONS,
         }))
     }
 
@@ -320,26 +271,47 @@ impl Server {
     }
 }
 
-fn server_capabilities(version: ProtocolVersion) -> Value {
-    let mut capabilities = json!({
-        "tools": { "listChanged": true },
-        "resources": { "subscribe": true, "listChanged": true },
-        "prompts": { "listChanged": true },
-        "logging": {},
-    });
-    if version >= ProtocolVersion::V2025_03_26 {
-        capabilities["completions"] = json!({});
+/// A legacy session's tool calls: log levels from `logging/setLevel`, tools
+/// and subscriptions of this connection, notifications on its one sink.
+impl tools::Host for Server {
+    fn version(&self) -> ProtocolVersion {
+        self.session.version()
     }
-    capabilities
-}
 
-fn server_info(version: ProtocolVersion) -> Value {
-    let mut info = json!({ "name": "mcp-conform-reference", "version": env!("CARGO_PKG_VERSION") });
-    if version >= ProtocolVersion::V2025_06_18 {
-        info["title"] = json!("mcp-conform reference server");
+    fn sink(&self) -> &Sink {
+        &self.sink
     }
-    if version >= ProtocolVersion::V2025_11_25 {
-        info["description"] = json!("A small, spec-following MCP server used to calibrate mcp-conform.");
+
+    fn log_enabled(&self, rank: usize) -> bool {
+        self.session.log_enabled(rank)
     }
-    info
+
+    fn log_filter(&self) -> &'static str {
+        "logging/setLevel"
+    }
+
+    fn dynamic_tools(&self) -> Vec<String> {
+        self.session.dynamic_tools()
+    }
+
+    fn add_dynamic_tool(&self, name: &str) -> bool {
+        self.session.add_dynamic_tool(name)
+    }
+
+    fn tools_changed(&self) {
+        self.sink.send(jsonrpc::notification(
+            "notifications/tools/list_changed",
+            json!({}),
+        ));
+    }
+
+    fn resource_updated(&self, uri: &str) -> bool {
+        if !self.session.is_subscribed(uri) {
+            return false;
+        }
+        let params = json!({ "uri": uri });
+        self.sink
+            .send(jsonrpc::notification("notifications/resources/updated", params));
+        true
+    }
 }

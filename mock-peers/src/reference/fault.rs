@@ -5,11 +5,15 @@
 //! A fault is a layer between the wire and the correct server: it rewrites,
 //! drops or adds frames on their way in or out. The server itself stays
 //! correct and free of fault switches; every broken behaviour lives here.
+//! The faults of the stateless revision (`modern-…`) live in `modern.rs`
+//! and act only once the connection speaks 2026-07-28.
+
+mod modern;
 
 use std::collections::{HashMap, HashSet};
-use std::sync::Mutex;
+use std::sync::{Arc, Mutex};
 
-use serde_json::{Value, json};
+use serde_json::{Map, Value, json};
 
 use super::jsonrpc::{code, id_key};
 
@@ -67,13 +71,53 @@ crate::faults::faults! {
     HttpNoPriming = "http-no-priming", "HTTP-009", "Over HTTP, SSE answers start without the id-bearing empty priming event.";
     HttpStreamLeftOpen = "http-stream-left-open", "HTTP-008", "Over HTTP, an SSE answer stays open after its response.";
     HttpEndpointEventLate = "http-endpoint-event-late", "HTTP-001", "Over HTTP+SSE, the stream opens with a message event before the endpoint event.";
+    ModernNoResultType = "modern-no-result-type", "RPC-015", "Under 2026-07-28, results carry no resultType.";
+    ModernNoServerInfo = "modern-no-server-info", "MODN-003", "Under 2026-07-28, results carry no io.modelcontextprotocol/serverInfo in _meta.";
+    ModernMissingMetaAccepted = "modern-missing-meta-accepted", "MODN-002", "Under 2026-07-28, a request whose _meta lacks protocolVersion or clientCapabilities is served instead of refused with -32602.";
+    ModernRemembersCapabilities = "modern-remembers-capabilities", "MODN-004", "Under 2026-07-28, capabilities an earlier request declared count for later requests that did not declare them.";
+    ModernWrongVersionCode = "modern-wrong-version-code", "MODN-005", "Under 2026-07-28, an unsupported protocol version gets -32602 without the supported versions instead of -32022.";
+    ModernDiscoverMissing = "modern-discover-missing", "MODN-007", "Under 2026-07-28, server/discover is answered -32601 (method not found).";
+    ModernMissingCapabilityData = "modern-missing-capability-data", "MODN-008", "Under 2026-07-28, error -32021 does not say which capability is required (no data.requiredCapabilities).";
+    ModernRemovedMethodServed = "modern-removed-method-served", "PING-002", "Under 2026-07-28, ping (a removed method) is answered with a result.";
+    ModernServerRequest = "modern-server-request", "RPC-017", "Under 2026-07-28, a roots/list request goes to the client before each tools/call answer.";
+    ModernUrlRequiredError = "modern-url-required-error", "RPC-018", "Under 2026-07-28, connect with required: true fails with the removed error -32042.";
+    ModernInputRequiredForList = "modern-input-required-for-list", "MRTR-001", "Under 2026-07-28, tools/list answers with an InputRequiredResult.";
+    ModernInputRequiredEmpty = "modern-input-required-empty", "MRTR-002", "Under 2026-07-28, InputRequiredResults carry neither inputRequests nor requestState.";
+    ModernInputForUndeclaredCapability = "modern-input-for-undeclared-capability", "MRTR-004", "Under 2026-07-28, tools ask for elicitation, sampling or roots in inputRequests although the request did not declare the capability.";
+    ModernStateTamperAccepted = "modern-state-tamper-accepted", "MRTR-005", "Under 2026-07-28, a retry with a changed requestState is served as if the state were intact.";
+    ModernMissingInputError = "modern-missing-input-error", "MRTR-007", "Under 2026-07-28, a retry still lacking the requested input gets an error instead of a new InputRequiredResult.";
+    ModernDeclineBreaks = "modern-decline-breaks", "ELIC-016", "Under 2026-07-28, a retry whose elicitation was declined or cancelled fails with -32603.";
+    ModernUnacknowledgedListen = "modern-unacknowledged-listen", "SUBS-001", "Under 2026-07-28, subscriptions/listen streams are never acknowledged.";
+    ModernNotificationWithoutSubscriptionId = "modern-notification-without-subscription-id", "SUBS-003", "Under 2026-07-28, notifications on listen streams (after the acknowledgement) do not name their subscription.";
+    ModernUnrequestedNotification = "modern-unrequested-notification", "LIST-003", "Under 2026-07-28, listen streams get every list_changed notification, whatever their filter asked for.";
+    ModernToolsReordered = "modern-tools-reordered", "LIST-005", "Under 2026-07-28, every second walk through tools/list gets each page in reverse order.";
+    ModernLogWithoutLevel = "modern-log-without-level", "LOG-006", "Under 2026-07-28, a log message precedes the answer to requests that set no logLevel.";
+    ModernLogOnListenStream = "modern-log-on-listen-stream", "LOG-006", "Under 2026-07-28, a log message follows the acknowledgement on listen streams.";
+    ModernUnknownLogLevelAccepted = "modern-unknown-log-level-accepted", "LOG-004", "Under 2026-07-28, a request whose _meta logLevel is unknown is served instead of refused with -32602.";
+    ModernProgressOnListen = "modern-progress-on-listen", "PROG-006", "Under 2026-07-28, progress notifications are tagged as listen-stream notifications.";
+    ModernAnswersCancelled = "modern-answers-cancelled", "CANC-003", "Under 2026-07-28, notifications/cancelled is ignored and the call answered anyway.";
+    ModernLegacyNotFoundCode = "modern-legacy-not-found-code", "RES-005", "Under 2026-07-28, reading a missing resource gets the legacy -32002 instead of -32602.";
+    ModernEmptyContentsNotFound = "modern-empty-contents-not-found", "RES-005", "Under 2026-07-28, reading a missing resource gets an empty contents array instead of an error.";
+    ModernNoCacheFields = "modern-no-cache-fields", "CACHE-001", "Under 2026-07-28, cacheable results carry no ttlMs or cacheScope.";
+    ModernPageScopeVaries = "modern-page-scope-varies", "CACHE-002", "Under 2026-07-28, list pages after the first are cacheScope private, the first public.";
+    ModernHttpSessionMinted = "modern-http-session-minted", "HTTP-026", "Over HTTP under 2026-07-28, answers carry an Mcp-Session-Id.";
+    ModernHttpGetAllowed = "modern-http-get-allowed", "HTTP-026", "Over HTTP under 2026-07-28, GET on the endpoint opens an event stream and DELETE gets 200, instead of 405.";
+    ModernHttpHeaderMismatchIgnored = "modern-http-header-mismatch-ignored", "HTTP-021", "Over HTTP under 2026-07-28, MCP-Protocol-Version, Mcp-Method, Mcp-Name and Mcp-Param headers that are missing or disagree with the body are not refused.";
+    ModernHttpUnknownMethod200 = "modern-http-unknown-method-200", "HTTP-022", "Over HTTP under 2026-07-28, an unknown method is answered with status 200 instead of 404.";
+    ModernHttpUnrelatedNotification = "modern-http-unrelated-notification", "HTTP-025", "Over HTTP under 2026-07-28, add_tool's own response stream carries a tools/list_changed notification, which is about no request.";
 }
 
 impl Fault {
     /// Whether the fault breaks a rule of the HTTP transports (it does
-    /// nothing over stdio).
+    /// nothing over stdio, or nothing the stdio rules forbid).
     pub fn is_http(self) -> bool {
-        self.name().starts_with("http-")
+        self.name().starts_with("http-") || self.name().starts_with("modern-http-")
+    }
+
+    /// Whether the fault breaks a rule of the stateless revision
+    /// (2026-07-28); it does nothing to a legacy session.
+    pub fn is_modern(self) -> bool {
+        self.name().starts_with("modern-")
     }
 }
 
@@ -89,6 +133,19 @@ pub(crate) enum Emit {
 pub(crate) struct FaultLayer {
     fault: Fault,
     state: Mutex<State>,
+    memory: Arc<Mutex<Memory>>,
+}
+
+/// What the faults of one server remember beyond a connection: over HTTP
+/// every stateless POST has a layer of its own, and shares this.
+#[derive(Debug, Default)]
+pub(crate) struct Memory {
+    /// The latest `requestState` handed out, per method and target.
+    issued_states: HashMap<(String, String), String>,
+    /// Every client capability a request declared.
+    remembered_capabilities: Map<String, Value>,
+    /// Walks through `tools/list` begun (requests without a cursor).
+    tools_walks: usize,
 }
 
 #[derive(Debug, Default)]
@@ -105,6 +162,15 @@ struct State {
     asked: HashSet<String>,
     /// Ids of the client's requests the server has answered.
     answered: HashSet<String>,
+    /// The connection speaks 2026-07-28.
+    modern: bool,
+}
+
+/// Frames that go out with the one being rewritten.
+#[derive(Debug, Default)]
+struct Around {
+    before: Vec<Value>,
+    after: Vec<Value>,
 }
 
 /// What becomes of one input line.
@@ -143,14 +209,24 @@ const LISTS: [(&str, &str); 4] = [
 
 impl FaultLayer {
     pub fn new(fault: Fault) -> Self {
+        FaultLayer::sharing(fault, Arc::default())
+    }
+
+    /// A layer for one connection of a server whose layers share `memory`.
+    pub fn sharing(fault: Fault, memory: Arc<Mutex<Memory>>) -> Self {
         FaultLayer {
             fault,
             state: Mutex::new(State::default()),
+            memory,
         }
     }
 
     fn state(&self) -> std::sync::MutexGuard<'_, State> {
         self.state.lock().expect("fault state lock")
+    }
+
+    fn memory(&self) -> std::sync::MutexGuard<'_, Memory> {
+        self.memory.lock().expect("fault memory lock")
     }
 
     /// What goes out before anything else.
@@ -203,6 +279,9 @@ impl FaultLayer {
                 };
             }
             None => {}
+        }
+        if let Some(inbound) = self.modern_incoming(&mut message, &method) {
+            return inbound;
         }
         if self.fault == Fault::UpdatedAfterUnsubscribe && method == "resources/unsubscribe" {
             let id = message.get("id").cloned().unwrap_or(Value::Null);
@@ -265,18 +344,25 @@ impl FaultLayer {
             }
             _ => None,
         };
-        let mut extra = Vec::new();
+        let mut around = Around::default();
         match &answered {
-            Some((method, params)) => self.distort_response(method, params, &mut frame, &mut extra),
+            Some((method, params)) => {
+                self.distort_response(method, params, &mut frame, &mut around.after);
+                self.modern_response(method, params, &mut frame, &mut around);
+            }
             None => {
-                if self.distort_message(&mut frame) {
+                if self.distort_message(&mut frame) || self.modern_message(&mut frame, &mut around) {
                     return Vec::new();
                 }
             }
         }
-        let mut out = vec![Emit::Frame(frame)];
-        out.extend(extra.into_iter().map(Emit::Frame));
-        out
+        let Around { before, after } = around;
+        before
+            .into_iter()
+            .chain(std::iter::once(frame))
+            .chain(after)
+            .map(Emit::Frame)
+            .collect()
     }
 
     /// Rewrites the server's answer to `method`; `extra` frames follow it.

@@ -1,6 +1,10 @@
 //! The bundled reference MCP server: small, hand-written, and meant to follow
-//! each stateful protocol version (2024-11-05 through 2025-11-25) exactly, so
-//! that `mcp-conform run` without a server argument comes out all green.
+//! each protocol version exactly, so that `mcp-conform run` without a server
+//! argument comes out all green. It is dual-era: the stateful versions
+//! (2024-11-05 through 2025-11-25) after an `initialize` handshake, and the
+//! stateless 2026-07-28 ([`modern`]) for requests carrying its per-request
+//! `_meta`; the first request that tells them apart settles the mode of a
+//! stdio connection ([`dual`]), and each HTTP POST is judged on its own.
 //!
 //! Transports: stdio (newline-delimited JSON-RPC on stdin/stdout, diagnostics
 //! on stderr, exit on stdin EOF), and HTTP ([`serve_http`]: Streamable HTTP
@@ -8,24 +12,30 @@
 //! `tools/call` waiting on the client (elicitation, sampling, roots) or
 //! sleeping never blocks `ping` or other requests.
 
+mod base64;
 mod completion;
 mod dispatch;
+mod dual;
+mod era;
 mod fault;
-mod http;
-mod jsonrpc;
+pub(crate) mod http;
+mod identity;
+mod inflight;
+pub(crate) mod jsonrpc;
+mod modern;
 mod outbound;
 mod pagination;
 mod prompts;
 mod resources;
 mod session;
-mod sink;
+pub(crate) mod sink;
 mod tools;
 
 use std::sync::Arc;
 
 use tokio::io::{AsyncBufReadExt, AsyncRead, AsyncWrite, BufReader};
 
-use self::dispatch::Server;
+use self::dual::DualEra;
 pub use self::fault::Fault;
 use self::fault::FaultLayer;
 pub use self::http::{MCP_PATH, MESSAGES_PATH, SSE_PATH, serve_http};
@@ -40,7 +50,7 @@ where
 {
     let fault = fault.map(|fault| Arc::new(FaultLayer::new(fault)));
     let sink = Sink::spawn(output, fault.clone());
-    let server = Server::new(sink.clone());
+    let connection = DualEra::new(sink.clone());
     let mut lines = BufReader::new(input);
     let mut line = Vec::new();
     let read_result = loop {
@@ -53,27 +63,27 @@ where
                 if text.is_empty() {
                     continue;
                 }
-                feed(&server, &sink, fault.as_deref(), text);
+                feed(|line| connection.on_line(line), &sink, fault.as_deref(), text);
             }
             Err(error) => break Err(error),
         }
     };
-    server.shut_down().await;
+    connection.shut_down().await;
     sink.close().await;
     read_result
 }
 
-/// Hands one incoming message to `server`, through `fault` if any.
-fn feed(server: &Arc<Server>, sink: &Sink, fault: Option<&FaultLayer>, text: &str) {
+/// Hands one incoming message to `on_line`, through `fault` if any.
+fn feed(on_line: impl Fn(&str), sink: &Sink, fault: Option<&FaultLayer>, text: &str) {
     match fault {
-        None => server.on_line(text),
+        None => on_line(text),
         Some(fault) => {
             let inbound = fault.incoming(text);
             if let Some(answer) = inbound.answer {
                 sink.send(answer);
             }
             if let Some(line) = inbound.line {
-                server.on_line(&line);
+                on_line(&line);
             }
         }
     }

@@ -1,8 +1,9 @@
 //! Static resources, one resource template, reads and subscriptions.
 
-use mcp_conform_core::version::ProtocolVersion;
+use mcp_conform_core::version::{Era, ProtocolVersion};
 use serde_json::{Map, Value, json};
 
+use super::base64;
 use super::jsonrpc::{RpcError, code};
 use super::pagination;
 use super::session::Session;
@@ -162,28 +163,35 @@ fn uri_param(params: &Map<String, Value>) -> Result<&str, RpcError> {
         .ok_or_else(|| RpcError::invalid_params("a string `uri` is required"))
 }
 
-fn not_found(uri: &str) -> RpcError {
-    RpcError::new(code::RESOURCE_NOT_FOUND, format!("resource not found: {uri}"))
-        .with_data(json!({ "uri": uri }))
+/// A missing resource: -32002 up to 2025-11-25, -32602 from 2026-07-28 (RES-005).
+fn not_found(uri: &str, version: ProtocolVersion) -> RpcError {
+    let code = match version.era() {
+        Era::Stateful => code::RESOURCE_NOT_FOUND,
+        Era::Stateless => code::INVALID_PARAMS,
+    };
+    RpcError::new(code, format!("resource not found: {uri}")).with_data(json!({ "uri": uri }))
 }
 
 /// `resources/read`.
-pub(crate) fn read(params: &Map<String, Value>) -> Result<Value, RpcError> {
+pub(crate) fn read(params: &Map<String, Value>, version: ProtocolVersion) -> Result<Value, RpcError> {
     let uri = uri_param(params)?;
     let contents = if let Some(resource) = RESOURCES.iter().find(|r| r.uri == uri) {
         match resource.body {
             Body::Text(text) => json!({ "uri": uri, "mimeType": resource.mime_type, "text": text }),
-            Body::Blob(bytes) => json!({ "uri": uri, "mimeType": resource.mime_type, "blob": base64(bytes) }),
+            Body::Blob(bytes) => {
+                json!({ "uri": uri, "mimeType": resource.mime_type, "blob": base64::encode(bytes) })
+            }
         }
     } else if let Some(id) = item_id(uri) {
         json!({ "uri": uri, "mimeType": "text/plain", "text": format!("Item {id}") })
     } else {
-        return Err(not_found(uri));
+        return Err(not_found(uri, version));
     };
     Ok(json!({ "contents": [contents] }))
 }
 
-fn exists(uri: &str) -> bool {
+/// Whether `uri` names a resource (a static one or an item of the template).
+pub(crate) fn exists(uri: &str) -> bool {
     RESOURCES.iter().any(|r| r.uri == uri) || item_id(uri).is_some()
 }
 
@@ -191,7 +199,7 @@ fn exists(uri: &str) -> bool {
 pub(crate) fn subscribe(session: &Session, params: &Map<String, Value>) -> Result<Value, RpcError> {
     let uri = uri_param(params)?;
     if !exists(uri) {
-        return Err(not_found(uri));
+        return Err(not_found(uri, session.version()));
     }
     session.subscribe(uri);
     Ok(json!({}))
@@ -203,49 +211,25 @@ pub(crate) fn unsubscribe(session: &Session, params: &Map<String, Value>) -> Res
     Ok(json!({}))
 }
 
-/// Standard base64 with padding.
-fn base64(bytes: &[u8]) -> String {
-    const ALPHABET: &[u8; 64] = b"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
-    let mut out = String::with_capacity(bytes.len().div_ceil(3) * 4);
-    for chunk in bytes.chunks(3) {
-        let n = chunk
-            .iter()
-            .enumerate()
-            .fold(0u32, |acc, (i, b)| acc | (u32::from(*b) << (16 - 8 * i)));
-        for i in 0..4 {
-            if i <= chunk.len() {
-                out.push(char::from(ALPHABET[(n >> (18 - 6 * i)) as usize & 63]));
-            } else {
-                out.push('=');
-            }
-        }
-    }
-    out
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
 
     #[test]
-    fn base64_matches_known_vectors() {
-        assert_eq!(base64(b""), "");
-        assert_eq!(base64(b"f"), "Zg==");
-        assert_eq!(base64(b"fo"), "Zm8=");
-        assert_eq!(base64(b"foo"), "Zm9v");
-        assert_eq!(base64(&[0, 1, 2, 3, 254, 255]), "AAECA/7/");
-    }
-
-    #[test]
-    fn unknown_uris_are_resource_not_found() {
+    fn unknown_uris_are_resource_not_found_with_the_code_of_the_era() {
         let params = json!({"uri": "ref://nope"}).as_object().unwrap().clone();
-        let error = read(&params).unwrap_err();
+        let legacy = read(&params, ProtocolVersion::V2025_11_25).unwrap_err();
         assert_eq!(
-            (error.code, error.data),
+            (legacy.code, legacy.data),
             (-32002, Some(json!({"uri": "ref://nope"})))
         );
+        let modern = read(&params, ProtocolVersion::V2026_07_28).unwrap_err();
+        assert_eq!(modern.code, -32602);
         let item = json!({"uri": "ref://items/42"}).as_object().unwrap().clone();
-        assert_eq!(read(&item).unwrap()["contents"][0]["text"], json!("Item 42"));
+        assert_eq!(
+            read(&item, ProtocolVersion::V2026_07_28).unwrap()["contents"][0]["text"],
+            json!("Item 42")
+        );
     }
 
     #[test]

@@ -176,11 +176,10 @@ impl Session {
         self.subscriptions.lock().expect("session lock").contains(uri)
     }
 
-    /// Adds a dynamic tool; false when the name is taken (`is_static` says
-    /// whether a built-in tool has that name).
-    pub fn add_dynamic_tool(&self, name: &str, is_static: bool) -> bool {
+    /// Adds a dynamic tool; false when a dynamic tool has that name already.
+    pub fn add_dynamic_tool(&self, name: &str) -> bool {
         let mut tools = self.dynamic_tools.lock().expect("session lock");
-        if is_static || tools.iter().any(|t| t == name) {
+        if tools.iter().any(|t| t == name) {
             return false;
         }
         tools.push(name.to_owned());

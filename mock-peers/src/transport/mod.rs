@@ -5,10 +5,12 @@
 //! of the peer becomes a finding instead of an error on our side.
 
 pub mod http;
+pub mod http_server;
 mod stdio;
 mod stream;
 
 pub use http::{HttpIncident, HttpMode, HttpOptions, HttpTransport, SessionFacts};
+pub use http_server::{HttpClientRecord, HttpServerTransport};
 pub use stdio::{StdioCommand, StdioTransport, kill_process_group};
 pub use stream::StreamTransport;
 
@@ -25,6 +27,8 @@ pub enum Transport {
     Http(HttpTransport),
     /// A byte stream we did not start (the mock server's side of a client).
     Stream(StreamTransport),
+    /// The mock server's HTTP endpoint, serving a client under test.
+    HttpServer(HttpServerTransport),
 }
 
 impl Transport {
@@ -34,6 +38,7 @@ impl Transport {
             Transport::Stdio(stdio) => stdio.send(raw).await,
             Transport::Http(http) => http.send(raw).await,
             Transport::Stream(stream) => stream.send(raw).await,
+            Transport::HttpServer(server) => server.send(raw).await,
         }
     }
 
@@ -43,16 +48,19 @@ impl Transport {
             Transport::Stdio(stdio) => stdio.recv().await,
             Transport::Http(http) => http.recv().await,
             Transport::Stream(stream) => stream.recv().await,
+            Transport::HttpServer(server) => server.recv().await,
         }
     }
 
     /// Asks the peer to end the session the transport's own way (stdio:
-    /// close its stdin; HTTP: DELETE the session).
+    /// close its stdin; HTTP: DELETE the session; as the HTTP server: end
+    /// the session's streams).
     pub fn close(&mut self) {
         match self {
             Transport::Stdio(stdio) => stdio.close_stdin(),
             Transport::Http(http) => http.close(),
             Transport::Stream(stream) => stream.close(),
+            Transport::HttpServer(server) => server.close(),
         }
     }
 
@@ -62,14 +70,23 @@ impl Transport {
             Transport::Stdio(stdio) => stdio.wait_exit(within).await,
             Transport::Http(http) => http.wait_exit(within).await,
             Transport::Stream(stream) => stream.wait_exit(within).await,
+            Transport::HttpServer(server) => server.wait_exit(within).await,
         }
     }
 
     /// HTTP only: what a raw exchange within the session needs.
     pub fn http_facts(&self) -> Option<SessionFacts> {
         match self {
-            Transport::Stdio(_) | Transport::Stream(_) => None,
+            Transport::Stdio(_) | Transport::Stream(_) | Transport::HttpServer(_) => None,
             Transport::Http(http) => Some(http.facts()),
+        }
+    }
+
+    /// As the HTTP server of a client under test: what the client did.
+    pub fn http_client_record(&self) -> Option<HttpClientRecord> {
+        match self {
+            Transport::HttpServer(server) => Some(server.record()),
+            _ => None,
         }
     }
 
@@ -78,7 +95,7 @@ impl Transport {
     pub fn stderr_tail(&self) -> String {
         match self {
             Transport::Stdio(stdio) => stdio.stderr_tail(),
-            Transport::Http(_) | Transport::Stream(_) => String::new(),
+            Transport::Http(_) | Transport::Stream(_) | Transport::HttpServer(_) => String::new(),
         }
     }
 
@@ -88,6 +105,7 @@ impl Transport {
             Transport::Stdio(stdio) => stdio.shutdown(grace).await,
             Transport::Http(http) => http.shutdown(grace).await,
             Transport::Stream(stream) => stream.shutdown(grace).await,
+            Transport::HttpServer(server) => server.shutdown(grace).await,
         }
     }
 }
@@ -104,10 +122,32 @@ impl From<StreamTransport> for Transport {
     }
 }
 
+impl From<HttpServerTransport> for Transport {
+    fn from(server: HttpServerTransport) -> Self {
+        Transport::HttpServer(server)
+    }
+}
+
 impl From<StdioTransport> for Transport {
     fn from(stdio: StdioTransport) -> Self {
         Transport::Stdio(stdio)
     }
+}
+
+/// The next event of a transport fed by `events`, noting its end in
+/// `ended`; `None` once the end was reported.
+async fn next_event(
+    events: &mut tokio::sync::mpsc::UnboundedReceiver<TransportEvent>,
+    ended: &mut Option<PeerExit>,
+) -> Option<TransportEvent> {
+    if ended.is_some() {
+        return None;
+    }
+    let event = events.recv().await?;
+    if let TransportEvent::Closed(exit) = &event {
+        *ended = Some(exit.clone());
+    }
+    Some(event)
 }
 
 /// Something the transport observed.

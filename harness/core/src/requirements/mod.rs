@@ -22,6 +22,9 @@ pub enum Role {
     Client,
     /// Whichever party sends (or receives) the message in question.
     Both,
+    /// A gateway (proxy, aggregator) between clients and servers: a server
+    /// to its clients and a client to its servers.
+    Gateway,
 }
 
 /// How the harness verifies a requirement.

@@ -15,8 +15,10 @@ use serde_json::Value;
 
 use crate::span::Located;
 
+mod gateway;
 mod http;
 
+pub use gateway::{BackendSetup, ReplyStep, ScriptStep};
 pub use http::{HttpExpectation, HttpStep, TransportName};
 
 /// A JSON value written by the scenario author; on the expected side it is a
@@ -60,6 +62,10 @@ pub struct ScenarioFile {
     /// clients read it; see scenarios/README.md for the keys they know).
     #[serde(default)]
     pub plan: Option<Located<Json>>,
+    /// `role: gateway` only: the mock servers behind the gateway, by name
+    /// (letters, digits, `-` and `_`). The front is the mock client.
+    #[serde(default)]
+    pub backends: BTreeMap<String, Located<BackendSetup>>,
     /// `auto` (default): the engine performs the handshake (initialize,
     /// notifications/initialized) before the steps. `manual`: the steps do it,
     /// to test the lifecycle itself.
@@ -84,6 +90,9 @@ pub enum Role {
     Server,
     /// The peer under test is a client; we play the server.
     Client,
+    /// The peer under test is a gateway: we play the client in front of it
+    /// and every server (`backends`) behind it.
+    Gateway,
 }
 
 /// Preconditions that gate a scenario.
@@ -110,6 +119,11 @@ pub struct Requires {
     /// optional; without one the scenario is not-applicable).
     #[serde(default)]
     pub session: bool,
+    /// `role: gateway`: client capabilities the gateway must declare to a
+    /// backend (dotted paths such as `elicitation`), judged on the
+    /// connection a backend `request` goes out on; unmet → not-applicable.
+    #[serde(default)]
+    pub client_capabilities: Vec<Located<String>>,
 }
 
 /// How the mock client presents itself in `initialize` (or, on 2026-07-28,
@@ -216,6 +230,10 @@ pub enum Step {
     Close(CloseStep),
     /// One raw HTTP exchange of our own (HTTP transports only).
     Http(Box<HttpStep>),
+    /// `role: gateway`: a backend answers a request it holds.
+    Reply(ReplyStep),
+    /// `role: gateway`: a backend answers from new answers from now on.
+    Script(ScriptStep),
 }
 
 /// `request`: send a request, then (by default) wait for and check its response.
@@ -260,6 +278,11 @@ pub struct RequestStep {
     /// Budget for the response in milliseconds (default 5000).
     #[serde(default)]
     pub timeout_ms: Option<u64>,
+    /// `role: gateway`: the backend that sends the request to the gateway
+    /// (on the connection that carried the gateway's latest request to it).
+    /// Without it the front (the mock client) sends it.
+    #[serde(default)]
+    pub backend: Option<Located<String>>,
 }
 
 fn yes() -> bool {
@@ -297,6 +320,10 @@ pub struct NotifyStep {
     pub method: Located<String>,
     #[serde(default)]
     pub params: Option<Located<Json>>,
+    /// `role: gateway`: the backend that sends it, on every connection the
+    /// gateway holds open to it.
+    #[serde(default)]
+    pub backend: Option<Located<String>>,
 }
 
 /// `send_raw`: send bytes the engine does not build or check.
@@ -376,6 +403,9 @@ pub struct ExpectSilenceStep {
     pub level: Option<Located<LevelName>>,
     #[serde(default)]
     pub requirement: Option<Located<String>>,
+    /// `role: gateway`: watch what reaches this backend instead of the front.
+    #[serde(default)]
+    pub backend: Option<Located<String>>,
 }
 
 /// `expect_request`.
@@ -402,6 +432,10 @@ pub struct ExpectRequestStep {
     pub level: Option<Located<LevelName>>,
     #[serde(default)]
     pub requirement: Option<Located<String>>,
+    /// `role: gateway`: the request must reach this backend (on any of its
+    /// connections) instead of the front.
+    #[serde(default)]
+    pub backend: Option<Located<String>>,
 }
 
 /// `respond`: the answer to a held request of the peer. Give `result`
@@ -460,6 +494,10 @@ pub struct PaginateStep {
     /// Matcher every item must satisfy.
     #[serde(default)]
     pub expect_item: Option<Located<Json>>,
+    /// Matcher over the array of every item of every page, in order, after
+    /// the walk (`$contains` with `$capture` picks one out).
+    #[serde(default)]
+    pub expect_items: Option<Located<Json>>,
     /// Store all items, in order, in this variable.
     #[serde(default)]
     pub capture: Option<Located<String>>,
@@ -608,6 +646,8 @@ pub enum RawReply {
     Result(Json),
     Error(ErrorReply),
     NoReply,
+    /// Backends only: leave the request open until a `reply` step answers it.
+    Hold,
 }
 
 /// `other` answer: for any method.

@@ -14,8 +14,10 @@ use crate::matcher::Matcher;
 use crate::span::{SourceFile, Span};
 use crate::version::VersionSet;
 
+mod gateway;
 mod http;
 
+pub use gateway::{Backend, BackendAction, BackendStep};
 pub use http::{HttpBody, HttpCheck, HttpExchangeStep, SessionChoice};
 
 /// A validated scenario.
@@ -37,6 +39,8 @@ pub struct Scenario {
     pub server: ServerModel,
     /// `role: client`: what the client under test is asked to do.
     pub plan: Option<Value>,
+    /// `role: gateway`: the mock servers behind the gateway, in name order.
+    pub backends: Vec<Backend>,
     pub handshake: Handshake,
     pub answers: Vec<ScriptedAnswer>,
     pub timeout: Duration,
@@ -56,6 +60,9 @@ pub struct Preconditions {
     pub transport: Option<TransportName>,
     /// HTTP: the server must have issued a session id.
     pub session: bool,
+    /// `role: gateway`: client capabilities the gateway must declare to the
+    /// backend a backend request goes to.
+    pub client_capabilities: Vec<String>,
 }
 
 /// How the mock client presents itself.
@@ -157,6 +164,8 @@ pub enum StepKind {
         tag: CheckTag,
     },
     Http(HttpExchangeStep),
+    /// `role: gateway`: a step on a backend's side.
+    Backend(BackendStep),
 }
 
 /// A request to send. `params` is a template (`${var}` substituted at run time).
@@ -240,6 +249,8 @@ pub struct PaginateStep {
     pub max_pages: u32,
     pub expect_page: Option<Matcher>,
     pub expect_item: Option<Matcher>,
+    /// Over all items, after the walk.
+    pub expect_items: Option<Matcher>,
     pub capture: Option<String>,
     pub timeout: Duration,
     pub tag: CheckTag,
@@ -285,4 +296,6 @@ pub enum Reply {
         data: Option<Value>,
     },
     NoReply,
+    /// Backends only: no answer until a `reply` step gives one.
+    Hold,
 }

@@ -20,6 +20,7 @@ use crate::requirements::catalogue;
 use crate::span::{Located, SourceFile, Span};
 use crate::version::VersionSet;
 
+mod gateway;
 mod http;
 
 /// Budget of a whole scenario.
@@ -46,6 +47,7 @@ const ENGINE_VARIABLES: [&str; 5] = [
 
 /// Validates a parsed file into a runnable scenario.
 pub fn validate(source: &SourceFile, parsed: file::ScenarioFile) -> Result<Scenario, Vec<Diagnostic>> {
+    let role = parsed.role.as_ref().map_or(file::Role::Server, |r| r.value);
     let mut v = Validator {
         source,
         diagnostics: Vec::new(),
@@ -53,6 +55,9 @@ pub fn validate(source: &SourceFile, parsed: file::ScenarioFile) -> Result<Scena
         defined: BTreeSet::new(),
         sent: BTreeSet::new(),
         held: BTreeSet::new(),
+        role,
+        backend_names: parsed.backends.keys().cloned().collect(),
+        in_backend: false,
     };
     v.defined.extend(ENGINE_VARIABLES.iter().map(|s| (*s).to_owned()));
     let transport = http::transport_need(&parsed);
@@ -88,6 +93,7 @@ pub fn validate(source: &SourceFile, parsed: file::ScenarioFile) -> Result<Scena
     }
     let timeout = v.millis(parsed.timeout_ms, SCENARIO_TIMEOUT, id_span);
     let answers = parsed.answers.iter().map(|a| v.answer(a)).collect();
+    let backends = v.backends(&parsed);
     let steps = v.steps(&parsed.steps);
     let client = model::ClientModel {
         capabilities: parsed
@@ -98,8 +104,7 @@ pub fn validate(source: &SourceFile, parsed: file::ScenarioFile) -> Result<Scena
         info: parsed.client.info.as_ref().map(|i| i.value.clone()),
         protocol_version: parsed.client.protocol_version.as_ref().map(|p| p.value.clone()),
     };
-    let role = parsed.role.as_ref().map_or(file::Role::Server, |r| r.value);
-    let server = v.server_setup(role, parsed.server.as_ref(), parsed.plan.as_ref());
+    let server = v.server_setup(parsed.server.as_ref(), parsed.plan.as_ref());
     let requires = model::Preconditions {
         capabilities: parsed
             .requires
@@ -116,6 +121,7 @@ pub fn validate(source: &SourceFile, parsed: file::ScenarioFile) -> Result<Scena
         triggers: parsed.requires.triggers.iter().map(|t| t.value.clone()).collect(),
         transport,
         session: parsed.requires.session,
+        client_capabilities: v.client_capabilities(&parsed.requires.client_capabilities),
     };
     if !v.diagnostics.is_empty() {
         return Err(v.diagnostics);
@@ -133,6 +139,7 @@ pub fn validate(source: &SourceFile, parsed: file::ScenarioFile) -> Result<Scena
         client,
         server,
         plan: parsed.plan.map(|p| p.value),
+        backends,
         handshake: parsed.handshake,
         answers,
         timeout,
@@ -150,6 +157,11 @@ struct Validator<'a> {
     sent: BTreeSet<String>,
     /// Names of the peer's requests held so far (for `respond`).
     held: BTreeSet<String>,
+    role: file::Role,
+    /// `role: gateway`: the names under `backends`.
+    backend_names: BTreeSet<String>,
+    /// Whether the answers being read are a backend's (`hold` is allowed).
+    in_backend: bool,
 }
 
 impl Validator<'_> {
@@ -225,6 +237,8 @@ impl Validator<'_> {
 
     fn matcher(&mut self, expected: &Located<Value>) -> Option<Matcher> {
         self.template_variables(expected);
+        // `{$capture: name}` defines `name` for the steps after it.
+        collect_captures(&expected.value, &mut self.defined);
         Matcher::compile(&expected.value)
             .map_err(|e| {
                 let at = if e.pointer.is_empty() {
@@ -405,6 +419,7 @@ impl Validator<'_> {
                     file::RawReply::Result(result) => Reply::Result(result.clone()),
                     file::RawReply::Error(e) => error_reply(e),
                     file::RawReply::NoReply => Reply::NoReply,
+                    file::RawReply::Hold => self.hold(a.reply.span),
                 };
                 (
                     AnswerKind::Other,
@@ -440,28 +455,30 @@ impl Validator<'_> {
     /// that test a client.
     fn server_setup(
         &mut self,
-        role: file::Role,
         setup: Option<&Located<file::ServerSetup>>,
         plan: Option<&Located<Value>>,
     ) -> model::ServerModel {
-        if role == file::Role::Server {
+        let help = match self.role {
+            file::Role::Client => None,
+            file::Role::Server => Some(
+                "add `role: client`, or remove this key (a server under test is described by `requires` and the profile)",
+            ),
+            file::Role::Gateway => Some(
+                "the servers behind a gateway are described under `backends` (`alpha: {server: {...}, answers: [...]}`)",
+            ),
+        };
+        if let Some(help) = help {
             let misplaced = [setup.map(|s| (s.span, "server")), plan.map(|p| (p.span, "plan"))];
             for (span, key) in misplaced.into_iter().flatten() {
                 self.error_help(
                     span,
                     format!("`{key}` is for scenarios that test a client"),
                     "only with `role: client`",
-                    "add `role: client`, or remove this key (a server under test is described by `requires` and the profile)",
+                    help,
                 );
             }
         }
-        let setup = setup.map(|s| s.value.clone()).unwrap_or_default();
-        model::ServerModel {
-            capabilities: setup.capabilities.unwrap_or_else(|| json!({})),
-            info: setup.info,
-            protocol_version: setup.protocol_version,
-            instructions: setup.instructions,
-        }
+        server_model(setup.map(|s| s.value.clone()).unwrap_or_default())
     }
 
     fn steps(&mut self, steps: &[Located<file::Step>]) -> Vec<model::Step> {
@@ -477,7 +494,9 @@ impl Validator<'_> {
     fn step(&mut self, step: &Located<file::Step>) -> model::StepKind {
         let span = step.span;
         match &step.value {
+            file::Step::Request(r) if r.backend.is_some() => self.backend_request(r, span),
             file::Step::Request(r) => model::StepKind::Request(self.request(r, span)),
+            file::Step::Notify(n) if n.backend.is_some() => self.backend_notify(n),
             file::Step::Notify(n) => model::StepKind::Notify {
                 method: n.method.value.clone(),
                 params: self.template(n.params.as_ref()),
@@ -518,11 +537,13 @@ impl Validator<'_> {
                     tag: self.tag(e.level.as_ref(), e.requirement.as_ref(), span),
                 }
             }
+            file::Step::ExpectSilence(e) if e.backend.is_some() => self.backend_silence(e, span),
             file::Step::ExpectSilence(e) => model::StepKind::ExpectSilence {
                 within: self.millis(Some(e.within_ms), STEP_TIMEOUT, span),
                 forbid: e.forbid.iter().map(|f| f.value.clone()).collect(),
                 tag: self.tag(e.level.as_ref(), e.requirement.as_ref(), span),
             },
+            file::Step::ExpectRequest(e) if e.backend.is_some() => self.backend_expect_request(e, span),
             file::Step::ExpectRequest(e) => {
                 let params = e.params.as_ref().and_then(|p| self.matcher(p));
                 if let Some(name) = &e.name {
@@ -566,6 +587,7 @@ impl Validator<'_> {
                     max_pages: p.max_pages.unwrap_or(MAX_PAGES).max(1),
                     expect_page: p.expect_page.as_ref().and_then(|m| self.matcher(m)),
                     expect_item: p.expect_item.as_ref().and_then(|m| self.matcher(m)),
+                    expect_items: p.expect_items.as_ref().and_then(|m| self.matcher(m)),
                     capture: p.capture.as_ref().map(|c| c.value.clone()),
                     timeout: self.millis(p.timeout_ms, STEP_TIMEOUT, span),
                     tag: self.tag(p.level.as_ref(), p.requirement.as_ref(), span),
@@ -608,6 +630,8 @@ impl Validator<'_> {
                 tag: self.tag(c.level.as_ref(), c.requirement.as_ref(), span),
             },
             file::Step::Http(h) => self.http_step(h, span),
+            file::Step::Reply(r) => self.backend_reply(r),
+            file::Step::Script(script) => self.backend_script(script),
         }
     }
 
@@ -695,11 +719,34 @@ enum Named {
     Held,
 }
 
+/// The model of a mock server's `initialize` answer.
+fn server_model(setup: file::ServerSetup) -> model::ServerModel {
+    model::ServerModel {
+        capabilities: setup.capabilities.unwrap_or_else(|| json!({})),
+        info: setup.info,
+        protocol_version: setup.protocol_version,
+        instructions: setup.instructions,
+    }
+}
+
 fn error_reply(e: &file::ErrorReply) -> Reply {
     Reply::Error {
         code: e.code,
         message: e.message.clone(),
         data: e.data.clone(),
+    }
+}
+
+fn collect_captures(value: &Value, defined: &mut BTreeSet<String>) {
+    match value {
+        Value::Object(map) => {
+            if let (1, Some(Value::String(name))) = (map.len(), map.get("$capture")) {
+                defined.insert(name.clone());
+            }
+            map.values().for_each(|v| collect_captures(v, defined));
+        }
+        Value::Array(items) => items.iter().for_each(|v| collect_captures(v, defined)),
+        _ => {}
     }
 }
 

@@ -5,26 +5,35 @@
 //!
 //! - [`run_client_scenario`]: `test-client` starts the client with a command
 //!   line whose `{server}` is a relay (`mcp-conform serve --connect SOCKET`)
-//!   back to the engine in this process.
+//!   back to the engine in this process, or whose `{url}` is the URL of a
+//!   fresh mock server on a loopback port (Streamable HTTP).
 //! - [`serve_stdio`]: `mcp-conform serve SCENARIO`, the engine on our own
-//!   stdin/stdout, for a client started by someone else.
+//!   stdin/stdout, for a client started by someone else; [`serve_http`]:
+//!   the same over HTTP (`serve --http ADDRESS`).
+//!
+//! Over HTTP the client's transport rules are judged too (`http_rules.rs`).
 
+mod http_rules;
 mod relay;
 
+use std::future::Future;
 use std::path::PathBuf;
 use std::time::Duration;
 
 use mcp_conform_core::Level;
 use mcp_conform_core::Verdict;
 use mcp_conform_core::scenario::Scenario;
-use mcp_conform_core::scenario::model::Reply;
-use mcp_conform_core::version::ProtocolVersion;
+use mcp_conform_core::scenario::model::{Reply, ServerModel};
+use mcp_conform_core::span::Span;
+use mcp_conform_core::version::{ProtocolVersion, VersionSet};
 use mcp_mock_peers::client::{ClientSession, PeerRequest, RequestHandler, WaitError, default_reply};
-use mcp_mock_peers::transport::{StdioCommand, StdioTransport, StreamTransport};
+use mcp_mock_peers::transport::http_server::ClientDeparture;
+use mcp_mock_peers::transport::{HttpServerTransport, StdioCommand, StdioTransport, StreamTransport};
 use serde_json::{Value, json};
 use tokio::net::UnixListener;
 use tokio::time::Instant;
 
+pub use http_rules::judge as judge_http;
 pub use relay::serve_connected;
 
 use super::RunConfig;
@@ -40,33 +49,51 @@ pub const LINGER: Duration = Duration::from_secs(2);
 const EXIT_GRACE: Duration = Duration::from_millis(500);
 /// How often we look whether a client that has not connected yet exited.
 const POLL: Duration = Duration::from_millis(50);
+/// Longer than any scenario: how long we watch a client's process for its exit.
+const LIFETIME: Duration = Duration::from_secs(24 * 3600);
 
 /// The client under test: a command line where `{server}` stands for the
-/// command that starts our mock server.
+/// command that starts our mock server over stdio, or `{url}` for the URL
+/// of our mock server over Streamable HTTP.
 #[derive(Debug, Clone)]
 pub struct ClientUnderTest {
     pub command: String,
     /// The mcp-conform binary whose `serve --connect` `{server}` runs.
     pub serve_program: PathBuf,
+    /// The client speaks HTTP to us (`{url}`, or `serve --http`).
+    pub over_http: bool,
 }
 
 impl ClientUnderTest {
-    /// A client whose `{server}` runs this very binary.
+    /// A client whose `{server}` runs this very binary; `{url}` in the
+    /// command line makes it an HTTP client.
     pub fn new(command: &str) -> ClientUnderTest {
         ClientUnderTest {
             command: command.to_owned(),
             serve_program: std::env::current_exe().unwrap_or_else(|_| PathBuf::from("mcp-conform")),
+            over_http: command.contains("{url}"),
+        }
+    }
+
+    /// A client started by someone else, to `mcp-conform serve`.
+    pub fn started_elsewhere(over_http: bool) -> ClientUnderTest {
+        ClientUnderTest {
+            over_http,
+            ..ClientUnderTest::new("(started by its client)")
         }
     }
 }
 
-/// Answers `initialize` with the scenario's server, and pings; anything
+/// Answers `initialize` with a mock server's model, and pings; anything
 /// else before `initialize` is refused as a server would.
-struct InitializeHandler<'a> {
-    scenario: &'a Scenario,
+pub(super) struct InitializeHandler<'a> {
+    pub server: &'a ServerModel,
+    /// Versions we accept when the client offers them.
+    pub versions: VersionSet,
+    /// The version answered when the client offers none of them.
+    pub fallback: ProtocolVersion,
     /// The version answered, once `initialize` came.
-    answered: Option<String>,
-    config: &'a RunConfig,
+    pub answered: Option<String>,
 }
 
 impl RequestHandler for InitializeHandler<'_> {
@@ -74,19 +101,19 @@ impl RequestHandler for InitializeHandler<'_> {
         if request.method != "initialize" {
             return default_reply(&request.method);
         }
-        let server = &self.scenario.server;
+        let server = self.server;
         let offered = request
             .params
             .as_ref()
             .and_then(|p| p.get("protocolVersion"))
             .and_then(Value::as_str)
             .and_then(|v| v.parse::<ProtocolVersion>().ok())
-            .filter(|v| self.scenario.versions.contains(*v));
+            .filter(|v| self.versions.contains(*v));
         let version = server
             .protocol_version
             .clone()
             .or_else(|| offered.map(|v| v.to_string()))
-            .unwrap_or_else(|| self.config.protocol.to_string());
+            .unwrap_or_else(|| self.fallback.to_string());
         let info = server
             .info
             .clone()
@@ -108,9 +135,10 @@ pub async fn serve_handshake(runner: &mut StepRunner<'_>, config: &RunConfig) ->
     let scenario = runner.scenario;
     let deadline = Instant::now() + config.startup_timeout;
     let mut handler = InitializeHandler {
-        scenario,
+        server: &scenario.server,
+        versions: scenario.versions,
+        fallback: config.protocol,
         answered: None,
-        config,
     };
     let initialize = loop {
         let seen = runner.session.peer_requests().len();
@@ -129,11 +157,11 @@ pub async fn serve_handshake(runner: &mut StepRunner<'_>, config: &RunConfig) ->
     };
     runner
         .checks
-        .push(opens_with_initialize(runner.session.transcript(), scenario));
+        .push(opens_with_initialize(runner.session.transcript(), scenario.span));
     let params = initialize.params.clone().unwrap_or(Value::Null);
     runner
         .checks
-        .push(initialize_params(&params, scenario).at_frame(Some(initialize.index)));
+        .push(initialize_params(&params, scenario.span).at_frame(Some(initialize.index)));
     let answered = handler.answered.unwrap_or_default();
     match answered.parse::<ProtocolVersion>() {
         Ok(version) if scenario.versions.contains(version) => runner.version = version,
@@ -200,7 +228,7 @@ fn never_came(
 }
 
 /// LIFE-001: before `initialize`, the client sent nothing but pings.
-fn opens_with_initialize(transcript: &[mcp_conform_core::wire::Frame], scenario: &Scenario) -> Check {
+pub(super) fn opens_with_initialize(transcript: &[mcp_conform_core::wire::Frame], span: Span) -> Check {
     use mcp_conform_core::wire::Direction;
     let name = "the connection opens with initialize";
     let first = transcript
@@ -215,19 +243,19 @@ fn opens_with_initialize(transcript: &[mcp_conform_core::wire::Frame], scenario:
         })
         .find(|method| method != "ping");
     match first.as_deref() {
-        Some("initialize") => Check::pass(name, "LIFE-001", Level::Must, scenario.span),
+        Some("initialize") => Check::pass(name, "LIFE-001", Level::Must, span),
         other => Check::broken(
             name,
             "LIFE-001",
             Level::Must,
-            scenario.span,
+            span,
             format!("the client sent {} before initialize", other.unwrap_or("nothing")),
         ),
     }
 }
 
 /// LIFE-002: `initialize` gives protocolVersion, capabilities and clientInfo.
-fn initialize_params(params: &Value, scenario: &Scenario) -> Check {
+pub(super) fn initialize_params(params: &Value, span: Span) -> Check {
     let mut problems = Vec::new();
     if !params.get("protocolVersion").is_some_and(Value::is_string) {
         problems.push("protocolVersion is not a string");
@@ -244,9 +272,9 @@ fn initialize_params(params: &Value, scenario: &Scenario) -> Check {
     }
     let name = "the initialize request";
     if problems.is_empty() {
-        Check::pass(name, "LIFE-002", Level::Must, scenario.span)
+        Check::pass(name, "LIFE-002", Level::Must, span)
     } else {
-        Check::broken(name, "LIFE-002", Level::Must, scenario.span, problems.join("; "))
+        Check::broken(name, "LIFE-002", Level::Must, span, problems.join("; "))
             .with_values(None, Some(params.clone()))
     }
 }
@@ -262,15 +290,23 @@ pub async fn run_client_scenario(
         version: Some(config.protocol),
         ..ScenarioOutcome::new(scenario)
     };
-    if scenario.role != mcp_conform_core::scenario::model::Role::Client {
-        let note = "tests a server: run it with `mcp-conform run`".to_owned();
+    if let Some(note) = precondition(scenario, client.over_http) {
         return ScenarioOutcome::unrun(scenario, Verdict::NotApplicable, note);
     }
-    let socket_dir = socket_dir();
-    let socket = socket_dir.join("serve.sock");
-    let launched = launch(scenario, config, client, &socket_dir, &socket).await;
-    let _ = std::fs::remove_dir_all(&socket_dir);
-    let (session, mut process) = match launched {
+    let launched = if client.over_http {
+        launch_http(scenario, config, client).await
+    } else {
+        let socket_dir = socket_dir();
+        let socket = socket_dir.join("serve.sock");
+        let launched = launch(scenario, config, client, &socket_dir, &socket).await;
+        let _ = std::fs::remove_dir_all(&socket_dir);
+        launched
+    };
+    let Launched {
+        session,
+        mut process,
+        departure,
+    } = match launched {
         Ok(launched) => launched,
         Err((note, tail)) => {
             let mut outcome = ScenarioOutcome::unrun(scenario, Verdict::Error, note);
@@ -278,7 +314,11 @@ pub async fn run_client_scenario(
             return outcome;
         }
     };
-    let mut outcome = run_session(scenario, config, session, outcome, started).await;
+    let run = run_session(scenario, config, session, outcome, started, None);
+    let mut outcome = match departure {
+        Some(departure) => watched(run, &mut process, departure).await,
+        None => run.await,
+    };
     process.shutdown(EXIT_GRACE).await;
     if outcome.verdict > Verdict::NonStrict || outcome.verdict == Verdict::Error {
         let tail = process.stderr_tail();
@@ -288,72 +328,186 @@ pub async fn run_client_scenario(
     outcome
 }
 
+/// Why a scenario does not apply to this client before it is started.
+fn precondition(scenario: &Scenario, over_http: bool) -> Option<String> {
+    if scenario.role != mcp_conform_core::scenario::model::Role::Client {
+        return Some("tests a server: run it with `mcp-conform run`".to_owned());
+    }
+    let need = scenario.requires.transport.filter(|_| !over_http)?;
+    Some(format!(
+        "tests the {need} transport: the client must reach the mock server by {{url}}"
+    ))
+}
+
+/// A started client and the session with it.
+struct Launched {
+    session: ClientSession,
+    /// The client's process.
+    process: StdioTransport,
+    /// Over HTTP: tells the session when the process ends (no request does).
+    departure: Option<ClientDeparture>,
+}
+
+/// Why a client could not be started: a note and the client's stderr.
+type LaunchError = (String, Option<String>);
+
+/// Runs `run` while watching the client's process: its exit is reported
+/// to the session as the client leaving.
+async fn watched(
+    run: impl Future<Output = ScenarioOutcome>,
+    process: &mut StdioTransport,
+    departure: ClientDeparture,
+) -> ScenarioOutcome {
+    tokio::pin!(run);
+    tokio::select! {
+        outcome = &mut run => return outcome,
+        exit = process.wait_exit(LIFETIME) => departure.left(exit),
+    }
+    run.await
+}
+
 /// A fresh private directory for the relay's socket.
-fn socket_dir() -> PathBuf {
+pub(super) fn socket_dir() -> PathBuf {
     use std::sync::atomic::{AtomicUsize, Ordering};
     static NEXT: AtomicUsize = AtomicUsize::new(0);
     let n = NEXT.fetch_add(1, Ordering::SeqCst);
     std::env::temp_dir().join(format!("mcp-conform-{}-{n}", std::process::id()))
 }
 
-/// Starts the client and waits for it to start our server. On failure: a
-/// note and the client's stderr.
+/// Starts the client with `line` (the command with its placeholder
+/// filled in) and the scenario's id and plan in its environment.
+fn spawn_client(line: &str, scenario: &Scenario) -> Result<StdioTransport, LaunchError> {
+    let mut command = StdioCommand::parse(line).map_err(|e| (format!("--command: {e}"), None))?;
+    command
+        .env
+        .push(("MCP_CONFORM_SCENARIO".into(), scenario.id.clone()));
+    let plan = scenario.plan.clone().unwrap_or_else(|| json!({}));
+    command.env.push(("MCP_CONFORM_PLAN".into(), plan.to_string()));
+    StdioTransport::spawn(&command).map_err(|e| (e.to_string(), None))
+}
+
+/// The client has not reached us yet: `Ok` while it may still, the error
+/// once it exited or the startup timeout passed (`never`: what it never
+/// did; `placeholder`: what its command line needs for that).
+async fn still_starting(
+    process: &mut StdioTransport,
+    deadline: Instant,
+    config: &RunConfig,
+    (never, placeholder): (&str, &str),
+) -> Result<(), LaunchError> {
+    let exited = process.try_exit();
+    if exited.is_none() && Instant::now() <= deadline {
+        return Ok(());
+    }
+    let why = exited.map_or_else(
+        || format!("within {} ms", config.startup_timeout.as_millis()),
+        |exit| format!("before it {}", exit.description),
+    );
+    let tail = process.stderr_tail();
+    process.shutdown(Duration::ZERO).await;
+    let note = format!("the client never {never} ({why}); does its command line contain {placeholder}?");
+    Err((note, (!tail.trim().is_empty()).then_some(tail)))
+}
+
+/// Starts the client and waits for it to start our server over stdio.
 async fn launch(
     scenario: &Scenario,
     config: &RunConfig,
     client: &ClientUnderTest,
     dir: &std::path::Path,
     socket: &std::path::Path,
-) -> Result<(ClientSession, StdioTransport), (String, Option<String>)> {
+) -> Result<Launched, LaunchError> {
     std::fs::create_dir_all(dir).map_err(|e| (format!("cannot create {}: {e}", dir.display()), None))?;
     let listener = UnixListener::bind(socket)
         .map_err(|e| (format!("cannot listen on {}: {e}", socket.display()), None))?;
-    let server = StdioCommand {
-        program: client.serve_program.display().to_string(),
-        args: vec!["serve".into(), "--connect".into(), socket.display().to_string()],
-        env: Vec::new(),
-        cwd: None,
-    };
-    let line = client.command.replace("{server}", &server.display());
-    let mut command = StdioCommand::parse(&line).map_err(|e| (format!("--command: {e}"), None))?;
-    command
-        .env
-        .push(("MCP_CONFORM_SCENARIO".into(), scenario.id.clone()));
-    let plan = scenario.plan.clone().unwrap_or_else(|| json!({}));
-    command.env.push(("MCP_CONFORM_PLAN".into(), plan.to_string()));
-    let mut process = StdioTransport::spawn(&command).map_err(|e| (e.to_string(), None))?;
+    let server = relay_command(&client.serve_program, socket);
+    let mut process = spawn_client(&client.command.replace("{server}", &server.display()), scenario)?;
     let deadline = Instant::now() + config.startup_timeout;
+    let never = ("started the mock server", "{server}");
     loop {
         tokio::select! {
             accepted = listener.accept() => {
                 let (stream, _) = accepted.map_err(|e| (format!("accept failed: {e}"), None))?;
                 let (reader, writer) = stream.into_split();
-                return Ok((ClientSession::new(StreamTransport::new(reader, writer)), process));
+                let session = ClientSession::new(StreamTransport::new(reader, writer));
+                return Ok(Launched { session, process, departure: None });
             }
             () = tokio::time::sleep(POLL) => {}
         }
-        let exited = process.try_exit();
-        if exited.is_some() || Instant::now() > deadline {
-            let why = exited.map_or_else(
-                || format!("within {} ms", config.startup_timeout.as_millis()),
-                |exit| format!("before it {}", exit.description),
-            );
-            let tail = process.stderr_tail();
-            process.shutdown(Duration::ZERO).await;
-            let note = format!(
-                "the client never started the mock server ({why}); does its command line contain {{server}}?"
-            );
-            return Err((note, (!tail.trim().is_empty()).then_some(tail)));
-        }
+        still_starting(&mut process, deadline, config, never).await?;
     }
+}
+
+/// The command that starts our mock server: `PROGRAM serve --connect SOCKET`,
+/// a relay back to the engine listening on the socket.
+pub(super) fn relay_command(program: &std::path::Path, socket: &std::path::Path) -> StdioCommand {
+    StdioCommand {
+        program: program.display().to_string(),
+        args: vec!["serve".into(), "--connect".into(), socket.display().to_string()],
+        env: Vec::new(),
+        cwd: None,
+    }
+}
+
+/// Starts a mock server on a free loopback port, then the client with its
+/// URL, and waits for the client's first request.
+async fn launch_http(
+    scenario: &Scenario,
+    config: &RunConfig,
+    client: &ClientUnderTest,
+) -> Result<Launched, LaunchError> {
+    let server = HttpServerTransport::bind("127.0.0.1:0")
+        .await
+        .map_err(|e| (e.to_string(), None))?;
+    let mut process = spawn_client(&client.command.replace("{url}", server.url()), scenario)?;
+    let deadline = Instant::now() + config.startup_timeout;
+    let never = format!("reached the mock server at {}", server.url());
+    while !server.contacted() {
+        tokio::time::sleep(POLL).await;
+        still_starting(&mut process, deadline, config, (&never, "{url}")).await?;
+    }
+    let departure = Some(server.departure());
+    Ok(Launched {
+        session: ClientSession::new(server),
+        process,
+        departure,
+    })
 }
 
 /// `mcp-conform serve SCENARIO`: the engine on our own stdin/stdout.
 pub async fn serve_stdio(scenario: &Scenario, config: &RunConfig) -> ScenarioOutcome {
     let session = ClientSession::new(StreamTransport::new(tokio::io::stdin(), tokio::io::stdout()));
+    serve(scenario, config, session, false).await
+}
+
+/// `mcp-conform serve --http ADDRESS SCENARIO`: the engine as a Streamable
+/// HTTP server on a loopback `address`; `announce` gets its URL once it
+/// listens. Fails when the address is not loopback or cannot be bound.
+pub async fn serve_http(
+    scenario: &Scenario,
+    config: &RunConfig,
+    address: &str,
+    announce: impl FnOnce(&str),
+) -> Result<ScenarioOutcome, String> {
+    let server = HttpServerTransport::bind(address)
+        .await
+        .map_err(|e| e.to_string())?;
+    announce(server.url());
+    Ok(serve(scenario, config, ClientSession::new(server), true).await)
+}
+
+async fn serve(
+    scenario: &Scenario,
+    config: &RunConfig,
+    session: ClientSession,
+    over_http: bool,
+) -> ScenarioOutcome {
+    if let Some(note) = precondition(scenario, over_http) {
+        return ScenarioOutcome::unrun(scenario, Verdict::NotApplicable, note);
+    }
     let outcome = ScenarioOutcome {
         version: Some(config.protocol),
         ..ScenarioOutcome::new(scenario)
     };
-    run_session(scenario, config, session, outcome, Instant::now()).await
+    run_session(scenario, config, session, outcome, Instant::now(), None).await
 }

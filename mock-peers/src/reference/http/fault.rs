@@ -1,20 +1,23 @@
 //! The HTTP side of the fault layer: faults that break a rule of the HTTP
 //! transports rewrite the request before the correct server sees it, or its
-//! answer after, so the server itself stays free of fault switches.
+//! answer after, so the server itself stays free of fault switches. Every
+//! other fault passes through untouched.
 
 use std::time::Duration;
 
 use bytes::Bytes;
 use http_body_util::BodyExt;
-use hyper::body::Incoming;
-use hyper::header::{self, HeaderValue};
-use hyper::{Method, Request, Response, StatusCode};
+use hyper::header::{self, HeaderMap, HeaderName, HeaderValue};
+use hyper::{Method, Response, StatusCode};
 use serde_json::Value;
 use tokio::sync::mpsc;
 
+use super::mirror::{self, METHOD_HEADER, NAME_HEADER, PARAM_PREFIX, VERSION_HEADER};
 use super::streams::{Body, EventBody};
-use super::{MCP_PATH, json_response, status_only};
+use super::{Inbound, MCP_PATH, event_stream, json_response, modern, status_only};
 use crate::reference::Fault;
+use crate::reference::era::PROTOCOL_VERSION;
+use crate::reference::tools;
 use crate::transport::http::sse::SseDecoder;
 
 /// How long `http-stream-left-open` holds a finished stream.
@@ -23,13 +26,11 @@ const HOLD: Duration = Duration::from_secs(30);
 const AT_ONCE: Duration = Duration::from_millis(50);
 
 /// Rewrites the request, or answers it in the server's stead.
-pub(super) fn before(
-    fault: Fault,
-    mut request: Request<Incoming>,
-) -> Result<Request<Incoming>, Box<Response<Body>>> {
-    let on_endpoint = request.uri().path() == MCP_PATH;
-    let method = request.method().clone();
-    let headers = request.headers_mut();
+pub(super) fn before(fault: Fault, (mut parts, body): Inbound) -> Result<Inbound, Box<Response<Body>>> {
+    let on_endpoint = parts.uri.path() == MCP_PATH;
+    let method = parts.method.clone();
+    let speaks_modern = modern::speaks_modern(&parts.headers, &body);
+    let headers = &mut parts.headers;
     match fault {
         Fault::HttpOriginIgnored => {
             headers.remove(header::ORIGIN);
@@ -46,15 +47,72 @@ pub(super) fn before(
         {
             return Err(Box::new(json_response(StatusCode::OK, "{}".into())));
         }
+        Fault::ModernHttpGetAllowed if method != Method::POST && on_endpoint && speaks_modern => {
+            let (_, nothing) = mpsc::unbounded_channel();
+            return Err(Box::new(match method {
+                Method::GET => event_stream(EventBody::from_channel(nothing)),
+                _ => status_only(StatusCode::OK),
+            }));
+        }
+        Fault::ModernHttpHeaderMismatchIgnored if speaks_modern => mirror_body(headers, &body),
         _ => {}
     }
-    Ok(request)
+    Ok((parts, body))
 }
 
-/// Rewrites the server's answer.
-pub(super) async fn after(fault: Fault, response: Response<Body>) -> Response<Body> {
+/// Sets the mirrored headers to what the body says, whatever was sent.
+fn mirror_body(headers: &mut HeaderMap, body: &str) {
+    let Ok(message) = serde_json::from_str::<Value>(body) else {
+        return;
+    };
+    let params = message.get("params").unwrap_or(&Value::Null);
+    let mut set = |name: &str, value: &str| {
+        if let (Ok(name), Ok(value)) = (
+            HeaderName::from_bytes(name.as_bytes()),
+            HeaderValue::from_str(&mirror::encode(value)),
+        ) {
+            headers.insert(name, value);
+        }
+    };
+    if let Some(version) = params.get("_meta").and_then(|m| m.get(PROTOCOL_VERSION)) {
+        set(VERSION_HEADER, version.as_str().unwrap_or_default());
+    }
+    let method = message.get("method").and_then(Value::as_str).unwrap_or_default();
+    set(METHOD_HEADER, method);
+    if let Some(name) = params
+        .get("name")
+        .or_else(|| params.get("uri"))
+        .and_then(Value::as_str)
+    {
+        set(NAME_HEADER, name);
+    }
+    let tool = params.get("name").and_then(Value::as_str).unwrap_or_default();
+    for (header, parameter) in tools::header_parameters(tool) {
+        let value = params.get("arguments").and_then(|a| a.get(&parameter));
+        let text = match value {
+            Some(Value::String(text)) => text.clone(),
+            Some(other) => other.to_string(),
+            None => continue,
+        };
+        set(&format!("{PARAM_PREFIX}{header}"), &text);
+    }
+}
+
+/// Rewrites the server's answer; `speaks_modern` when the request spoke 2026-07-28.
+pub(super) async fn after(fault: Fault, speaks_modern: bool, mut response: Response<Body>) -> Response<Body> {
     let status = response.status();
     match fault {
+        Fault::ModernHttpSessionMinted if speaks_modern => {
+            response.headers_mut().insert(
+                "mcp-session-id",
+                HeaderValue::from_static("0123456789abcdef0123456789abcdef"),
+            );
+            response
+        }
+        Fault::ModernHttpUnknownMethod200 if speaks_modern && status == StatusCode::NOT_FOUND => {
+            *response.status_mut() = StatusCode::OK;
+            response
+        }
         Fault::HttpUnknownSession400 if status == StatusCode::NOT_FOUND => {
             let (mut parts, body) = response.into_parts();
             parts.status = StatusCode::BAD_REQUEST;

@@ -1,6 +1,8 @@
 //! The reference server over HTTP: Streamable HTTP (2025-03-26 and later) at
 //! `/mcp`, and the older HTTP+SSE transport (2024-11-05) at `/sse` and
-//! `/messages`.
+//! `/messages`. A POST that speaks 2026-07-28 (by its `MCP-Protocol-Version`
+//! or its body's `_meta`) is served statelessly (`modern.rs`); everything
+//! else as below.
 //!
 //! Each MCP session is one [`Server`], exactly as on stdio; its sink hands
 //! frames to the session's [`Router`], which puts them on SSE streams (see
@@ -14,13 +16,20 @@
 //! `application/json` (415); after `initialize` an `Mcp-Session-Id` is
 //! required (400) and must name a live session (404); `MCP-Protocol-Version`,
 //! when present, must be a version this server speaks (400).
+//!
+//! The stream routing (`streams.rs`), the connection loop and the request
+//! helpers are shared with the mock server that plays `role: client`
+//! scenarios over HTTP ([`crate::transport::http_server`]).
 
 mod fault;
-mod streams;
+mod mirror;
+mod modern;
+pub(crate) mod streams;
 
 use std::collections::HashMap;
 use std::collections::HashSet;
 use std::convert::Infallible;
+use std::future::Future;
 use std::hash::{BuildHasher, Hasher};
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, Mutex};
@@ -29,6 +38,7 @@ use bytes::Bytes;
 use http_body_util::{BodyExt, Limited};
 use hyper::body::Incoming;
 use hyper::header::{self, HeaderMap, HeaderValue};
+use hyper::http::request::Parts;
 use hyper::{Method, Request, Response, StatusCode};
 use hyper_util::rt::TokioIo;
 use mcp_conform_core::version::ProtocolVersion;
@@ -37,8 +47,9 @@ use tokio::net::TcpListener;
 
 use self::streams::{Body, Router, STANDALONE};
 use super::dispatch::Server;
-use super::fault::{Fault, FaultLayer};
+use super::fault::{self as rpc_fault, Fault, FaultLayer};
 use super::jsonrpc::{code, id_key};
+use super::modern::ModernServer;
 use super::session::SUPPORTED;
 use super::sink::{self, Sink};
 
@@ -48,9 +59,9 @@ pub const MCP_PATH: &str = "/mcp";
 pub const SSE_PATH: &str = "/sse";
 pub const MESSAGES_PATH: &str = "/messages";
 
-const SESSION_HEADER: &str = "mcp-session-id";
-const VERSION_HEADER: &str = "mcp-protocol-version";
-const LAST_EVENT_ID: &str = "last-event-id";
+pub(crate) const SESSION_HEADER: &str = "mcp-session-id";
+pub(crate) const VERSION_HEADER: &str = "mcp-protocol-version";
+pub(crate) const LAST_EVENT_ID: &str = "last-event-id";
 
 /// The largest POST body accepted.
 const BODY_LIMIT: usize = 4 << 20;
@@ -61,21 +72,44 @@ pub async fn serve_http(listener: TcpListener, fault: Option<Fault>) -> std::io:
     let shared = Arc::new(Shared {
         fault,
         sessions: Mutex::new(HashMap::new()),
+        modern: ModernServer::new(),
+        fault_memory: Arc::default(),
     });
+    serve_connections(listener, "reference server", move |request| {
+        Arc::clone(&shared).handle(request)
+    })
+    .await
+}
+
+/// Serves HTTP/1.1 on every connection `listener` accepts, each request
+/// answered by `handle`, until accepting fails. The connections are tasks
+/// of this future: dropping it ends them too. `who` names the server in
+/// messages about failed connections.
+pub(crate) async fn serve_connections<H, F>(
+    listener: TcpListener,
+    who: &'static str,
+    handle: H,
+) -> std::io::Result<()>
+where
+    H: Fn(Request<Incoming>) -> F + Clone + Send + Sync + 'static,
+    F: Future<Output = Response<Body>> + Send + 'static,
+{
+    let mut connections = tokio::task::JoinSet::new();
     loop {
         let (tcp, _) = listener.accept().await?;
-        let shared = Arc::clone(&shared);
-        tokio::spawn(async move {
+        while connections.try_join_next().is_some() {}
+        let handle = handle.clone();
+        connections.spawn(async move {
             let service = hyper::service::service_fn(move |request| {
-                let shared = Arc::clone(&shared);
-                async move { Ok::<_, Infallible>(shared.handle(request).await) }
+                let answer = handle(request);
+                async move { Ok::<_, Infallible>(answer.await) }
             });
             let connection =
                 hyper::server::conn::http1::Builder::new().serve_connection(TokioIo::new(tcp), service);
             if let Err(error) = connection.await
                 && !error.is_incomplete_message()
             {
-                eprintln!("reference server: HTTP connection failed: {error}");
+                eprintln!("{who}: HTTP connection failed: {error}");
             }
         });
     }
@@ -86,7 +120,14 @@ pub async fn serve_http(listener: TcpListener, fault: Option<Fault>) -> std::io:
 struct Shared {
     fault: Option<Fault>,
     sessions: Mutex<HashMap<String, Arc<HttpSession>>>,
+    /// What every stateless (2026-07-28) request shares.
+    modern: Arc<ModernServer>,
+    /// What the fault layers of stateless requests share.
+    fault_memory: Arc<Mutex<rpc_fault::Memory>>,
 }
+
+/// A request with its body read.
+type Inbound = (Parts, String);
 
 /// One MCP session: a server, its sink, and the streams its frames go to.
 #[derive(Debug)]
@@ -118,7 +159,12 @@ impl HttpSession {
     /// to `origin`, and waits until those sent at once are routed.
     async fn feed(&self, origin: sink::Origin, text: &str) {
         sink::with_origin(origin, || {
-            super::feed(&self.server, &self.sink, self.fault.as_deref(), text);
+            super::feed(
+                |line| self.server.on_line(line),
+                &self.sink,
+                self.fault.as_deref(),
+                text,
+            );
         });
         self.sink.barrier().await;
     }
@@ -145,7 +191,7 @@ impl HttpSession {
 
 /// A random session id of 32 hex digits (visible ASCII, unguessable:
 /// SipHash under the process's random keys).
-fn new_session_id() -> String {
+pub(crate) fn new_session_id() -> String {
     static COUNTER: AtomicU64 = AtomicU64::new(0);
     let nanos = std::time::SystemTime::now()
         .duration_since(std::time::UNIX_EPOCH)
@@ -163,16 +209,16 @@ fn new_session_id() -> String {
 
 /// What a POST body holds, as far as the transport cares.
 #[derive(Debug, Default)]
-struct BodyShape {
+pub(crate) struct BodyShape {
     /// Ids of the requests in it, as [`id_key`]s.
-    requests: HashSet<String>,
-    initialize: bool,
+    pub requests: HashSet<String>,
+    pub initialize: bool,
     /// The request a `notifications/cancelled` names, as an [`id_key`].
-    cancels: Option<String>,
+    pub cancels: Option<String>,
 }
 
 impl BodyShape {
-    fn of(text: &str) -> BodyShape {
+    pub fn of(text: &str) -> BodyShape {
         let mut shape = BodyShape::default();
         let message: Value = serde_json::from_str(text).unwrap_or(Value::Null);
         let items = match &message {
@@ -200,7 +246,7 @@ fn error_body(message: &str) -> Bytes {
 }
 
 /// A status with a JSON-RPC error (without `id`) as its body.
-fn refuse(status: StatusCode, message: &str) -> Response<Body> {
+pub(crate) fn refuse(status: StatusCode, message: &str) -> Response<Body> {
     let mut response = Response::new(Body::Full(Some(error_body(message))));
     *response.status_mut() = status;
     response
@@ -211,31 +257,31 @@ fn refuse(status: StatusCode, message: &str) -> Response<Body> {
 
 /// A request turned away before the server saw it.
 #[derive(Debug)]
-struct Refusal {
-    status: StatusCode,
-    message: String,
+pub(crate) struct Refusal {
+    pub status: StatusCode,
+    pub message: String,
 }
 
 impl Refusal {
-    fn new(status: StatusCode, message: impl Into<String>) -> Refusal {
+    pub fn new(status: StatusCode, message: impl Into<String>) -> Refusal {
         Refusal {
             status,
             message: message.into(),
         }
     }
 
-    fn response(&self) -> Response<Body> {
+    pub fn response(&self) -> Response<Body> {
         refuse(self.status, &self.message)
     }
 }
 
-fn status_only(status: StatusCode) -> Response<Body> {
+pub(crate) fn status_only(status: StatusCode) -> Response<Body> {
     let mut response = Response::new(Body::Full(None));
     *response.status_mut() = status;
     response
 }
 
-fn json_response(status: StatusCode, text: String) -> Response<Body> {
+pub(crate) fn json_response(status: StatusCode, text: String) -> Response<Body> {
     let mut response = Response::new(Body::Full(Some(Bytes::from(text))));
     *response.status_mut() = status;
     response
@@ -244,7 +290,7 @@ fn json_response(status: StatusCode, text: String) -> Response<Body> {
     response
 }
 
-fn event_stream(body: streams::EventBody) -> Response<Body> {
+pub(crate) fn event_stream(body: streams::EventBody) -> Response<Body> {
     let mut response = Response::new(Body::Events(body));
     let headers = response.headers_mut();
     headers.insert(
@@ -255,13 +301,13 @@ fn event_stream(body: streams::EventBody) -> Response<Body> {
     response
 }
 
-fn header_str<'a>(headers: &'a HeaderMap, name: &str) -> Option<&'a str> {
+pub(crate) fn header_str<'a>(headers: &'a HeaderMap, name: &str) -> Option<&'a str> {
     headers.get(name).and_then(|value| value.to_str().ok())
 }
 
 /// The media types an `Accept` or `Content-Type` header lists, lowercased,
 /// without parameters.
-fn media_types(value: Option<&str>) -> Vec<String> {
+pub(crate) fn media_types(value: Option<&str>) -> Vec<String> {
     value
         .unwrap_or_default()
         .split(',')
@@ -292,7 +338,7 @@ fn strip_port(authority: &str) -> &str {
 
 /// The DNS rebinding guard: `Host` must name the loopback interface and an
 /// `Origin`, when sent, must be a loopback origin.
-fn local_only(headers: &HeaderMap) -> Result<(), &'static str> {
+pub(crate) fn local_only(headers: &HeaderMap) -> Result<(), &'static str> {
     let host = header_str(headers, header::HOST.as_str()).map(str::trim);
     if !host.is_some_and(|host| is_loopback_name(strip_port(host))) {
         return Err("Host must be 127.0.0.1 or localhost");
@@ -326,27 +372,33 @@ fn version_header_ok(headers: &HeaderMap) -> Result<(), String> {
 }
 
 impl Shared {
-    /// Serves one request, through the HTTP fault layer when the fault is
-    /// one of the transport's.
+    /// Serves one request, through the HTTP fault layer if there is a fault.
     async fn handle(self: Arc<Self>, request: Request<Incoming>) -> Response<Body> {
-        let Some(fault) = self.fault.filter(|f| f.is_http()) else {
+        let (parts, body) = request.into_parts();
+        let request = match read_body(body).await {
+            Ok(text) => (parts, text),
+            Err(refused) => return refused.response(),
+        };
+        let Some(fault) = self.fault else {
             return self.route(request).await;
         };
+        let speaks_modern = modern::speaks_modern(&request.0.headers, &request.1);
         match fault::before(fault, request) {
-            Ok(request) => fault::after(fault, self.route(request).await).await,
+            Ok(request) => fault::after(fault, speaks_modern, self.route(request).await).await,
             Err(answered) => *answered,
         }
     }
 
-    async fn route(self: Arc<Self>, request: Request<Incoming>) -> Response<Body> {
-        if let Err(why) = local_only(request.headers()) {
+    async fn route(self: Arc<Self>, (parts, body): Inbound) -> Response<Body> {
+        if let Err(why) = local_only(&parts.headers) {
             return refuse(StatusCode::FORBIDDEN, why);
         }
-        let path = request.uri().path().to_owned();
-        match (request.method().clone(), path.as_str()) {
-            (Method::POST, MCP_PATH) => self.post(request).await,
-            (Method::GET, MCP_PATH) => self.get(request),
-            (Method::DELETE, MCP_PATH) => self.delete(request),
+        let speaks_modern = modern::speaks_modern(&parts.headers, &body);
+        match (parts.method.clone(), parts.uri.path()) {
+            (Method::POST, MCP_PATH) => self.post(&parts.headers, body).await,
+            (Method::GET | Method::DELETE, MCP_PATH) if speaks_modern => modern::not_allowed(),
+            (Method::GET, MCP_PATH) => self.get(&parts.headers),
+            (Method::DELETE, MCP_PATH) => self.delete(&parts.headers),
             (_, MCP_PATH) => {
                 let mut response = status_only(StatusCode::METHOD_NOT_ALLOWED);
                 response
@@ -355,7 +407,7 @@ impl Shared {
                 response
             }
             (Method::GET, SSE_PATH) => self.legacy_open(),
-            (Method::POST, MESSAGES_PATH) => self.legacy_post(request).await,
+            (Method::POST, MESSAGES_PATH) => self.legacy_post(&parts, &body).await,
             (_, SSE_PATH | MESSAGES_PATH) => status_only(StatusCode::METHOD_NOT_ALLOWED),
             _ => refuse(StatusCode::NOT_FOUND, "no such endpoint; MCP is served at /mcp"),
         }
@@ -382,8 +434,7 @@ impl Shared {
         Ok(session)
     }
 
-    async fn post(&self, request: Request<Incoming>) -> Response<Body> {
-        let headers = request.headers();
+    async fn post(&self, headers: &HeaderMap, text: String) -> Response<Body> {
         if !accepts(headers, &["application/json", "text/event-stream"]) {
             return refuse(
                 StatusCode::NOT_ACCEPTABLE,
@@ -397,6 +448,12 @@ impl Shared {
                 "Unsupported Media Type: Content-Type must be application/json",
             );
         }
+        if modern::speaks_modern(headers, &text) {
+            let fault = self
+                .fault
+                .map(|fault| FaultLayer::sharing(fault, Arc::clone(&self.fault_memory)));
+            return modern::post(&self.modern, fault, headers, &text).await;
+        }
         let has_session = headers.contains_key(SESSION_HEADER);
         let known = if has_session {
             match self.existing(headers) {
@@ -405,10 +462,6 @@ impl Shared {
             }
         } else {
             None
-        };
-        let text = match read_body(request.into_body()).await {
-            Ok(text) => text,
-            Err(refused) => return refused.response(),
         };
         let shape = BodyShape::of(&text);
         let (session, created) = match known {
@@ -471,8 +524,7 @@ impl Shared {
         response
     }
 
-    fn get(&self, request: Request<Incoming>) -> Response<Body> {
-        let headers = request.headers();
+    fn get(&self, headers: &HeaderMap) -> Response<Body> {
         if !accepts(headers, &["text/event-stream"]) {
             return refuse(
                 StatusCode::NOT_ACCEPTABLE,
@@ -504,8 +556,8 @@ impl Shared {
         }
     }
 
-    fn delete(&self, request: Request<Incoming>) -> Response<Body> {
-        let session = match self.existing(request.headers()) {
+    fn delete(&self, headers: &HeaderMap) -> Response<Body> {
+        let session = match self.existing(headers) {
             Ok(session) => session,
             Err(refused) => return refused.response(),
         };
@@ -542,32 +594,31 @@ impl Shared {
 
     /// POST /messages?session_id=…: one message for an HTTP+SSE session;
     /// whatever it leads to arrives on that session's SSE stream.
-    async fn legacy_post(&self, request: Request<Incoming>) -> Response<Body> {
-        let id = request
-            .uri()
-            .query()
-            .unwrap_or_default()
-            .split('&')
-            .find_map(|pair| pair.strip_prefix("session_id="))
-            .map(str::to_owned);
-        let Some(id) = id else {
+    async fn legacy_post(&self, parts: &Parts, text: &str) -> Response<Body> {
+        let Some(id) = legacy_session_id(&parts.uri) else {
             return refuse(StatusCode::BAD_REQUEST, "Bad Request: session_id is required");
         };
         let Some(session) = self.session(&id).filter(|s| s.legacy) else {
             return refuse(StatusCode::NOT_FOUND, "Session not found");
         };
-        let text = match read_body(request.into_body()).await {
-            Ok(text) => text,
-            Err(refused) => return refused.response(),
-        };
-        session.feed(STANDALONE, &text).await;
+        session.feed(STANDALONE, text).await;
         let mut response = Response::new(Body::Full(Some(Bytes::from_static(b"Accepted"))));
         *response.status_mut() = StatusCode::ACCEPTED;
         response
     }
 }
 
-async fn read_body(body: Incoming) -> Result<String, Refusal> {
+/// The session an HTTP+SSE message names (`/messages?session_id=…`).
+pub(crate) fn legacy_session_id(uri: &hyper::Uri) -> Option<String> {
+    uri.query()
+        .unwrap_or_default()
+        .split('&')
+        .find_map(|pair| pair.strip_prefix("session_id="))
+        .map(str::to_owned)
+}
+
+/// The body as text (at most [`BODY_LIMIT`] bytes; 413 beyond).
+pub(crate) async fn read_body(body: Incoming) -> Result<String, Refusal> {
     match Limited::new(body, BODY_LIMIT).collect().await {
         Ok(collected) => Ok(String::from_utf8_lossy(&collected.to_bytes()).into_owned()),
         Err(_) => Err(Refusal::new(

@@ -311,23 +311,8 @@ impl Router {
     }
 
     fn encode(&self, origin: Origin, event: &Event) -> Bytes {
-        let mut text = String::new();
-        if !self.legacy {
-            text.push_str(&format!("id: {origin}-{}\n", event.seq));
-        }
-        match &event.data {
-            None => text.push_str("data:\n"),
-            Some(data) => {
-                text.push_str("event: message\n");
-                for line in data.split('\n') {
-                    text.push_str("data: ");
-                    text.push_str(line.trim_end_matches('\r'));
-                    text.push('\n');
-                }
-            }
-        }
-        text.push('\n');
-        Bytes::from(text)
+        let id = self.event_id(origin, event.seq);
+        Bytes::from(sse_event(id.as_deref(), event.data.as_deref()))
     }
 
     fn target(&self, state: &Streams, kind: &Kind, origin: Option<Origin>) -> Origin {
@@ -361,15 +346,27 @@ impl Router {
 
 impl Route for Router {
     fn deliver(&self, emit: Emit, origin: Option<Origin>) {
-        let (data, kind) = match emit {
-            Emit::Frame(frame) => (frame.to_string(), classify(&frame)),
-            Emit::Raw(text) => (text, Kind::Message),
+        match emit {
+            Emit::Frame(frame) => self.route(frame.to_string(), Some(&frame), origin),
+            Emit::Raw(text) => self.route(text, None, origin),
         };
+    }
+}
+
+impl Router {
+    /// Puts one frame (`message`: the frame as JSON, when it is JSON) sent
+    /// from `origin` on its stream; returns the stream and the event's
+    /// sequence number there, unless the stream is gone.
+    pub fn route(
+        &self,
+        data: String,
+        message: Option<&Value>,
+        origin: Option<Origin>,
+    ) -> Option<(Origin, u64)> {
+        let kind = message.map_or(Kind::Message, classify);
         let mut state = self.state.lock().expect("router lock");
         let target = self.target(&state, &kind, origin);
-        let Some(stream) = state.streams.get_mut(&target) else {
-            return;
-        };
+        let stream = state.streams.get_mut(&target)?;
         let seq = stream.push(Some(data));
         if let Some(live) = &stream.live {
             let event = stream.log.back().expect("just pushed").clone();
@@ -389,7 +386,46 @@ impl Route for Router {
                 stream.live = None;
             }
         }
+        Some((target, seq))
     }
+
+    /// The SSE event id of event `seq` on stream `origin` (none on HTTP+SSE).
+    pub fn event_id(&self, origin: Origin, seq: u64) -> Option<String> {
+        (!self.legacy).then(|| format!("{origin}-{seq}"))
+    }
+
+    /// The newest request stream a connection is still reading, awaiting
+    /// responses.
+    pub fn live_request_stream(&self) -> Option<Origin> {
+        self.state()
+            .streams
+            .iter()
+            .filter(|(o, s)| **o != STANDALONE && !s.finished && s.is_live())
+            .map(|(o, _)| *o)
+            .max()
+    }
+}
+
+/// One SSE event: its id when it has one, then a `message` carrying
+/// `data`, or without data an empty one (a priming event).
+pub(super) fn sse_event(id: Option<&str>, data: Option<&str>) -> String {
+    let mut text = String::new();
+    if let Some(id) = id {
+        text.push_str(&format!("id: {id}\n"));
+    }
+    match data {
+        None => text.push_str("data:\n"),
+        Some(data) => {
+            text.push_str("event: message\n");
+            for line in data.split('\n') {
+                text.push_str("data: ");
+                text.push_str(line.trim_end_matches('\r'));
+                text.push('\n');
+            }
+        }
+    }
+    text.push('\n');
+    text
 }
 
 fn parse_event_id(id: &str) -> Option<(Origin, u64)> {
@@ -414,8 +450,8 @@ impl EventBody {
         EventBody { rx, on_drop: None }
     }
 
-    /// A body fed by `rx` (for the fault layer's rewritten streams).
-    pub(super) fn from_channel(rx: mpsc::UnboundedReceiver<Bytes>) -> EventBody {
+    /// A body fed by `rx` (for rewritten or relayed streams).
+    pub(crate) fn from_channel(rx: mpsc::UnboundedReceiver<Bytes>) -> EventBody {
         EventBody::new(rx)
     }
 

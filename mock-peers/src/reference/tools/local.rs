@@ -20,6 +20,11 @@ pub(super) fn dynamic_echo(call: Call<'_>, name: &str) -> Outcome {
     Ok(text_result(format!("{name}: {}", call.args.string("text")?)))
 }
 
+pub(super) fn region_echo(call: Call<'_>) -> Outcome {
+    let region = call.args.string("region")?;
+    Ok(text_result(format!("{region}: {}", call.args.string("text")?)))
+}
+
 /// Integer inputs give an integer sum when it fits; anything else is a float.
 fn sum(a: &Number, b: &Number) -> Option<Number> {
     if let (Some(a), Some(b)) = (a.as_i64(), b.as_i64())
@@ -38,7 +43,7 @@ pub(super) fn add(call: Call<'_>) -> Outcome {
     let structured = json!({ "sum": total });
     // The text block carries the same data serialized, as the spec advises.
     let mut result = text_result(structured.to_string());
-    if call.server.session.version() >= ProtocolVersion::V2025_06_18 {
+    if call.host.version() >= ProtocolVersion::V2025_06_18 {
         result["structuredContent"] = structured;
     }
     Ok(result)
@@ -46,7 +51,7 @@ pub(super) fn add(call: Call<'_>) -> Outcome {
 
 pub(super) async fn progress(call: Call<'_>) -> Outcome {
     let steps = call.args.bounded_integer("steps", 1000)?;
-    let with_message = call.server.session.version() >= ProtocolVersion::V2025_03_26;
+    let with_message = call.host.version() >= ProtocolVersion::V2025_03_26;
     for step in 1..=steps {
         tokio::time::sleep(Duration::from_millis(5)).await;
         let Some(token) = call.progress_token else {
@@ -56,8 +61,8 @@ pub(super) async fn progress(call: Call<'_>) -> Outcome {
         if with_message {
             params["message"] = json!(format!("step {step} of {steps}"));
         }
-        call.server
-            .sink
+        call.host
+            .sink()
             .send(jsonrpc::notification("notifications/progress", params));
     }
     Ok(text_result(format!("completed {steps} steps")))
@@ -79,16 +84,16 @@ pub(super) fn log(call: Call<'_>) -> Outcome {
     for level in levels {
         let rank =
             session::log_rank(level).ok_or_else(|| ArgError(format!("unknown log level {level:?}")))?;
-        if call.server.session.log_enabled(rank) {
+        if call.host.log_enabled(rank) {
             let params = json!({ "level": level, "logger": "reference", "data": message });
-            call.server
-                .sink
+            call.host
+                .sink()
                 .send(jsonrpc::notification("notifications/message", params));
             sent.push(level);
         }
     }
     Ok(text_result(if sent.is_empty() {
-        "every message was filtered out by logging/setLevel".to_owned()
+        format!("every message was filtered out by {}", call.host.log_filter())
     } else {
         format!("sent at {}", sent.join(", "))
     }))
@@ -109,25 +114,18 @@ pub(super) fn add_tool(call: Call<'_>) -> Outcome {
             "{name:?} is not a valid tool name (1-128 of A-Z a-z 0-9 _ . -)"
         )));
     }
-    if !call.server.session.add_dynamic_tool(name, is_builtin(name)) {
+    if is_builtin(name, call.host.version().era()) || !call.host.add_dynamic_tool(name) {
         return Ok(error_result(format!("a tool named {name} already exists")));
     }
-    call.server.sink.send(jsonrpc::notification(
-        "notifications/tools/list_changed",
-        json!({}),
-    ));
+    call.host.tools_changed();
     Ok(text_result(format!("added tool {name}")))
 }
 
 pub(super) fn touch(call: Call<'_>) -> Outcome {
     let uri = call.args.string("uri")?;
-    if !call.server.session.is_subscribed(uri) {
+    if !call.host.resource_updated(uri) {
         return Ok(text_result(format!("{uri} has no subscription; nothing sent")));
     }
-    let params = json!({ "uri": uri });
-    call.server
-        .sink
-        .send(jsonrpc::notification("notifications/resources/updated", params));
     Ok(text_result(format!("notified subscribers of {uri}")))
 }
 

@@ -1,20 +1,43 @@
 //! The tool catalogue, `tools/list`, and `tools/call` routing.
 
-mod args;
+pub(crate) mod answers;
+pub(crate) mod args;
 mod interactive;
 mod local;
 
-use mcp_conform_core::version::ProtocolVersion;
+use mcp_conform_core::version::{Era, ProtocolVersion};
 use serde_json::{Map, Value, json};
 
 use self::args::{ArgError, Args};
 use super::dispatch::Server;
 use super::jsonrpc::RpcError;
 use super::pagination;
-use super::session::Session;
+use super::sink::Sink;
 
 /// Tools per `tools/list` page.
 const PAGE_SIZE: usize = 4;
+
+/// What a tool call may touch. The legacy session and a stateless request
+/// differ in where log levels, added tools and change notifications live.
+pub(crate) trait Host: Send + Sync + std::fmt::Debug {
+    /// The protocol version the call is served under.
+    fn version(&self) -> ProtocolVersion;
+    /// Where notifications about this call go (progress, log messages).
+    fn sink(&self) -> &Sink;
+    /// Whether a log message of severity `rank` may be sent for this call.
+    fn log_enabled(&self, rank: usize) -> bool;
+    /// What decides which log messages are sent, for the tool's answer.
+    fn log_filter(&self) -> &'static str;
+    /// The tools added at run time, in the order they were added.
+    fn dynamic_tools(&self) -> Vec<String>;
+    /// Registers a tool added at run time (never a built-in name); false
+    /// when it cannot be added.
+    fn add_dynamic_tool(&self, name: &str) -> bool;
+    /// Tells whoever asked that the tool list changed.
+    fn tools_changed(&self);
+    /// Tells whoever subscribed to `uri` that it changed; false when nobody had.
+    fn resource_updated(&self, uri: &str) -> bool;
+}
 
 /// One tool as this server describes it.
 #[derive(Debug, Clone)]
@@ -43,8 +66,69 @@ fn def(name: &str, title: &str, description: &str, input_schema: Value, read_onl
     }
 }
 
-/// The built-in tools, in listing order.
-fn static_tools() -> Vec<ToolDef> {
+/// The built-in tools of `era`, in listing order: the same under every
+/// version, plus in 2026-07-28 the tools that exercise its own rules.
+fn static_tools(era: Era) -> Vec<ToolDef> {
+    let mut tools = legacy_tools();
+    if era == Era::Stateless {
+        for tool in &mut tools {
+            if let Some(description) = stateless_description(&tool.name) {
+                tool.description = description.to_owned();
+            }
+        }
+        tools.extend(modern_tools());
+    }
+    tools
+}
+
+/// How a tool that behaves differently without a session describes itself then.
+fn stateless_description(name: &str) -> Option<&'static str> {
+    Some(match name {
+        "connect" => {
+            "Needs the user to connect an account at a URL, asked through a URL-mode elicitation in an InputRequiredResult."
+        }
+        "log" => {
+            "Sends notifications/message at the given level, or at every level without one, at or above the request's io.modelcontextprotocol/logLevel (nothing without one)."
+        }
+        "add_tool" => {
+            "Registers a new echo-like tool for every client and announces notifications/tools/list_changed on the listen streams that asked."
+        }
+        "touch" => "Marks a resource as updated, notifying the listen streams subscribed to it.",
+        _ => return None,
+    })
+}
+
+/// Tools only the stateless revision lists.
+fn modern_tools() -> Vec<ToolDef> {
+    vec![
+        def(
+            "region_echo",
+            "Region echo",
+            "Echoes `text` for a `region`; over HTTP the region travels in the Mcp-Param-Region header too.",
+            object_schema(
+                json!({
+                    "region": { "type": "string", "description": "Where to echo", "x-mcp-header": "Region" },
+                    "text": { "type": "string" },
+                }),
+                &["region", "text"],
+            ),
+            true,
+        ),
+        def(
+            "end_listen",
+            "End listen",
+            "Ends the subscriptions/listen streams opened by the request with id `subscriptionId`, each with a complete result.",
+            object_schema(
+                json!({ "subscriptionId": { "type": ["string", "integer"] } }),
+                &["subscriptionId"],
+            ),
+            false,
+        ),
+    ]
+}
+
+/// The tools of every version, in listing order.
+fn legacy_tools() -> Vec<ToolDef> {
     let text = json!({ "text": { "type": "string", "description": "Text to send back" } });
     vec![
         def(
@@ -167,10 +251,30 @@ fn dynamic_tool(name: &str) -> ToolDef {
     )
 }
 
-fn all_tools(session: &Session) -> Vec<ToolDef> {
-    let mut tools = static_tools();
-    tools.extend(session.dynamic_tools().iter().map(|name| dynamic_tool(name)));
+fn all_tools(host: &dyn Host) -> Vec<ToolDef> {
+    let mut tools = static_tools(host.version().era());
+    tools.extend(host.dynamic_tools().iter().map(|name| dynamic_tool(name)));
     tools
+}
+
+/// The `x-mcp-header` names of a built-in tool's parameters, with the
+/// parameter each mirrors: what HTTP requests calling it carry as
+/// `Mcp-Param-{Name}` (tools added at run time mirror nothing).
+pub(crate) fn header_parameters(tool: &str) -> Vec<(String, String)> {
+    let Some(tool) = static_tools(Era::Stateless).into_iter().find(|t| t.name == tool) else {
+        return Vec::new();
+    };
+    let properties = tool.input_schema["properties"]
+        .as_object()
+        .cloned()
+        .unwrap_or_default();
+    properties
+        .into_iter()
+        .filter_map(|(parameter, schema)| {
+            let header = schema.get("x-mcp-header")?.as_str()?.to_owned();
+            Some((header, parameter))
+        })
+        .collect()
 }
 
 /// How `tool` appears in `tools/list` under `version`.
@@ -198,9 +302,9 @@ fn describe(tool: &ToolDef, version: ProtocolVersion) -> Value {
 }
 
 /// `tools/list`.
-pub(crate) fn list(session: &Session, params: &Map<String, Value>) -> Result<Value, RpcError> {
-    let version = session.version();
-    let page = pagination::page("tools", &all_tools(session), params, PAGE_SIZE)?;
+pub(crate) fn list(host: &dyn Host, params: &Map<String, Value>) -> Result<Value, RpcError> {
+    let version = host.version();
+    let page = pagination::page("tools", &all_tools(host), params, PAGE_SIZE)?;
     let tools: Vec<Value> = page.items.iter().map(|tool| describe(tool, version)).collect();
     Ok(page.finish(Map::from_iter([("tools".to_owned(), Value::Array(tools))])))
 }
@@ -218,51 +322,88 @@ pub(crate) fn error_result(text: impl Into<String>) -> Value {
 /// What a call to one named tool needs.
 #[derive(Debug, Clone, Copy)]
 pub(crate) struct Call<'a> {
-    pub server: &'a Server,
+    pub host: &'a dyn Host,
     pub args: Args<'a>,
     /// `params._meta.progressToken` of the `tools/call` request.
     pub progress_token: Option<&'a Value>,
 }
 
-/// `tools/call`.
-pub(crate) async fn call(server: &Server, params: &Map<String, Value>) -> Result<Value, RpcError> {
+/// The tool a `tools/call` names, its arguments and its progress token.
+pub(crate) fn target(params: &Map<String, Value>) -> Result<(&str, &Map<String, Value>), RpcError> {
+    static EMPTY: std::sync::LazyLock<Map<String, Value>> = std::sync::LazyLock::new(Map::new);
     let name = params
         .get("name")
         .and_then(Value::as_str)
         .ok_or_else(|| RpcError::invalid_params("tools/call needs a string `name`"))?;
-    let empty = Map::new();
     let arguments = match params.get("arguments") {
-        None => &empty,
+        None => &EMPTY,
         Some(Value::Object(arguments)) => arguments,
         Some(_) => return Err(RpcError::invalid_params("`arguments` must be an object")),
     };
-    let progress_token = params.get("_meta").and_then(|meta| meta.get("progressToken"));
+    Ok((name, arguments))
+}
+
+/// `params._meta.progressToken` of a request.
+pub(crate) fn progress_token(params: &Map<String, Value>) -> Option<&Value> {
+    params.get("_meta").and_then(|meta| meta.get("progressToken"))
+}
+
+/// `tools/call` in a legacy session.
+pub(crate) async fn call(server: &Server, params: &Map<String, Value>) -> Result<Value, RpcError> {
+    let (name, arguments) = target(params)?;
     let call = Call {
-        server,
+        host: server,
         args: Args(arguments),
-        progress_token,
+        progress_token: progress_token(params),
     };
     let outcome = match name {
-        "connect" => return interactive::connect(call).await,
+        "connect" => return interactive::connect(server, call).await,
+        "elicit" => interactive::elicit(server, call).await,
+        "sample" => interactive::sample(server, call).await,
+        "roots" => interactive::roots(server).await,
+        other => match run_local(call, other).await {
+            Some(outcome) => outcome,
+            None => return Err(unknown_tool(other)),
+        },
+    };
+    finish(call.host, name, outcome)
+}
+
+/// Runs a tool that needs nothing from the client; `None` when `name` is
+/// no such tool of the host's era.
+pub(crate) async fn run_local(call: Call<'_>, name: &str) -> Option<Result<Value, ArgError>> {
+    let modern = call.host.version().era() == Era::Stateless;
+    Some(match name {
         "echo" => local::echo(call),
         "add" => local::add(call),
         "fail" => Ok(error_result("the fail tool always fails")),
-        "elicit" => interactive::elicit(call).await,
-        "sample" => interactive::sample(call).await,
-        "roots" => interactive::roots(call).await,
         "progress" => local::progress(call).await,
         "slow" => local::slow(call).await,
         "log" => local::log(call),
         "add_tool" => local::add_tool(call),
         "touch" => local::touch(call),
-        dynamic if server.session.dynamic_tools().iter().any(|t| t == dynamic) => {
+        "region_echo" if modern => local::region_echo(call),
+        dynamic if call.host.dynamic_tools().iter().any(|t| t == dynamic) => {
             local::dynamic_echo(call, dynamic)
         }
-        unknown => return Err(RpcError::invalid_params(format!("unknown tool: {unknown}"))),
-    };
+        _ => return None,
+    })
+}
+
+/// The error for a tool this server does not have.
+pub(crate) fn unknown_tool(name: &str) -> RpcError {
+    RpcError::invalid_params(format!("unknown tool: {name}"))
+}
+
+/// A tool's outcome as the call's answer: invalid arguments are a tool
+/// error from 2025-11-25 (SEP-1303), a protocol error before.
+pub(crate) fn finish(
+    host: &dyn Host,
+    name: &str,
+    outcome: Result<Value, ArgError>,
+) -> Result<Value, RpcError> {
     outcome.or_else(|ArgError(message)| {
-        // From 2025-11-25 input validation failures are tool execution errors (SEP-1303).
-        if server.session.version() >= ProtocolVersion::V2025_11_25 {
+        if host.version() >= ProtocolVersion::V2025_11_25 {
             Ok(error_result(format!("invalid arguments for {name}: {message}")))
         } else {
             Err(RpcError::invalid_params(format!(
@@ -272,9 +413,9 @@ pub(crate) async fn call(server: &Server, params: &Map<String, Value>) -> Result
     })
 }
 
-/// Whether `name` is one of the built-in tools.
-fn is_builtin(name: &str) -> bool {
-    static_tools().iter().any(|tool| tool.name == name)
+/// Whether `name` is one of the built-in tools of `era`.
+fn is_builtin(name: &str, era: Era) -> bool {
+    static_tools(era).iter().any(|tool| tool.name == name)
 }
 
 #[cfg(test)]
@@ -283,7 +424,7 @@ mod tests {
 
     #[test]
     fn output_schema_and_title_appear_only_from_2025_06_18() {
-        let add = static_tools().into_iter().find(|t| t.name == "add").unwrap();
+        let add = legacy_tools().into_iter().find(|t| t.name == "add").unwrap();
         let old = describe(&add, ProtocolVersion::V2025_03_26);
         assert!(old.get("outputSchema").is_none() && old.get("title").is_none());
         assert!(old.get("annotations").is_some());
@@ -299,15 +440,37 @@ mod tests {
 
     #[test]
     fn every_input_schema_is_an_object_schema() {
-        for tool in static_tools() {
+        for tool in static_tools(Era::Stateless) {
             assert_eq!(tool.input_schema["type"], json!("object"), "{}", tool.name);
             assert!(tool.input_schema["properties"].is_object(), "{}", tool.name);
         }
     }
 
     #[test]
-    fn catalogue_spans_three_pages() {
-        let count = static_tools().len();
+    fn the_stateless_catalogue_adds_its_tools_and_describes_what_differs() {
+        let legacy = static_tools(Era::Stateful);
+        let modern = static_tools(Era::Stateless);
+        assert_eq!(modern.len(), legacy.len() + 2);
+        let connect = |tools: &[ToolDef]| {
+            tools
+                .iter()
+                .find(|t| t.name == "connect")
+                .unwrap()
+                .description
+                .clone()
+        };
+        assert!(connect(&legacy).contains("-32042") && !connect(&modern).contains("-32042"));
+        assert_eq!(
+            header_parameters("region_echo"),
+            vec![("Region".to_owned(), "region".to_owned())]
+        );
+        assert!(header_parameters("echo").is_empty());
+        assert!(is_builtin("region_echo", Era::Stateless) && !is_builtin("region_echo", Era::Stateful));
+    }
+
+    #[test]
+    fn legacy_catalogue_spans_three_pages() {
+        let count = static_tools(Era::Stateful).len();
         assert!(count > 2 * PAGE_SIZE && count <= 3 * PAGE_SIZE, "{count} tools");
     }
 }

@@ -28,7 +28,7 @@ use tokio::sync::{mpsc, oneshot};
 use tokio::task::JoinHandle;
 
 use self::sse::{SseDecoder, SseEvent};
-use super::{PeerExit, TransportError, TransportEvent};
+use super::{PeerExit, TransportError, TransportEvent, next_event};
 
 /// How long a POST waits for the previous POST's answer to start before it
 /// is sent anyway: keeps messages in order without deadlocking on a server
@@ -535,14 +535,7 @@ impl HttpTransport {
 
     /// The next thing the server did; `None` once the end was reported.
     pub async fn recv(&mut self) -> Option<TransportEvent> {
-        if self.ended.is_some() {
-            return None;
-        }
-        let event = self.events.recv().await?;
-        if let TransportEvent::Closed(exit) = &event {
-            self.ended = Some(exit.clone());
-        }
-        Some(event)
+        next_event(&mut self.events, &mut self.ended).await
     }
 
     /// Ends the session the HTTP way: DELETE with the session id, in the

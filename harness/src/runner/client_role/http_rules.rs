@@ -1,0 +1,480 @@
+//! The client's own rules of Streamable HTTP, judged on what the mock
+//! server saw of it ([`HttpClientRecord`]): every request's headers, one
+//! message per POST, the session id and protocol version once known, and
+//! DELETE when it is done. These facts are not messages, so the frame
+//! checker never sees them.
+//!
+//! A broken rule is a check wherever it is seen (the runner keeps SHOULDs
+//! of other scenarios as remarks). A kept rule is a passing check only in a
+//! scenario that cites it, and there a rule that could not be observed
+//! says so instead of passing by default.
+
+use mcp_conform_core::requirements::catalogue;
+use mcp_conform_core::scenario::Scenario;
+use mcp_conform_core::span::Span;
+use mcp_conform_core::version::ProtocolVersion;
+use mcp_conform_core::wire::{Direction, Frame};
+use mcp_conform_core::{Level, Verdict};
+use mcp_mock_peers::transport::http_server::{HttpClientRecord, InboundRequest, MCP_PATH};
+
+use crate::runner::outcome::Check;
+
+/// At most this many offending requests are spelled out per rule.
+const SHOWN: usize = 5;
+
+/// One rule over the record: what it found, if it could look at all.
+struct Finding {
+    name: &'static str,
+    requirement: &'static str,
+    level: Level,
+    /// Why nothing could be judged, when nothing could.
+    unobserved: Option<String>,
+    /// Each offending request: its label and what is wrong with it.
+    problems: Vec<(String, String)>,
+}
+
+impl Finding {
+    fn new(name: &'static str, requirement: &'static str, level: Level) -> Finding {
+        Finding {
+            name,
+            requirement,
+            level,
+            unobserved: None,
+            problems: Vec::new(),
+        }
+    }
+
+    fn problem(&mut self, request: &InboundRequest, what: String) {
+        self.problems
+            .push((request.label.clone(), format!("{}: {what}", request.label)));
+    }
+
+    /// Nothing could be seen when `requests` is empty.
+    fn over(mut self, requests: &[&InboundRequest], none: &str) -> Finding {
+        if requests.is_empty() {
+            self.unobserved = Some(none.to_owned());
+        }
+        self
+    }
+}
+
+/// The checks of every rule that applies at `version`.
+pub fn judge(
+    record: &HttpClientRecord,
+    version: ProtocolVersion,
+    scenario: &Scenario,
+    transcript: &[Frame],
+) -> Vec<Check> {
+    let cited = |id: &str| scenario.requirements.iter().any(|r| r == id);
+    let applies = |id: &str| catalogue().get(id).is_some_and(|r| r.applies_to(version));
+    let findings = [
+        posts_accept_both(record),
+        single_messages(record),
+        session_id_repeated(record),
+        version_header_sent(record),
+        version_header_negotiated(record),
+        get_accepts_sse(record),
+        session_deleted(record),
+    ];
+    findings
+        .into_iter()
+        .filter(|finding| applies(finding.requirement))
+        .filter_map(|finding| {
+            let cited = cited(finding.requirement);
+            if record.legacy {
+                // These are Streamable HTTP's rules; HTTP+SSE has none of them.
+                return cited.then(|| not_applicable(&finding));
+            }
+            to_check(finding, cited, transcript)
+        })
+        .collect()
+}
+
+fn not_applicable(finding: &Finding) -> Check {
+    let check = Check::pass(finding.name, finding.requirement, finding.level, Span::default());
+    Check {
+        message: Some("the client spoke HTTP+SSE (2024-11-05), not Streamable HTTP".into()),
+        ..check.with_verdict(Verdict::NotApplicable)
+    }
+}
+
+fn to_check(finding: Finding, cited: bool, transcript: &[Frame]) -> Option<Check> {
+    let Finding {
+        name,
+        requirement,
+        level,
+        unobserved,
+        problems,
+    } = finding;
+    if let Some((label, _)) = problems.first() {
+        let mut lines: Vec<String> = problems
+            .iter()
+            .take(SHOWN)
+            .map(|(_, line)| line.clone())
+            .collect();
+        if problems.len() > SHOWN {
+            lines.push(format!("… and {} more", problems.len() - SHOWN));
+        }
+        let frame = transcript
+            .iter()
+            .position(|f| f.direction == Direction::Received && f.meta.stream.as_deref() == Some(label));
+        return Some(
+            Check::broken(name, requirement, level, Span::default(), lines.join("\n")).at_frame(frame),
+        );
+    }
+    if !cited {
+        return None;
+    }
+    let check = Check::pass(name, requirement, level, Span::default());
+    Some(match unobserved {
+        Some(why) => Check {
+            message: Some(why),
+            ..check.with_verdict(Verdict::NotObserved)
+        },
+        None => check,
+    })
+}
+
+fn posts(record: &HttpClientRecord) -> Vec<&InboundRequest> {
+    record.requests.iter().filter(|r| r.method == "POST").collect()
+}
+
+/// Requests made once our `initialize` answer was out (the client knows
+/// the session id and the version from then on).
+/// The requests after a version was negotiated, or why there are none: a
+/// version answered that no client can speak leaves none to name (the
+/// client should leave, LIFE-006).
+fn after_negotiation(record: &HttpClientRecord) -> (Vec<&InboundRequest>, &'static str) {
+    let known = record
+        .version
+        .as_deref()
+        .is_some_and(|v| v.parse::<ProtocolVersion>().is_ok());
+    if known {
+        (
+            after_initialize(record),
+            "the client made no request after initialize",
+        )
+    } else {
+        (Vec::new(), "no version was negotiated")
+    }
+}
+
+fn after_initialize(record: &HttpClientRecord) -> Vec<&InboundRequest> {
+    match record.answered_at {
+        Some(answered) => record.requests.iter().filter(|r| r.at > answered).collect(),
+        None => Vec::new(),
+    }
+}
+
+fn path(request: &InboundRequest) -> &str {
+    request.target.split('?').next().unwrap_or_default()
+}
+
+/// HTTP-004: every POST goes to the endpoint and accepts both JSON and SSE.
+fn posts_accept_both(record: &HttpClientRecord) -> Finding {
+    let posts = posts(record);
+    let mut finding = Finding::new(
+        "each message is its own POST, accepting JSON and SSE",
+        "HTTP-004",
+        Level::Must,
+    );
+    for post in &posts {
+        if !(post.accepts("application/json") && post.accepts("text/event-stream")) {
+            let accept = post
+                .header("accept")
+                .map_or("no Accept header".into(), |a| format!("Accept `{a}`"));
+            finding.problem(
+                post,
+                format!("{accept} does not list both application/json and text/event-stream"),
+            );
+        }
+        if path(post) != MCP_PATH {
+            finding.problem(
+                post,
+                format!("POST to {}, not the MCP endpoint {MCP_PATH}", post.target),
+            );
+        }
+    }
+    finding.over(&posts, "the client POSTed nothing")
+}
+
+/// HTTP-005: no POST body is a JSON array.
+fn single_messages(record: &HttpClientRecord) -> Finding {
+    let posts = posts(record);
+    let mut finding = Finding::new(
+        "a POST body holds one message, not an array",
+        "HTTP-005",
+        Level::Must,
+    );
+    for post in posts.iter().filter(|p| p.array) {
+        finding.problem(post, "the body is a JSON array".into());
+    }
+    finding.over(&posts, "the client POSTed nothing")
+}
+
+/// HTTP-016: once issued, the session id is on every request.
+fn session_id_repeated(record: &HttpClientRecord) -> Finding {
+    let mut finding = Finding::new(
+        "requests after initialize carry the session id",
+        "HTTP-016",
+        Level::Must,
+    );
+    let Some(issued) = record.session_id.as_deref() else {
+        finding.unobserved = Some("no session id was issued".into());
+        return finding;
+    };
+    let later = after_initialize(record);
+    for request in &later {
+        match request.header("mcp-session-id") {
+            None => finding.problem(request, "no Mcp-Session-Id".into()),
+            Some(sent) if sent != issued => {
+                finding.problem(
+                    request,
+                    format!("Mcp-Session-Id `{sent}`, not the issued `{issued}`"),
+                );
+            }
+            Some(_) => {}
+        }
+    }
+    finding.over(&later, "the client made no request after initialize")
+}
+
+/// HTTP-018 (MUST): once initialized, every request names a version.
+fn version_header_sent(record: &HttpClientRecord) -> Finding {
+    let (later, none) = after_negotiation(record);
+    let mut finding = Finding::new(
+        "requests after initialize carry MCP-Protocol-Version",
+        "HTTP-018",
+        Level::Must,
+    );
+    for request in later
+        .iter()
+        .filter(|r| r.header("mcp-protocol-version").is_none())
+    {
+        finding.problem(request, "no MCP-Protocol-Version".into());
+    }
+    finding.over(&later, none)
+}
+
+/// HTTP-018 (SHOULD): the version named is the negotiated one.
+fn version_header_negotiated(record: &HttpClientRecord) -> Finding {
+    let (later, none) = after_negotiation(record);
+    let mut finding = Finding::new(
+        "MCP-Protocol-Version names the negotiated version",
+        "HTTP-018",
+        Level::Should,
+    );
+    let negotiated = record.version.as_deref().unwrap_or_default();
+    for request in &later {
+        if let Some(sent) = request.header("mcp-protocol-version")
+            && sent != negotiated
+        {
+            finding.problem(
+                request,
+                format!("MCP-Protocol-Version `{sent}`, negotiated `{negotiated}`"),
+            );
+        }
+    }
+    finding.over(&later, none)
+}
+
+/// HTTP-012 (the client's half): a GET on the endpoint accepts SSE.
+fn get_accepts_sse(record: &HttpClientRecord) -> Finding {
+    let gets: Vec<&InboundRequest> = record
+        .requests
+        .iter()
+        .filter(|r| r.method == "GET" && path(r) == MCP_PATH)
+        .collect();
+    let mut finding = Finding::new(
+        "a GET on the endpoint accepts text/event-stream",
+        "HTTP-012",
+        Level::Must,
+    );
+    for get in gets.iter().filter(|g| !g.accepts("text/event-stream")) {
+        let accept = get
+            .header("accept")
+            .map_or("no Accept header".into(), |a| format!("Accept `{a}`"));
+        finding.problem(get, format!("{accept} does not list text/event-stream"));
+    }
+    finding.over(&gets, "the client opened no GET stream (it need not)")
+}
+
+/// HTTP-017: a client that leaves ends its session with DELETE first.
+/// Judged only when the client was seen to leave (or to DELETE).
+fn session_deleted(record: &HttpClientRecord) -> Finding {
+    let mut finding = Finding::new(
+        "the client ends its session with DELETE",
+        "HTTP-017",
+        Level::Should,
+    );
+    let deleted = record
+        .requests
+        .iter()
+        .any(|r| r.method == "DELETE" && path(r) == MCP_PATH);
+    match (&record.session_id, deleted, &record.left) {
+        (None, ..) => finding.unobserved = Some("no session id was issued".into()),
+        (Some(_), true, _) => {}
+        (Some(_), false, Some(exit)) => finding.problems.push((
+            String::new(),
+            format!(
+                "the client left ({}) without a DELETE for its session",
+                exit.description
+            ),
+        )),
+        (Some(_), false, None) => {
+            finding.unobserved = Some("the client was still connected when the scenario ended".into());
+        }
+    }
+    finding
+}
+
+#[cfg(test)]
+mod tests {
+    use std::collections::BTreeMap;
+    use std::path::Path;
+    use std::time::Duration;
+
+    use mcp_conform_core::scenario::load::load_str;
+    use mcp_mock_peers::transport::PeerExit;
+
+    use super::*;
+
+    const SESSION: &str = "s1";
+
+    fn scenario(requirements: &str) -> Scenario {
+        let text = format!(
+            "id: t\ntitle: t\nrole: client\nrequirements: [{requirements}]\nsteps:\n  - request: {{ method: ping }}\n"
+        );
+        load_str(Path::new("t.yaml"), &text).unwrap()
+    }
+
+    /// A request `at` ms in, with `headers`.
+    fn request(at: u64, method: &str, headers: &[(&str, &str)]) -> InboundRequest {
+        InboundRequest {
+            at: Duration::from_millis(at),
+            label: format!("{}#{at}", method.to_ascii_lowercase()),
+            method: method.into(),
+            target: MCP_PATH.into(),
+            headers: headers
+                .iter()
+                .map(|(k, v)| ((*k).to_owned(), (*v).to_owned()))
+                .collect::<BTreeMap<_, _>>(),
+            status: 200,
+            array: false,
+            refusal: None,
+        }
+    }
+
+    const BOTH: (&str, &str) = ("accept", "application/json, text/event-stream");
+    const SESSION_ID: (&str, &str) = ("mcp-session-id", SESSION);
+    const VERSION: (&str, &str) = ("mcp-protocol-version", "2025-11-25");
+
+    /// A correct client: initialize, initialized, the GET stream, DELETE.
+    fn correct() -> HttpClientRecord {
+        HttpClientRecord {
+            requests: vec![
+                request(1, "POST", &[BOTH]),
+                request(3, "POST", &[BOTH, SESSION_ID, VERSION]),
+                request(4, "GET", &[("accept", "text/event-stream"), SESSION_ID, VERSION]),
+                request(9, "DELETE", &[SESSION_ID, VERSION]),
+            ],
+            legacy: false,
+            session_id: Some(SESSION.into()),
+            answered_at: Some(Duration::from_millis(2)),
+            version: Some("2025-11-25".into()),
+            left: None,
+        }
+    }
+
+    fn verdicts(record: &HttpClientRecord, cited: &str) -> Vec<(String, Verdict)> {
+        judge(record, ProtocolVersion::V2025_11_25, &scenario(cited), &[])
+            .into_iter()
+            .map(|c| (c.requirement, c.verdict))
+            .collect()
+    }
+
+    #[test]
+    fn a_correct_client_passes_where_cited_and_is_silent_elsewhere() {
+        assert!(verdicts(&correct(), "LIFE-001").is_empty());
+        let cited = verdicts(&correct(), "HTTP-004, HTTP-005, HTTP-016, HTTP-017, HTTP-018");
+        assert!(cited.iter().all(|(_, v)| *v == Verdict::Pass), "{cited:?}");
+        assert_eq!(cited.len(), 6);
+    }
+
+    #[test]
+    fn no_version_is_asked_for_when_none_was_negotiated() {
+        let mut record = correct();
+        record.version = Some("1999-01-01".into());
+        record.requests.truncate(1);
+        record.requests.push(request(9, "DELETE", &[SESSION_ID]));
+        let found = verdicts(&record, "HTTP-018");
+        assert!(found.iter().all(|(_, v)| *v != Verdict::Fail), "{found:?}");
+    }
+
+    #[test]
+    fn each_broken_rule_is_found() {
+        let mut record = correct();
+        record.requests[1].headers.remove("mcp-session-id");
+        record.requests[1].headers.remove("mcp-protocol-version");
+        record.requests[1].array = true;
+        record.requests[0]
+            .headers
+            .insert("accept".into(), "application/json".into());
+        record.requests[2].headers.insert("accept".into(), "*/*".into());
+        record.requests[3]
+            .headers
+            .insert("mcp-protocol-version".into(), "2025-06-18".into());
+        let found = verdicts(&record, "LIFE-001");
+        let expected = [
+            ("HTTP-004", Verdict::Fail),
+            ("HTTP-005", Verdict::Fail),
+            ("HTTP-016", Verdict::Fail),
+            ("HTTP-018", Verdict::Fail),
+            ("HTTP-018", Verdict::NonStrict),
+            ("HTTP-012", Verdict::Fail),
+        ];
+        let expected: Vec<(String, Verdict)> = expected.iter().map(|(r, v)| ((*r).to_owned(), *v)).collect();
+        assert_eq!(found, expected);
+    }
+
+    #[test]
+    fn delete_is_judged_only_when_the_client_is_seen_to_leave() {
+        let mut record = correct();
+        record.requests.pop();
+        assert_eq!(
+            verdicts(&record, "HTTP-017"),
+            [("HTTP-017".to_owned(), Verdict::NotObserved)]
+        );
+        record.left = Some(PeerExit {
+            code: Some(0),
+            signal: None,
+            description: "exited with status 0".into(),
+        });
+        assert_eq!(
+            verdicts(&record, "LIFE-001"),
+            [("HTTP-017".to_owned(), Verdict::NonStrict)]
+        );
+    }
+
+    #[test]
+    fn headers_before_the_initialize_answer_and_older_versions_are_not_judged() {
+        let mut record = correct();
+        record.requests[0].headers.clear();
+        record.requests[0].headers.insert("accept".into(), BOTH.1.into());
+        let judged = judge(&record, ProtocolVersion::V2025_03_26, &scenario("HTTP-018"), &[]);
+        assert!(judged.is_empty(), "{judged:?}");
+    }
+
+    #[test]
+    fn an_http_sse_client_makes_the_cited_rules_not_applicable() {
+        let record = HttpClientRecord {
+            legacy: true,
+            ..correct()
+        };
+        assert!(verdicts(&record, "LIFE-001").is_empty());
+        assert_eq!(
+            verdicts(&record, "HTTP-016"),
+            [("HTTP-016".to_owned(), Verdict::NotApplicable)]
+        );
+    }
+}

@@ -1,0 +1,201 @@
+//! Starting the gateway under test for one scenario: the config that points
+//! at the scenario's backends, the command line's placeholders, and the
+//! front connection (its stdio, or Streamable HTTP on a free port).
+
+use std::path::{Path, PathBuf};
+use std::time::Duration;
+
+use mcp_conform_core::scenario::Scenario;
+use mcp_mock_peers::client::ClientSession;
+use mcp_mock_peers::transport::{HttpMode, HttpOptions, HttpTransport, StdioCommand, StdioTransport};
+use serde_json::{Map, Value, json};
+use tokio::time::Instant;
+
+use super::super::client_role::relay_command;
+use super::backends::socket_path;
+
+/// How often we try the gateway's port while it starts.
+const POLL: Duration = Duration::from_millis(100);
+
+/// A gateway under test: a command line with placeholders. `{config}` is a
+/// generated `{"mcpServers": {...}}` file naming every backend, and
+/// `{server:NAME}` one backend's command line; `{port}` a free loopback port
+/// where the gateway serves Streamable HTTP at `path` (without it, the
+/// gateway is spoken to over its stdio).
+#[derive(Debug, Clone)]
+pub struct GatewayUnderTest {
+    pub command: String,
+    pub path: String,
+    /// The mcp-conform binary whose `serve --connect` plays the backends.
+    pub serve_program: PathBuf,
+}
+
+impl GatewayUnderTest {
+    /// A gateway whose backends run this very binary.
+    pub fn new(command: &str, path: &str) -> GatewayUnderTest {
+        GatewayUnderTest {
+            command: command.to_owned(),
+            path: path.to_owned(),
+            serve_program: std::env::current_exe().unwrap_or_else(|_| PathBuf::from("mcp-conform")),
+        }
+    }
+
+    /// Whether the front is the gateway's stdio (no `{port}`).
+    pub fn front_is_stdio(&self) -> bool {
+        !self.command.contains("{port}")
+    }
+
+    /// Whether the command line can start this backend.
+    pub fn reaches(&self, backend: &str) -> bool {
+        self.command.contains("{config}") || self.command.contains(&format!("{{server:{backend}}}"))
+    }
+}
+
+/// The started gateway: the front session, and the process when the
+/// session does not own it (HTTP).
+pub struct Launched {
+    pub session: ClientSession,
+    pub process: Option<StdioTransport>,
+}
+
+/// Why the gateway could not be started: a note and its stderr.
+pub type LaunchError = (String, Option<String>);
+
+/// Writes the config, starts the gateway and connects the front.
+pub async fn launch(
+    gateway: &GatewayUnderTest,
+    scenario: &Scenario,
+    dir: &Path,
+    startup_timeout: Duration,
+) -> Result<Launched, LaunchError> {
+    let relays: Vec<(&str, StdioCommand)> = scenario
+        .backends
+        .iter()
+        .map(|b| {
+            let relay = relay_command(&gateway.serve_program, &socket_path(dir, &b.name));
+            (b.name.as_str(), relay)
+        })
+        .collect();
+    let config = dir.join("mcp.json");
+    std::fs::write(&config, mcp_servers(&relays).to_string())
+        .map_err(|e| (format!("cannot write {}: {e}", config.display()), None))?;
+    let mut line = gateway
+        .command
+        .replace("{config}", &shell_word(&config.display().to_string()));
+    for (name, relay) in &relays {
+        line = line.replace(&format!("{{server:{name}}}"), &shell_word(&relay.display()));
+    }
+    let port = match gateway.front_is_stdio() {
+        true => None,
+        false => Some(free_loopback_port().map_err(|e| (format!("no free port: {e}"), None))?),
+    };
+    if let Some(port) = port {
+        line = line.replace("{port}", &port.to_string());
+    }
+    let command = StdioCommand::parse(&line).map_err(|e| (format!("--command: {e}"), None))?;
+    let mut process = StdioTransport::spawn(&command).map_err(|e| (e.to_string(), None))?;
+    let Some(port) = port else {
+        return Ok(Launched {
+            session: ClientSession::new(process),
+            process: None,
+        });
+    };
+    if let Err(note) = wait_for_port(&mut process, port, startup_timeout).await {
+        let tail = process.stderr_tail();
+        process.shutdown(Duration::ZERO).await;
+        return Err((note, (!tail.trim().is_empty()).then_some(tail)));
+    }
+    let http = HttpTransport::new(HttpOptions {
+        url: format!("http://127.0.0.1:{port}{}", gateway.path),
+        headers: Vec::new(),
+        mode: HttpMode::Streamable,
+        answer_timeout: startup_timeout,
+    });
+    match http {
+        Ok(http) => Ok(Launched {
+            session: ClientSession::new(http),
+            process: Some(process),
+        }),
+        Err(error) => {
+            process.shutdown(Duration::ZERO).await;
+            Err((error.to_string(), None))
+        }
+    }
+}
+
+/// `{"mcpServers": {NAME: {"command": ..., "args": [...]}}}`, the format
+/// most gateways and hosts read.
+fn mcp_servers(relays: &[(&str, StdioCommand)]) -> Value {
+    let servers: Map<String, Value> = relays
+        .iter()
+        .map(|(name, relay)| {
+            let entry = json!({"command": relay.program, "args": relay.args});
+            ((*name).to_owned(), entry)
+        })
+        .collect();
+    json!({ "mcpServers": servers })
+}
+
+/// A text as one word of a shell-like command line.
+pub fn shell_word(text: &str) -> String {
+    format!("'{}'", text.replace('\'', r"'\''"))
+}
+
+/// A loopback port nothing listens on right now.
+pub fn free_loopback_port() -> std::io::Result<u16> {
+    std::net::TcpListener::bind("127.0.0.1:0")
+        .and_then(|l| l.local_addr())
+        .map(|a| a.port())
+}
+
+/// Waits until something accepts connections on the port, while the
+/// gateway runs.
+pub async fn wait_for_port(process: &mut StdioTransport, port: u16, within: Duration) -> Result<(), String> {
+    let deadline = Instant::now() + within;
+    loop {
+        if tokio::net::TcpStream::connect(("127.0.0.1", port)).await.is_ok() {
+            return Ok(());
+        }
+        if let Some(exit) = process.try_exit() {
+            return Err(format!(
+                "the gateway {} before listening on 127.0.0.1:{port}",
+                exit.description
+            ));
+        }
+        if Instant::now() > deadline {
+            return Err(format!(
+                "the gateway did not listen on 127.0.0.1:{port} within {} ms",
+                within.as_millis()
+            ));
+        }
+        tokio::time::sleep(POLL).await;
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_config_names_every_backend_with_its_relay() {
+        let relay = relay_command(Path::new("/bin/mcp-conform"), Path::new("/tmp/x/alpha.sock"));
+        let config = mcp_servers(&[("alpha", relay)]);
+        assert_eq!(
+            config,
+            json!({"mcpServers": {"alpha": {
+                "command": "/bin/mcp-conform",
+                "args": ["serve", "--connect", "/tmp/x/alpha.sock"]
+            }}})
+        );
+    }
+
+    #[test]
+    fn placeholders_say_which_backends_a_command_reaches() {
+        let named = GatewayUnderTest::new("bridge --stdio {server:alpha} --port {port}", "/mcp");
+        assert!(named.reaches("alpha") && !named.reaches("beta"));
+        assert!(!named.front_is_stdio());
+        let configured = GatewayUnderTest::new("proxy {config}", "/mcp");
+        assert!(configured.reaches("beta") && configured.front_is_stdio());
+        assert_eq!(shell_word("it's"), r"'it'\''s'");
+    }
+}

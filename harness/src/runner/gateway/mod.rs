@@ -1,0 +1,212 @@
+//! `role: gateway` scenarios: the peer under test is a gateway (a proxy, an
+//! aggregator). We play the client in front of it and every server behind
+//! it. For each scenario the gateway is started with a config that points at
+//! the scenario's backends; each backend is served in-process the way
+//! `test-client` serves a client (a relay, `mcp-conform serve --connect`),
+//! while the steps run on the front. The gateway is judged on both sides:
+//! as a server by the front's frames, as a client by each backend's.
+
+mod backends;
+mod launch;
+
+use std::time::Duration;
+
+use mcp_conform_core::Verdict;
+use mcp_conform_core::protocol::PeerRole;
+use mcp_conform_core::scenario::Scenario;
+use mcp_conform_core::scenario::model::{Backend, Role};
+use mcp_conform_core::span::Span;
+use mcp_conform_core::wire::Frame;
+use serde_json::Value;
+use tokio::time::Instant;
+
+pub use backends::{Hub, TICK};
+pub use launch::{GatewayUnderTest, free_loopback_port, shell_word, wait_for_port};
+
+use super::RunConfig;
+use super::client_role::{initialize_params, opens_with_initialize, socket_dir};
+use super::frames::check_frames;
+use super::outcome::{Check, ScenarioOutcome};
+use super::scenario::{precondition, run_session};
+use super::steps::unasked;
+
+/// How long the gateway gets to exit by itself at the end (HTTP front).
+const EXIT_GRACE: Duration = Duration::from_millis(500);
+
+/// Runs one scenario against a fresh instance of the gateway.
+pub async fn run_gateway_scenario(
+    scenario: &Scenario,
+    config: &RunConfig,
+    gateway: &GatewayUnderTest,
+) -> ScenarioOutcome {
+    let started = Instant::now();
+    if scenario.role != Role::Gateway {
+        let note = "tests a server or a client, not a gateway".to_owned();
+        return ScenarioOutcome::unrun(scenario, Verdict::NotApplicable, note);
+    }
+    if let Some(backend) = scenario.backends.iter().find(|b| !gateway.reaches(&b.name)) {
+        let note = format!(
+            "the gateway's command line names neither {{config}} nor {{server:{}}}",
+            backend.name
+        );
+        return ScenarioOutcome::unrun(scenario, Verdict::NotApplicable, note);
+    }
+    if let Some((verdict, note)) = precondition(scenario, config) {
+        return ScenarioOutcome::unrun(scenario, verdict, note);
+    }
+    // The backends' tasks hold sessions that are not `Send`: they run on
+    // this thread, beside the steps.
+    let local = tokio::task::LocalSet::new();
+    local
+        .run_until(run_started(scenario, config, gateway, started))
+        .await
+}
+
+/// The part of a run that starts things: backends, gateway, steps.
+async fn run_started(
+    scenario: &Scenario,
+    config: &RunConfig,
+    gateway: &GatewayUnderTest,
+    started: Instant,
+) -> ScenarioOutcome {
+    let dir = socket_dir();
+    let hub = std::fs::create_dir_all(&dir).and_then(|()| Hub::listen(scenario, &dir, config.protocol));
+    let hub = match hub {
+        Ok(hub) => hub,
+        Err(error) => {
+            let note = format!("cannot serve the backends in {}: {error}", dir.display());
+            let _ = std::fs::remove_dir_all(&dir);
+            return ScenarioOutcome::unrun(scenario, Verdict::Error, note);
+        }
+    };
+    let launched = launch::launch(gateway, scenario, &dir, config.startup_timeout).await;
+    let launched = match launched {
+        Ok(launched) => launched,
+        Err((note, tail)) => {
+            hub.stop().await;
+            let _ = std::fs::remove_dir_all(&dir);
+            let mut outcome = ScenarioOutcome::unrun(scenario, Verdict::Error, note);
+            outcome.stderr_tail = tail;
+            return outcome;
+        }
+    };
+    let outcome = ScenarioOutcome {
+        version: Some(config.protocol),
+        ..ScenarioOutcome::new(scenario)
+    };
+    let mut outcome = run_session(scenario, config, launched.session, outcome, started, Some(hub)).await;
+    if let Some(mut process) = launched.process {
+        process.shutdown(EXIT_GRACE).await;
+        if outcome.verdict > Verdict::NonStrict || outcome.verdict == Verdict::Error {
+            let tail = process.stderr_tail();
+            outcome.stderr_tail = (!tail.trim().is_empty()).then_some(tail);
+        }
+    }
+    let _ = std::fs::remove_dir_all(&dir);
+    outcome.duration = started.elapsed();
+    outcome
+}
+
+/// What the backends saw, judged: their checks (the handshake the gateway
+/// made as a client, the scripted answers' expectations, every frame the
+/// gateway sent them) and their frames, labelled and numbered after the
+/// front's `offset` frames.
+pub struct BackendsJudged {
+    pub checks: Vec<Check>,
+    pub frames: Vec<Frame>,
+}
+
+/// Judges every connection of every backend once the hub stopped.
+pub fn judge_backends(hub: &Hub, scenario: &Scenario, config: &RunConfig, offset: usize) -> BackendsJudged {
+    let mut judged = BackendsJudged {
+        checks: Vec::new(),
+        frames: Vec::new(),
+    };
+    for backend in &scenario.backends {
+        hub.with_backend(&backend.name, |log| {
+            for (number, connection) in log.connections.iter().enumerate() {
+                let label = format!("backend {}#{}", backend.name, number + 1);
+                let at = offset + judged.frames.len();
+                let mut checks = handshake_checks(&connection.transcript, connection.initialize(), backend);
+                checks.extend(connection.checks.iter().cloned());
+                let version = connection.version.unwrap_or(config.protocol);
+                let framed = check_frames(&connection.transcript, version, true, config, PeerRole::Server);
+                checks.extend(framed.into_iter().map(|mut check| {
+                    check.name = format!("{label}: {}", check.name);
+                    check
+                }));
+                judged.checks.extend(checks.into_iter().map(|mut check| {
+                    check.frame = check.frame.map(|i| i + at);
+                    check
+                }));
+                judged
+                    .frames
+                    .extend(connection.transcript.iter().cloned().map(|mut frame| {
+                        frame.meta.stream = Some(label.clone());
+                        frame
+                    }));
+            }
+            let unused = backend
+                .answers
+                .iter()
+                .enumerate()
+                .filter(|(index, _)| !log.used.contains(index))
+                .filter_map(|(_, answer)| unasked(answer));
+            judged.checks.extend(unused);
+        });
+    }
+    judged
+}
+
+/// The gateway's handshake as a client on one connection: it opens with
+/// `initialize` (LIFE-001) whose params are complete (LIFE-002), and sends
+/// `notifications/initialized` before any other request (LIFE-007).
+fn handshake_checks(transcript: &[Frame], initialize: Option<&Value>, backend: &Backend) -> Vec<Check> {
+    let received: Vec<(usize, Value)> = transcript
+        .iter()
+        .enumerate()
+        .filter(|(_, f)| f.direction == mcp_conform_core::wire::Direction::Received)
+        .filter_map(|(i, f)| serde_json::from_slice(&f.raw).ok().map(|m| (i, m)))
+        .collect();
+    if received.is_empty() {
+        return Vec::new();
+    }
+    let span = backend.span;
+    let mut checks = vec![opens_with_initialize(transcript, span)];
+    if let Some(params) = initialize {
+        checks.push(initialize_params(params, span));
+    }
+    if let Some(check) = initialized_first(&received, span) {
+        checks.push(check);
+    }
+    checks
+}
+
+/// LIFE-007, once the gateway made a request past the handshake.
+fn initialized_first(received: &[(usize, Value)], span: Span) -> Option<Check> {
+    let method = |m: &Value| m.get("method").and_then(Value::as_str).map(str::to_owned);
+    let later =
+        |m: &Value| m.get("id").is_some() && !matches!(method(m).as_deref(), Some("initialize" | "ping"));
+    let first_request = received.iter().find(|(_, m)| method(m).is_some() && later(m))?;
+    let initialized = received
+        .iter()
+        .position(|(_, m)| method(m).as_deref() == Some("notifications/initialized"));
+    let request_at = received.iter().position(|(i, _)| *i == first_request.0);
+    let name = "the gateway sends initialized before its requests";
+    Some(match (initialized, request_at) {
+        (Some(notified), Some(requested)) if notified < requested => {
+            Check::pass(name, "LIFE-007", mcp_conform_core::Level::Must, span)
+        }
+        _ => Check::broken(
+            name,
+            "LIFE-007",
+            mcp_conform_core::Level::Must,
+            span,
+            format!(
+                "the gateway sent {} before notifications/initialized",
+                method(&first_request.1).unwrap_or_default()
+            ),
+        )
+        .at_frame(Some(first_request.0)),
+    })
+}

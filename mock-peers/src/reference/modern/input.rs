@@ -1,0 +1,181 @@
+//! The tools that need the client (elicitation, sampling, roots) under
+//! 2026-07-28: no request goes to the client. The first call answers with
+//! an `InputRequiredResult` holding the question and a sealed
+//! `requestState`; the retry carries the answer in `inputResponses` and the
+//! state echoed, and gets the final result (MRTR).
+
+use std::sync::atomic::{AtomicU64, Ordering};
+
+use serde_json::{Map, Value, json};
+
+use super::meta::Need;
+use super::results;
+use super::state::{self, Origin};
+use crate::reference::jsonrpc::RpcError;
+use crate::reference::tools::answers::{
+    self, connection_outcome, elicitation_outcome, roots_outcome, sampling_outcome,
+};
+use crate::reference::tools::args::{ArgError, Args};
+
+/// The client capability an interactive tool cannot do without, if `tool` is one.
+pub(crate) fn need_of(tool: &str) -> Option<Need> {
+    match tool {
+        "elicit" => Some(Need::ElicitationForm),
+        "connect" => Some(Need::ElicitationUrl),
+        "sample" => Some(Need::Sampling),
+        "roots" => Some(Need::Roots),
+        _ => None,
+    }
+}
+
+/// Visits of the `connect` URL, told apart for the life of the process.
+static NEXT_VISIT: AtomicU64 = AtomicU64::new(1);
+
+/// What `tool` asks the client: its key in `inputRequests`, and the request.
+fn question(tool: &str, args: Args<'_>) -> Result<(&'static str, Value), ArgError> {
+    Ok(match tool {
+        "elicit" => {
+            let message = args
+                .optional_string("message")?
+                .unwrap_or(answers::ELICIT_MESSAGE);
+            let params =
+                json!({ "mode": "form", "message": message, "requestedSchema": answers::requested_schema() });
+            (
+                "profile",
+                json!({ "method": "elicitation/create", "params": params }),
+            )
+        }
+        "connect" => {
+            let visit = format!("visit-{}", NEXT_VISIT.fetch_add(1, Ordering::Relaxed));
+            let params = json!({ "mode": "url", "message": answers::CONNECT_MESSAGE, "url": answers::connect_url(&visit) });
+            (
+                "connection",
+                json!({ "method": "elicitation/create", "params": params }),
+            )
+        }
+        "sample" => {
+            let params = answers::sampling_params(args.string("prompt")?);
+            (
+                "completion",
+                json!({ "method": "sampling/createMessage", "params": params }),
+            )
+        }
+        _ => ("roots", json!({ "method": "roots/list" })),
+    })
+}
+
+/// The final result of `tool` for the client's `answer`.
+fn outcome(tool: &str, answer: &Value) -> Value {
+    match tool {
+        "elicit" => elicitation_outcome(answer),
+        "connect" => connection_outcome(answer),
+        "sample" => sampling_outcome(answer),
+        _ => roots_outcome(answer),
+    }
+}
+
+/// One turn of an interactive tool.
+#[derive(Debug)]
+pub(crate) enum Turn {
+    /// An `InputRequiredResult`: the client answers and retries.
+    Ask(Value),
+    /// The tool's outcome, final.
+    Answer(Result<Value, ArgError>),
+}
+
+/// Calls the interactive `tool` with `params` (the whole `tools/call`
+/// params, `inputResponses` and `requestState` included).
+pub(crate) fn call(
+    tool: &str,
+    params: &Map<String, Value>,
+    arguments: &Map<String, Value>,
+) -> Result<Turn, RpcError> {
+    let (key, request) = match question(tool, Args(arguments)) {
+        Ok(question) => question,
+        Err(invalid) => return Ok(Turn::Answer(Err(invalid))),
+    };
+    let origin = Origin::new("tools/call", tool, &Value::Object(arguments.clone()));
+    let ask = || {
+        let state = state::seal(&origin, json!({ "asked": key }));
+        let requests = Map::from_iter([(key.to_owned(), request.clone())]);
+        Ok(Turn::Ask(results::input_required(requests, state)))
+    };
+    let Some(state) = params.get("requestState") else {
+        // A first call; input responses without a state answer nothing we asked.
+        return ask();
+    };
+    let state = state
+        .as_str()
+        .ok_or_else(|| RpcError::invalid_params("`requestState` must be a string"))?;
+    let data =
+        state::open(state, &origin).map_err(|refused| RpcError::invalid_params(refused.to_string()))?;
+    let asked = data["asked"].as_str().unwrap_or_default();
+    let responses = match params.get("inputResponses") {
+        None => None,
+        Some(Value::Object(responses)) => Some(responses),
+        Some(_) => return Err(RpcError::invalid_params("`inputResponses` must be an object")),
+    };
+    match responses.and_then(|r| r.get(asked)) {
+        Some(answer) => Ok(Turn::Answer(Ok(outcome(tool, answer)))),
+        // Still missing: ask again rather than fail (MRTR-007).
+        None => ask(),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn map(value: Value) -> Map<String, Value> {
+        value.as_object().unwrap().clone()
+    }
+
+    fn asked(turn: Turn) -> Value {
+        match turn {
+            Turn::Ask(interim) => interim,
+            Turn::Answer(outcome) => panic!("expected a question, got {outcome:?}"),
+        }
+    }
+
+    fn answered(turn: Turn) -> Value {
+        match turn {
+            Turn::Answer(Ok(result)) => result,
+            other => panic!("expected a result, got {other:?}"),
+        }
+    }
+
+    #[test]
+    fn asks_first_then_finishes_on_the_retry() {
+        let first = asked(call("elicit", &Map::new(), &Map::new()).unwrap());
+        assert_eq!(first["resultType"], json!("input_required"));
+        assert_eq!(
+            first["inputRequests"]["profile"]["method"],
+            json!("elicitation/create")
+        );
+        let state = first["requestState"].clone();
+        let retry = map(json!({
+            "requestState": state,
+            "inputResponses": { "profile": { "action": "accept", "content": { "name": "Ada" } } },
+        }));
+        let done = answered(call("elicit", &retry, &Map::new()).unwrap());
+        assert!(done["content"][0]["text"].as_str().unwrap().contains("Ada"));
+        let missing = asked(call("elicit", &map(json!({ "requestState": state })), &Map::new()).unwrap());
+        assert_eq!(missing["resultType"], json!("input_required"));
+    }
+
+    #[test]
+    fn a_changed_or_foreign_state_is_refused() {
+        let first = asked(call("roots", &Map::new(), &Map::new()).unwrap());
+        let state = first["requestState"].as_str().unwrap();
+        let tampered = map(json!({ "requestState": format!("x{state}"), "inputResponses": {} }));
+        assert_eq!(call("roots", &tampered, &Map::new()).unwrap_err().code, -32602);
+        let foreign = map(json!({ "requestState": state, "inputResponses": {} }));
+        assert_eq!(call("elicit", &foreign, &Map::new()).unwrap_err().code, -32602);
+    }
+
+    #[test]
+    fn arguments_are_checked_before_asking() {
+        let turn = call("sample", &Map::new(), &Map::new()).unwrap();
+        assert!(matches!(turn, Turn::Answer(Err(_))), "{turn:?}");
+    }
+}

@@ -1,0 +1,574 @@
+//! The bundled reference gateway: a small aggregating gateway that proves
+//! the gateway scenarios right (`mcp-conform reference-gateway CONFIG`).
+//!
+//! It speaks stdio in front and starts every server of an `mcpServers`
+//! config behind it. At the client's `initialize` it initializes each
+//! backend, declaring the client's own elicitation, sampling and roots
+//! capabilities. Lists are fetched afresh from every backend that declares
+//! them, to their last page, named `BACKEND_NAME` (URIs `BACKEND+URI`) and
+//! served in pages of [`PAGE`]. Calls, reads and gets go to the owner under
+//! its own name; requests a backend sends during them go to the client and
+//! the answers back; list_changed, progress and log notifications pass
+//! through. With a [`GatewayFault`] it breaks one rule on purpose.
+
+use std::collections::HashMap;
+use std::path::Path;
+use std::process::Stdio;
+
+use serde_json::{Map, Value, json};
+use tokio::io::{AsyncBufReadExt, AsyncRead, AsyncWriteExt, BufReader};
+use tokio::process::{Child, ChildStdin, Command};
+use tokio::sync::mpsc;
+
+use crate::faults::faults;
+
+/// Items per page of the aggregate.
+pub const PAGE: usize = 3;
+
+faults! {
+    GatewayFault, "gateway";
+    NoNamespacing = "no-namespacing", "GATE-001", "Lists every backend's items under their own names, so colliding names appear twice.";
+    PrefixedCall = "prefixed-call", "GATE-001", "Forwards a call under its aggregated name instead of the backend's own.";
+    CallEveryBackend = "call-every-backend", "GATE-006", "Sends a tools/call to every backend, not only to the one that owns the tool.";
+    FirstPageOnly = "first-page-only", "GATE-002", "Reads only the first page of each backend's list.";
+    AnswerWrongBackend = "answer-wrong-backend", "GATE-003", "Sends the client's answer to a backend's elicitation or sampling request to another backend.";
+    AlteredElicitation = "altered-elicitation", "GATE-003", "Drops `required` from the schema of an elicitation it passes on.";
+    SamplingRefused = "sampling-refused", "GATE-003", "Declares sampling to its backends but refuses their sampling requests itself instead of asking the client.";
+    DropListChanged = "drop-list-changed", "GATE-004", "Does not pass the backends' list_changed notifications on.";
+    StaleLists = "stale-lists", "GATE-004", "Serves the lists the backends gave at startup, never fetched again.";
+    SwallowErrors = "swallow-errors", "GATE-005", "Turns a backend's JSON-RPC error into an empty successful result.";
+    NoInitialized = "no-initialized", "LIFE-007", "Never sends notifications/initialized to its backends.";
+    ListUndeclared = "list-undeclared", "LIST-006", "Lists tools, resources and prompts of every backend at startup, declared or not.";
+    ElicitUndeclared = "elicit-undeclared", "ELIC-002", "Declares elicitation to its backends whatever the client declared, and passes elicitation on to a client that never declared it.";
+}
+
+/// The lists a gateway aggregates: method, result member, the member that
+/// names an item, and how a name is namespaced.
+const LISTS: [(&str, &str, &str, Naming); 4] = [
+    ("tools/list", "tools", "name", Naming::Name),
+    ("prompts/list", "prompts", "name", Naming::Name),
+    ("resources/list", "resources", "uri", Naming::Uri),
+    (
+        "resources/templates/list",
+        "resourceTemplates",
+        "uriTemplate",
+        Naming::Uri,
+    ),
+];
+
+/// `alpha_search` for names, `alpha+file:///x` for URIs.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Naming {
+    Name,
+    Uri,
+}
+
+impl Naming {
+    fn join(self, backend: &str, name: &str) -> String {
+        match self {
+            Naming::Name => format!("{backend}_{name}"),
+            Naming::Uri => format!("{backend}+{name}"),
+        }
+    }
+
+    fn separator(self) -> char {
+        match self {
+            Naming::Name => '_',
+            Naming::Uri => '+',
+        }
+    }
+}
+
+/// The capability that gates a list.
+fn capability(method: &str) -> &str {
+    method.split('/').next().unwrap_or_default()
+}
+
+/// Something that happened on one of the gateway's connections.
+enum Event {
+    Front(Value),
+    Backend(usize, Value),
+    Closed,
+}
+
+/// What an outstanding request of the gateway to a backend is for.
+enum Pending {
+    Initialize,
+    /// A call, read or get of the client's, answered with the backend's answer.
+    Forward(Value),
+    /// A page of a list, for an aggregation.
+    Page(usize),
+    /// A copy nobody waits for (a fault).
+    Ignored,
+}
+
+/// A client's list request being aggregated (or a startup prefetch).
+struct Aggregation {
+    /// The client's request id; `None` for the startup cache.
+    front: Option<Value>,
+    method: &'static str,
+    offset: usize,
+    waiting: usize,
+    items: Vec<(usize, Value)>,
+}
+
+struct Backend {
+    name: String,
+    stdin: ChildStdin,
+    capabilities: Value,
+    next_id: i64,
+    pending: HashMap<i64, Pending>,
+    _child: Child,
+}
+
+struct Gateway {
+    backends: Vec<Backend>,
+    fault: Option<GatewayFault>,
+    front: tokio::io::Stdout,
+    /// The client's initialize request id while the backends initialize.
+    initializing: Option<(Value, Value)>,
+    client_capabilities: Value,
+    aggregations: Vec<Aggregation>,
+    /// Startup lists (the stale-lists fault), by method.
+    cache: HashMap<&'static str, Vec<(usize, Value)>>,
+    /// Requests of backends passed to the client: our id → (backend, its id).
+    relayed: HashMap<String, (usize, Value)>,
+    next_relay: u64,
+}
+
+/// Runs the gateway on stdin/stdout with the servers of `config`.
+pub async fn run(config: &Path, fault: Option<GatewayFault>) -> Result<(), String> {
+    let text = std::fs::read_to_string(config).map_err(|e| format!("{}: {e}", config.display()))?;
+    let parsed: Value = serde_json::from_str(&text).map_err(|e| format!("{}: {e}", config.display()))?;
+    let servers = parsed["mcpServers"]
+        .as_object()
+        .ok_or_else(|| format!("{}: no mcpServers object", config.display()))?;
+    let (events, mut received) = mpsc::unbounded_channel();
+    let mut backends = Vec::new();
+    for (index, (name, server)) in servers.iter().enumerate() {
+        let program = server["command"].as_str().unwrap_or_default();
+        let args: Vec<&str> = server["args"]
+            .as_array()
+            .map(|a| a.iter().filter_map(Value::as_str).collect())
+            .unwrap_or_default();
+        let mut child = Command::new(program)
+            .args(&args)
+            .stdin(Stdio::piped())
+            .stdout(Stdio::piped())
+            .kill_on_drop(true)
+            .spawn()
+            .map_err(|e| format!("{name}: {e}"))?;
+        let stdin = child.stdin.take().ok_or("no stdin")?;
+        let stdout = child.stdout.take().ok_or("no stdout")?;
+        tokio::spawn(read_lines(stdout, events.clone(), move |m| {
+            Event::Backend(index, m)
+        }));
+        backends.push(Backend {
+            name: name.clone(),
+            stdin,
+            capabilities: Value::Null,
+            next_id: 1,
+            pending: HashMap::new(),
+            _child: child,
+        });
+    }
+    tokio::spawn(read_lines(tokio::io::stdin(), events, Event::Front));
+    let mut gateway = Gateway {
+        backends,
+        fault,
+        front: tokio::io::stdout(),
+        initializing: None,
+        client_capabilities: json!({}),
+        aggregations: Vec::new(),
+        cache: HashMap::new(),
+        relayed: HashMap::new(),
+        next_relay: 1,
+    };
+    while let Some(event) = received.recv().await {
+        match event {
+            Event::Front(message) => gateway.on_front(message).await,
+            Event::Backend(index, message) => gateway.on_backend(index, message).await,
+            Event::Closed => break,
+        }
+    }
+    Ok(())
+}
+
+/// Sends every JSON line of `from` as an event; the end of the front ends the gateway.
+async fn read_lines(
+    from: impl AsyncRead + Unpin,
+    events: mpsc::UnboundedSender<Event>,
+    event: impl Fn(Value) -> Event,
+) {
+    let mut lines = BufReader::new(from).lines();
+    while let Ok(Some(line)) = lines.next_line().await {
+        if let Ok(message) = serde_json::from_str(&line) {
+            let _ = events.send(event(message));
+        }
+    }
+    let _ = events.send(Event::Closed);
+}
+
+async fn write(to: &mut (impl AsyncWriteExt + Unpin), message: &Value) {
+    let mut line = message.to_string();
+    line.push('\n');
+    let _ = to.write_all(line.as_bytes()).await;
+    let _ = to.flush().await;
+}
+
+fn result(id: &Value, result: Value) -> Value {
+    json!({"jsonrpc": "2.0", "id": id, "result": result})
+}
+
+fn error(id: &Value, code: i64, message: &str) -> Value {
+    json!({"jsonrpc": "2.0", "id": id, "error": {"code": code, "message": message}})
+}
+
+impl Gateway {
+    fn faulty(&self, fault: GatewayFault) -> bool {
+        self.fault == Some(fault)
+    }
+
+    async fn send_front(&mut self, message: &Value) {
+        write(&mut self.front, message).await;
+    }
+
+    /// Sends a request to a backend; returns its id there.
+    async fn ask(&mut self, backend: usize, method: &str, params: Value, pending: Pending) -> i64 {
+        let target = &mut self.backends[backend];
+        let id = target.next_id;
+        target.next_id += 1;
+        target.pending.insert(id, pending);
+        let message = json!({"jsonrpc": "2.0", "id": id, "method": method, "params": params});
+        write(&mut target.stdin, &message).await;
+        id
+    }
+
+    async fn tell(&mut self, backend: usize, message: &Value) {
+        write(&mut self.backends[backend].stdin, message).await;
+    }
+
+    async fn on_front(&mut self, message: Value) {
+        let method = message["method"].as_str().map(str::to_owned);
+        let id = message.get("id").cloned();
+        match (method.as_deref(), id) {
+            (Some(method), Some(id)) => self.front_request(method, id, &message["params"]).await,
+            (Some("notifications/roots/list_changed"), None) => {
+                for backend in 0..self.backends.len() {
+                    self.tell(backend, &message).await;
+                }
+            }
+            (Some(_), None) => {}
+            (None, Some(id)) => self.front_answer(&id.to_string(), message).await,
+            (None, None) => {}
+        }
+    }
+
+    async fn front_request(&mut self, method: &str, id: Value, params: &Value) {
+        match method {
+            "initialize" => self.initialize(id, params).await,
+            "ping" => self.send_front(&result(&id, json!({}))).await,
+            _ => {
+                if let Some(list) = LISTS.iter().find(|(m, ..)| *m == method) {
+                    let offset = params["cursor"]
+                        .as_str()
+                        .and_then(|c| c.strip_prefix("gateway-page-"))
+                        .and_then(|n| n.parse().ok());
+                    match (offset, params.get("cursor")) {
+                        (None, Some(_)) => self.send_front(&error(&id, -32602, "invalid cursor")).await,
+                        (offset, _) => self.aggregate(Some(id), list.0, offset.unwrap_or(0)).await,
+                    }
+                } else if let Some((naming, key)) = routed(method) {
+                    self.route(id, method, params, naming, key).await;
+                } else {
+                    self.send_front(&error(&id, -32601, "method not found")).await;
+                }
+            }
+        }
+    }
+
+    /// Initializes every backend with the client's capabilities; answers
+    /// the client once all of them answered.
+    async fn initialize(&mut self, id: Value, params: &Value) {
+        let offered = &params["capabilities"];
+        let mut declared = Map::new();
+        for capability in ["elicitation", "sampling", "roots"] {
+            if let Some(value) = offered.get(capability) {
+                declared.insert(capability.into(), value.clone());
+            }
+        }
+        if self.faulty(GatewayFault::ElicitUndeclared) {
+            declared.insert("elicitation".into(), json!({}));
+        }
+        if self.faulty(GatewayFault::SamplingRefused) {
+            declared.insert("sampling".into(), json!({}));
+        }
+        self.client_capabilities = offered.clone();
+        self.initializing = Some((id.clone(), params["protocolVersion"].clone()));
+        let ours = json!({
+            "protocolVersion": params["protocolVersion"],
+            "capabilities": declared,
+            "clientInfo": {"name": "mcp-conform-reference-gateway", "version": env!("CARGO_PKG_VERSION")},
+        });
+        for backend in 0..self.backends.len() {
+            self.ask(backend, "initialize", ours.clone(), Pending::Initialize)
+                .await;
+        }
+        if self.backends.is_empty() {
+            self.initialized().await;
+        }
+    }
+
+    /// Every backend answered `initialize`.
+    async fn initialized(&mut self) {
+        let Some((id, version)) = self.initializing.take() else {
+            return;
+        };
+        if !self.faulty(GatewayFault::NoInitialized) {
+            let note = json!({"jsonrpc": "2.0", "method": "notifications/initialized"});
+            for backend in 0..self.backends.len() {
+                self.tell(backend, &note).await;
+            }
+        }
+        let mut capabilities = Map::new();
+        for (method, ..) in LISTS {
+            let noun = capability(method);
+            if self.backends.iter().any(|b| b.capabilities.get(noun).is_some()) {
+                capabilities.insert(noun.into(), json!({"listChanged": true}));
+            }
+        }
+        let answer = json!({
+            "protocolVersion": version,
+            "capabilities": capabilities,
+            "serverInfo": {"name": "mcp-conform-reference-gateway", "version": env!("CARGO_PKG_VERSION")},
+        });
+        self.send_front(&result(&id, answer)).await;
+        if self.faulty(GatewayFault::StaleLists) || self.faulty(GatewayFault::ListUndeclared) {
+            for (method, ..) in LISTS {
+                self.aggregate(None, method, 0).await;
+            }
+        }
+    }
+
+    /// Starts listing `method` on every backend that declares it.
+    async fn aggregate(&mut self, front: Option<Value>, method: &'static str, offset: usize) {
+        if let (Some(id), Some(cached)) = (&front, self.cache.get(method))
+            && self.faulty(GatewayFault::StaleLists)
+        {
+            let cached = cached.clone();
+            return self.answer_list(id, method, offset, &cached).await;
+        }
+        let everywhere = self.faulty(GatewayFault::ListUndeclared);
+        let owners: Vec<usize> = (0..self.backends.len())
+            .filter(|b| everywhere || self.backends[*b].capabilities.get(capability(method)).is_some())
+            .collect();
+        let job = self.aggregations.len();
+        self.aggregations.push(Aggregation {
+            front,
+            method,
+            offset,
+            waiting: owners.len(),
+            items: Vec::new(),
+        });
+        for backend in &owners {
+            self.ask(*backend, method, json!({}), Pending::Page(job)).await;
+        }
+        if owners.is_empty() {
+            self.finish(job).await;
+        }
+    }
+
+    /// One page of a backend's list arrived.
+    async fn page(&mut self, backend: usize, job: usize, message: &Value) {
+        let method = self.aggregations[job].method;
+        let (_, member, ..) = LISTS
+            .iter()
+            .find(|(m, ..)| *m == method)
+            .copied()
+            .unwrap_or(LISTS[0]);
+        let page = &message["result"];
+        if let Some(items) = page[member].as_array() {
+            let items = items.iter().map(|item| (backend, item.clone()));
+            self.aggregations[job].items.extend(items);
+        }
+        match page["nextCursor"].as_str() {
+            Some(cursor) if !self.faulty(GatewayFault::FirstPageOnly) => {
+                let params = json!({"cursor": cursor});
+                self.ask(backend, method, params, Pending::Page(job)).await;
+            }
+            _ => {
+                self.aggregations[job].waiting -= 1;
+                if self.aggregations[job].waiting == 0 {
+                    self.finish(job).await;
+                }
+            }
+        }
+    }
+
+    async fn finish(&mut self, job: usize) {
+        let aggregation = &mut self.aggregations[job];
+        let mut items = std::mem::take(&mut aggregation.items);
+        // Backends answer in any order; the aggregate's pages need one order.
+        items.sort_by_key(|(backend, _)| *backend);
+        let (front, method, offset) = (aggregation.front.take(), aggregation.method, aggregation.offset);
+        match front {
+            Some(id) => self.answer_list(&id, method, offset, &items).await,
+            None => {
+                self.cache.insert(method, items);
+            }
+        }
+    }
+
+    /// Answers a list request with one page of the namespaced aggregate.
+    async fn answer_list(&mut self, id: &Value, method: &str, offset: usize, items: &[(usize, Value)]) {
+        let (_, member, key, naming) = LISTS
+            .iter()
+            .find(|(m, ..)| *m == method)
+            .copied()
+            .unwrap_or(LISTS[0]);
+        let named: Vec<Value> = items
+            .iter()
+            .map(|(backend, item)| {
+                let mut item = item.clone();
+                if !self.faulty(GatewayFault::NoNamespacing)
+                    && let Some(name) = item[key].as_str()
+                {
+                    item[key] = json!(naming.join(&self.backends[*backend].name, name));
+                }
+                item
+            })
+            .collect();
+        let page: Vec<Value> = named.iter().skip(offset).take(PAGE).cloned().collect();
+        let mut answer = json!({ member: page });
+        if offset + PAGE < named.len() {
+            answer["nextCursor"] = json!(format!("gateway-page-{}", offset + PAGE));
+        }
+        self.send_front(&result(id, answer)).await;
+    }
+
+    /// A call, read or get: to the backend whose prefix the name carries.
+    async fn route(&mut self, id: Value, method: &str, params: &Value, naming: Naming, key: &str) {
+        let name = params[key].as_str().unwrap_or_default();
+        let owner = self.backends.iter().position(|b| {
+            name.strip_prefix(&b.name)
+                .is_some_and(|rest| rest.starts_with(naming.separator()))
+        });
+        let Some(owner) = owner else {
+            return self
+                .send_front(&error(&id, -32602, &format!("unknown {key} {name:?}")))
+                .await;
+        };
+        let mut forwarded = params.clone();
+        if !self.faulty(GatewayFault::PrefixedCall) {
+            forwarded[key] = json!(name[self.backends[owner].name.len() + 1..]);
+        }
+        if self.faulty(GatewayFault::CallEveryBackend) && method == "tools/call" {
+            for other in (0..self.backends.len()).filter(|b| *b != owner) {
+                self.ask(other, method, forwarded.clone(), Pending::Ignored).await;
+            }
+        }
+        self.ask(owner, method, forwarded, Pending::Forward(id)).await;
+    }
+
+    async fn on_backend(&mut self, backend: usize, message: Value) {
+        let method = message["method"].as_str().map(str::to_owned);
+        match (method.as_deref(), message.get("id").cloned()) {
+            (Some(method), Some(id)) => self.backend_request(backend, method, id, message).await,
+            (Some(method), None) => self.backend_notification(method, &message).await,
+            (None, Some(id)) => {
+                let pending = id
+                    .as_i64()
+                    .and_then(|id| self.backends[backend].pending.remove(&id));
+                self.backend_answer(backend, pending, &message).await;
+            }
+            (None, None) => {}
+        }
+    }
+
+    async fn backend_answer(&mut self, backend: usize, pending: Option<Pending>, message: &Value) {
+        match pending {
+            Some(Pending::Initialize) => {
+                self.backends[backend].capabilities = message["result"]["capabilities"].clone();
+                if self
+                    .backends
+                    .iter()
+                    .all(|b| !b.pending.values().any(|p| matches!(p, Pending::Initialize)))
+                {
+                    self.initialized().await;
+                }
+            }
+            Some(Pending::Forward(id)) => {
+                let answer = match message.get("error") {
+                    Some(_) if self.faulty(GatewayFault::SwallowErrors) => {
+                        result(&id, json!({"content": []}))
+                    }
+                    Some(failure) => json!({"jsonrpc": "2.0", "id": id, "error": failure}),
+                    None => result(&id, message["result"].clone()),
+                };
+                self.send_front(&answer).await;
+            }
+            Some(Pending::Page(job)) => self.page(backend, job, message).await,
+            Some(Pending::Ignored) | None => {}
+        }
+    }
+
+    /// A backend asks something of the client: passed to the client when
+    /// it declared the capability, else refused.
+    async fn backend_request(&mut self, backend: usize, method: &str, id: Value, mut message: Value) {
+        let capability = match method {
+            "elicitation/create" => "elicitation",
+            "sampling/createMessage" => "sampling",
+            "roots/list" => "roots",
+            "ping" => return self.tell(backend, &result(&id, json!({}))).await,
+            _ => return self.tell(backend, &error(&id, -32601, "method not found")).await,
+        };
+        let declared = self.client_capabilities.get(capability).is_some();
+        let refused = (capability == "sampling" && self.faulty(GatewayFault::SamplingRefused))
+            || (!declared && !self.faulty(GatewayFault::ElicitUndeclared));
+        if refused {
+            let answer = error(&id, -1, "the client cannot do this");
+            return self.tell(backend, &answer).await;
+        }
+        if self.faulty(GatewayFault::AlteredElicitation)
+            && let Some(schema) = message["params"]["requestedSchema"].as_object_mut()
+        {
+            schema.remove("required");
+        }
+        let relay = format!("gateway-{}", self.next_relay);
+        self.next_relay += 1;
+        self.relayed.insert(json!(relay).to_string(), (backend, id));
+        message["id"] = json!(relay);
+        self.send_front(&message).await;
+    }
+
+    /// The client answered a request we passed on: back to the backend that asked.
+    async fn front_answer(&mut self, relay: &str, mut message: Value) {
+        let Some((backend, id)) = self.relayed.remove(relay) else {
+            return;
+        };
+        let backend = match self.faulty(GatewayFault::AnswerWrongBackend) {
+            true => (backend + 1) % self.backends.len(),
+            false => backend,
+        };
+        message["id"] = id;
+        self.tell(backend, &message).await;
+    }
+
+    async fn backend_notification(&mut self, method: &str, message: &Value) {
+        let list_changed = method.ends_with("/list_changed");
+        let passed = (list_changed && !self.faulty(GatewayFault::DropListChanged))
+            || matches!(method, "notifications/progress" | "notifications/message");
+        if passed {
+            self.send_front(message).await;
+        }
+    }
+}
+
+/// Methods routed to one backend by a namespaced name or URI.
+fn routed(method: &str) -> Option<(Naming, &'static str)> {
+    match method {
+        "tools/call" | "prompts/get" => Some((Naming::Name, "name")),
+        "resources/read" | "resources/subscribe" | "resources/unsubscribe" => Some((Naming::Uri, "uri")),
+        _ => None,
+    }
+}

@@ -1,0 +1,549 @@
+//! The mock server's HTTP endpoint: what each HTTP request of the client
+//! gets, and where each frame of ours goes.
+//!
+//! The mock server plays one session. It is strict where the spec tells a
+//! server what to do (403 for a foreign `Origin` or `Host`; 404 for a
+//! session id it did not issue or that has ended; 400 for an unknown
+//! `MCP-Protocol-Version`), and lenient where the spec only binds the
+//! client (a missing `Mcp-Session-Id` or version header, an `Accept` that
+//! lacks a media type, a JSON array body): those are served, recorded, and
+//! judged afterwards, so that one slip of the client is one finding instead
+//! of a refused handshake and a cascade of misattributed ones.
+
+use std::collections::{BTreeMap, HashMap};
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::{Arc, Mutex, MutexGuard, PoisonError};
+use std::time::Duration;
+
+use bytes::Bytes;
+use hyper::body::Incoming;
+use hyper::header::{self, HeaderMap, HeaderValue};
+use hyper::{Method, Request, Response, StatusCode};
+use mcp_conform_core::version::ProtocolVersion;
+use mcp_conform_core::wire::{Direction, Frame, FrameMeta, RequestId};
+use serde_json::{Value, json};
+use tokio::sync::mpsc;
+use tokio::time::Instant;
+
+use super::record::{HttpClientRecord, InboundRequest};
+use crate::reference::http::streams::{Body, EventBody, Router, STANDALONE};
+use crate::reference::http::{
+    BodyShape, LAST_EVENT_ID, MCP_PATH, MESSAGES_PATH, Refusal, SESSION_HEADER, SSE_PATH, VERSION_HEADER,
+    event_stream, header_str, json_response, legacy_session_id, local_only, new_session_id, read_body,
+    status_only,
+};
+use crate::reference::jsonrpc::{code, id_key};
+use crate::reference::sink::Origin;
+use crate::transport::http::headers;
+use crate::transport::{HttpIncident, PeerExit, TransportEvent};
+
+/// How long a request or notification of ours waits for a stream to carry
+/// it (the standalone GET stream, or the stream of a client request) before
+/// it is given up.
+pub(super) const HOLD: Duration = Duration::from_secs(3);
+
+/// A frame of ours that no stream could carry yet.
+#[derive(Debug)]
+struct Held {
+    data: String,
+    message: Value,
+    since: Instant,
+    /// Its id, when it is a request (the engine waits for its response).
+    request: Option<RequestId>,
+}
+
+/// The label and response headers of the HTTP answer carrying a stream.
+#[derive(Debug, Clone)]
+struct StreamFacts {
+    label: String,
+    headers: BTreeMap<String, String>,
+}
+
+#[derive(Debug)]
+struct State {
+    /// The streams of the session (Streamable HTTP until a GET on the
+    /// HTTP+SSE endpoint makes it a legacy session).
+    router: Arc<Router>,
+    record: HttpClientRecord,
+    session_ended: bool,
+    /// The id of the client's `initialize`, as an [`id_key`].
+    initialize: Option<String>,
+    held: Vec<Held>,
+    streams: HashMap<Origin, StreamFacts>,
+    /// The end of the session was reported to the engine.
+    closed: bool,
+}
+
+/// The state behind the mock server, shared by its connections and the
+/// engine's side of the transport.
+#[derive(Debug)]
+pub(super) struct Endpoint {
+    started: Instant,
+    tx: mpsc::UnboundedSender<TransportEvent>,
+    /// How many HTTP requests have arrived.
+    arrived: AtomicU64,
+    state: Mutex<State>,
+}
+
+impl Endpoint {
+    pub fn new(tx: mpsc::UnboundedSender<TransportEvent>) -> Endpoint {
+        Endpoint {
+            started: Instant::now(),
+            tx,
+            arrived: AtomicU64::new(0),
+            state: Mutex::new(State {
+                router: Arc::new(Router::new(false)),
+                record: HttpClientRecord::default(),
+                session_ended: false,
+                initialize: None,
+                held: Vec::new(),
+                streams: HashMap::new(),
+                closed: false,
+            }),
+        }
+    }
+
+    fn state(&self) -> MutexGuard<'_, State> {
+        self.state.lock().unwrap_or_else(PoisonError::into_inner)
+    }
+
+    fn elapsed(&self) -> Duration {
+        self.started.elapsed()
+    }
+
+    /// Everything seen of the client so far.
+    pub fn record(&self) -> HttpClientRecord {
+        self.state().record.clone()
+    }
+
+    /// Whether the client has made any HTTP request yet.
+    pub fn contacted(&self) -> bool {
+        self.arrived.load(Ordering::Relaxed) > 0
+    }
+
+    /// Answers one HTTP request of the client and records it.
+    pub async fn handle(self: Arc<Self>, request: Request<Incoming>) -> Response<Body> {
+        let method = request.method().clone();
+        let mut seen = InboundRequest {
+            at: self.elapsed(),
+            label: self.label(&method),
+            method: method.to_string(),
+            target: request
+                .uri()
+                .path_and_query()
+                .map_or_else(|| "/".to_owned(), |p| p.as_str().to_owned()),
+            headers: headers::record(request.headers().iter().map(|(k, v)| (k.as_str(), v.as_bytes()))),
+            status: 0,
+            array: false,
+            refusal: None,
+        };
+        let path = request.uri().path().to_owned();
+        let answer = if let Err(why) = local_only(request.headers()) {
+            Err(Refusal::new(StatusCode::FORBIDDEN, why))
+        } else {
+            match (method, path.as_str()) {
+                (Method::POST, MCP_PATH) => self.post(request, &mut seen).await,
+                (Method::GET, MCP_PATH) => self.get(request.headers(), &seen.label),
+                (Method::DELETE, MCP_PATH) => self.delete(request.headers()),
+                (_, MCP_PATH) => {
+                    let mut response = status_only(StatusCode::METHOD_NOT_ALLOWED);
+                    response
+                        .headers_mut()
+                        .insert(header::ALLOW, HeaderValue::from_static("GET, POST, DELETE"));
+                    Ok(response)
+                }
+                (Method::GET, SSE_PATH) => Arc::clone(&self).legacy_open(&seen.label),
+                (Method::POST, MESSAGES_PATH) => self.legacy_post(request, &mut seen).await,
+                _ => Err(Refusal::new(
+                    StatusCode::NOT_FOUND,
+                    format!("no such endpoint; the mock server serves {MCP_PATH} (and {SSE_PATH})"),
+                )),
+            }
+        };
+        let response = answer.unwrap_or_else(|refused| {
+            seen.refusal = Some(refused.message.clone());
+            let description = format!(
+                "{} {} was refused with {}: {}",
+                seen.label, seen.target, refused.status, refused.message
+            );
+            self.incident(&seen.label, refused.status, description);
+            refused.response()
+        });
+        seen.status = response.status().as_u16();
+        self.state().record.requests.push(seen);
+        response
+    }
+
+    /// `post#N`, `get#N`, … numbered over all requests in arrival order.
+    fn label(&self, method: &Method) -> String {
+        let n = self.arrived.fetch_add(1, Ordering::Relaxed) + 1;
+        format!("{}#{n}", method.as_str().to_ascii_lowercase())
+    }
+
+    fn incident(&self, stream: &str, status: StatusCode, description: String) {
+        let _ = self.tx.send(TransportEvent::Http(HttpIncident {
+            at: self.elapsed(),
+            stream: stream.to_owned(),
+            status: Some(status.as_u16()),
+            unanswered: Vec::new(),
+            post_failed: false,
+            description,
+        }));
+    }
+
+    /// The session a Streamable HTTP request may speak in: a session id we
+    /// did not issue, or one that has ended, gets 404; an unknown
+    /// `MCP-Protocol-Version` gets 400. A missing id is served (and judged).
+    fn admit(&self, headers: &HeaderMap) -> Result<(), Refusal> {
+        let state = self.state();
+        if let Some(id) = header_str(headers, SESSION_HEADER) {
+            let ours = !state.record.legacy && state.record.session_id.as_deref() == Some(id);
+            if !ours || state.session_ended {
+                return Err(Refusal::new(StatusCode::NOT_FOUND, "Session not found"));
+            }
+        }
+        match header_str(headers, VERSION_HEADER) {
+            Some(version) if version.parse::<ProtocolVersion>().is_err() => Err(Refusal::new(
+                StatusCode::BAD_REQUEST,
+                format!("Unsupported MCP-Protocol-Version {version:?}"),
+            )),
+            _ => Ok(()),
+        }
+    }
+
+    /// Whether new streams open with a priming event (from 2025-11-25).
+    fn primes(state: &State) -> bool {
+        state
+            .record
+            .version
+            .as_deref()
+            .and_then(|v| v.parse::<ProtocolVersion>().ok())
+            .is_some_and(|v| v >= ProtocolVersion::V2025_11_25)
+    }
+
+    /// POST on the Streamable HTTP endpoint: each message goes to the
+    /// engine; a body with requests is answered with an SSE stream that
+    /// carries their responses (and whatever we send meanwhile), anything
+    /// else with 202.
+    async fn post(
+        &self,
+        request: Request<Incoming>,
+        seen: &mut InboundRequest,
+    ) -> Result<Response<Body>, Refusal> {
+        let headers = request.headers().clone();
+        self.admit(&headers)?;
+        let text = read_body(request.into_body()).await?;
+        let Ok(message) = serde_json::from_str::<Value>(&text) else {
+            // Not JSON: the frame checker judges it; the answer is JSON-RPC's.
+            self.deliver(text.into_bytes(), seen, StatusCode::BAD_REQUEST);
+            let error = json!({"jsonrpc": "2.0", "id": null, "error": {"code": code::PARSE_ERROR, "message": "Parse error"}});
+            return Ok(json_response(StatusCode::BAD_REQUEST, error.to_string()));
+        };
+        seen.array = message.is_array();
+        let shape = BodyShape::of(&text);
+        let mut state = self.state();
+        let minted = shape.initialize && state.record.session_id.is_none() && !state.record.legacy;
+        if shape.initialize && !minted && !headers.contains_key(SESSION_HEADER) {
+            return Err(Refusal::new(
+                StatusCode::BAD_REQUEST,
+                "the mock server plays one session per scenario, and it has begun",
+            ));
+        }
+        if minted {
+            state.record.session_id = Some(new_session_id());
+            state.initialize = message.get("id").map(id_key);
+        }
+        let response = if shape.requests.is_empty() {
+            status_only(StatusCode::ACCEPTED)
+        } else {
+            let router = Arc::clone(&state.router);
+            let origin = router.open(shape.requests.clone());
+            Self::flush_held(&mut state, origin);
+            let body = router.connect(origin, Self::primes(&state), None);
+            let issued = state.record.session_id.clone().filter(|_| minted);
+            Self::stream_answer(&mut state, origin, body, &seen.label, issued)?
+        };
+        let router = Arc::clone(&state.router);
+        drop(state);
+        let status = response.status();
+        match message {
+            Value::Array(items) => {
+                for item in items {
+                    self.deliver(item.to_string().into_bytes(), seen, status);
+                }
+            }
+            _ => self.deliver(text.into_bytes(), seen, status),
+        }
+        if let Some(cancelled) = &shape.cancels {
+            // Its response will not come: its stream may end without it.
+            router.cancel(cancelled);
+        }
+        Ok(response)
+    }
+
+    /// GET on the Streamable HTTP endpoint: the standalone SSE stream, or a
+    /// resumption of any stream with `Last-Event-ID`.
+    fn get(&self, headers: &HeaderMap, label: &str) -> Result<Response<Body>, Refusal> {
+        self.admit(headers)?;
+        let mut state = self.state();
+        if state.record.session_id.is_none() || state.record.legacy {
+            return Err(Refusal::new(
+                StatusCode::BAD_REQUEST,
+                "no Streamable HTTP session yet: initialize first",
+            ));
+        }
+        let router = Arc::clone(&state.router);
+        if let Some(last) = header_str(headers, LAST_EVENT_ID) {
+            let body = router.resume(last).map_err(|_| {
+                Refusal::new(
+                    StatusCode::BAD_REQUEST,
+                    "Last-Event-ID names no event of this session",
+                )
+            })?;
+            return Ok(event_stream(body));
+        }
+        if router.standalone_open() {
+            return Err(Refusal::new(
+                StatusCode::CONFLICT,
+                "a standalone SSE stream is already open for this session",
+            ));
+        }
+        Self::flush_held(&mut state, STANDALONE);
+        let body = router.connect(STANDALONE, Self::primes(&state), None);
+        Self::stream_answer(&mut state, STANDALONE, body, label, None)
+    }
+
+    /// The SSE answer carrying stream `origin` (with the session id, when
+    /// it is issued now); its label and headers go on our frames there.
+    fn stream_answer(
+        state: &mut State,
+        origin: Origin,
+        body: Option<EventBody>,
+        label: &str,
+        issued: Option<String>,
+    ) -> Result<Response<Body>, Refusal> {
+        let body =
+            body.ok_or_else(|| Refusal::new(StatusCode::INTERNAL_SERVER_ERROR, "the stream could not open"))?;
+        let mut response = event_stream(body);
+        if let Some(id) = issued {
+            let id = HeaderValue::from_str(&id).expect("session ids are visible ASCII");
+            response.headers_mut().insert(SESSION_HEADER, id);
+        }
+        let facts = StreamFacts {
+            label: label.to_owned(),
+            headers: record_headers(response.headers()),
+        };
+        state.streams.insert(origin, facts);
+        Ok(response)
+    }
+
+    /// DELETE: the client ends the session.
+    fn delete(&self, headers: &HeaderMap) -> Result<Response<Body>, Refusal> {
+        self.admit(headers)?;
+        if self.state().record.session_id.is_none() {
+            return Err(Refusal::new(StatusCode::NOT_FOUND, "no session to end"));
+        }
+        self.end_session("the client ended the session (DELETE)");
+        Ok(status_only(StatusCode::OK))
+    }
+
+    /// GET on the HTTP+SSE endpoint (2024-11-05): the session's one stream,
+    /// opening with the `endpoint` event that names where to POST.
+    fn legacy_open(self: Arc<Self>, label: &str) -> Result<Response<Body>, Refusal> {
+        let mut state = self.state();
+        if state.record.session_id.is_some() {
+            return Err(Refusal::new(
+                StatusCode::CONFLICT,
+                "the mock server plays one session per scenario, and it has begun",
+            ));
+        }
+        let id = new_session_id();
+        let endpoint = format!("event: endpoint\ndata: {MESSAGES_PATH}?session_id={id}\n\n");
+        state.router = Arc::new(Router::new(true));
+        state.record.legacy = true;
+        state.record.session_id = Some(id);
+        let router = Arc::clone(&state.router);
+        Self::flush_held(&mut state, STANDALONE);
+        let ending = Arc::clone(&self);
+        // The client hanging up ends an HTTP+SSE session.
+        let body = router
+            .connect(STANDALONE, false, Some(Bytes::from(endpoint)))
+            .map(|body| body.on_drop(move || ending.end_session("the client closed its HTTP+SSE stream")));
+        Self::stream_answer(&mut state, STANDALONE, body, label, None)
+    }
+
+    /// POST on the HTTP+SSE message endpoint: 202, and whatever it leads to
+    /// goes on the session's stream.
+    async fn legacy_post(
+        &self,
+        request: Request<Incoming>,
+        seen: &mut InboundRequest,
+    ) -> Result<Response<Body>, Refusal> {
+        let named = legacy_session_id(request.uri());
+        {
+            let state = self.state();
+            let ours = state.record.legacy && named.is_some() && state.record.session_id == named;
+            if !ours || state.session_ended {
+                return Err(Refusal::new(StatusCode::NOT_FOUND, "Session not found"));
+            }
+        }
+        let text = read_body(request.into_body()).await?;
+        let message = serde_json::from_str::<Value>(&text).ok();
+        seen.array = message.as_ref().is_some_and(Value::is_array);
+        match message {
+            Some(Value::Array(items)) => {
+                for item in items {
+                    self.deliver(item.to_string().into_bytes(), seen, StatusCode::ACCEPTED);
+                }
+            }
+            _ => self.deliver(text.into_bytes(), seen, StatusCode::ACCEPTED),
+        }
+        let mut response = Response::new(Body::Full(Some(Bytes::from_static(b"Accepted"))));
+        *response.status_mut() = StatusCode::ACCEPTED;
+        Ok(response)
+    }
+
+    /// Hands one message of the client to the engine, with the HTTP facts
+    /// of the request that carried it.
+    fn deliver(&self, raw: Vec<u8>, seen: &InboundRequest, status: StatusCode) {
+        let mut frame = Frame::new(Direction::Received, raw, self.elapsed());
+        frame.meta = FrameMeta {
+            http_status: Some(status.as_u16()),
+            headers: seen.headers.clone(),
+            stream: Some(seen.label.clone()),
+            ..FrameMeta::default()
+        };
+        let _ = self.tx.send(TransportEvent::Frame(frame));
+    }
+
+    /// Sends one frame of ours: a response on the stream of the POST that
+    /// carried its request; a request or notification on the standalone
+    /// stream when the client has it open, else on the stream of a client
+    /// request still being read, else held until one of those opens.
+    pub fn send(&self, raw: &[u8]) -> Frame {
+        let mut frame = Frame::new(Direction::Sent, raw.to_vec(), self.elapsed());
+        let data = String::from_utf8_lossy(raw).into_owned();
+        let message: Value = serde_json::from_slice(raw).unwrap_or(Value::Null);
+        let mut state = self.state();
+        let router = Arc::clone(&state.router);
+        let is_response = message.get("method").is_none() && message.get("id").is_some();
+        let routed = if is_response {
+            let id = message.get("id").map(id_key);
+            if id.is_some() && id == state.initialize {
+                state.record.answered_at = Some(frame.at);
+                state.record.version = message
+                    .pointer("/result/protocolVersion")
+                    .and_then(Value::as_str)
+                    .map(str::to_owned);
+            }
+            router.route(data, Some(&message), None)
+        } else {
+            let outlet = if state.record.legacy || router.standalone_open() {
+                Some(STANDALONE)
+            } else {
+                router.live_request_stream()
+            };
+            match outlet {
+                Some(origin) => router.route(data, Some(&message), Some(origin)),
+                None => {
+                    let request = message.get("id").and_then(RequestId::from_value);
+                    state.held.push(Held {
+                        data,
+                        message,
+                        since: Instant::now(),
+                        request,
+                    });
+                    frame.meta.stream = Some("held".into());
+                    return frame;
+                }
+            }
+        };
+        if let Some((origin, seq)) = routed
+            && let Some(facts) = state.streams.get(&origin)
+        {
+            frame.meta = FrameMeta {
+                http_status: Some(200),
+                headers: facts.headers.clone(),
+                sse_event_id: router.event_id(origin, seq),
+                sse_event: Some("message".into()),
+                stream: Some(facts.label.clone()),
+            };
+        }
+        frame
+    }
+
+    /// Routes what was held to `origin`, a stream about to be connected.
+    fn flush_held(state: &mut State, origin: Origin) {
+        for held in std::mem::take(&mut state.held) {
+            state.router.route(held.data, Some(&held.message), Some(origin));
+        }
+    }
+
+    /// Gives up frames held longer than [`HOLD`]: the client keeps no stream
+    /// open for them. A request's wait then ends with the reason.
+    pub fn expire_held(&self) {
+        let mut state = self.state();
+        let now = Instant::now();
+        let (expired, kept) = std::mem::take(&mut state.held)
+            .into_iter()
+            .partition::<Vec<_>, _>(|held| now.duration_since(held.since) >= HOLD);
+        state.held = kept;
+        drop(state);
+        for held in expired {
+            let method = held
+                .message
+                .get("method")
+                .and_then(Value::as_str)
+                .unwrap_or("a message");
+            let description = format!(
+                "{method} could not be sent within {} ms: the client kept no stream open for the server's messages (no standalone GET stream, no request of its own in flight)",
+                HOLD.as_millis()
+            );
+            let _ = self.tx.send(TransportEvent::Http(HttpIncident {
+                at: self.elapsed(),
+                stream: "held".into(),
+                status: None,
+                unanswered: held.request.into_iter().collect(),
+                post_failed: false,
+                description,
+            }));
+        }
+    }
+
+    /// Ends the session: its streams close, later requests naming it get
+    /// 404, and the engine hears that the client is gone (once).
+    pub fn end_session(&self, why: &str) {
+        let mut state = self.state();
+        state.session_ended = true;
+        state.router.end();
+        if !std::mem::replace(&mut state.closed, true) {
+            let _ = self.tx.send(TransportEvent::Closed(PeerExit {
+                code: None,
+                signal: None,
+                description: why.to_owned(),
+            }));
+        }
+    }
+
+    /// The client's process ended: recorded, and the end of the session
+    /// unless the client ended it first.
+    pub fn client_left(&self, exit: PeerExit) {
+        let mut state = self.state();
+        state.record.left = Some(exit.clone());
+        if !std::mem::replace(&mut state.closed, true) {
+            let _ = self.tx.send(TransportEvent::Closed(exit));
+        }
+    }
+
+    /// Our side stops serving the session (without telling the engine).
+    pub fn stop(&self) {
+        let mut state = self.state();
+        state.session_ended = true;
+        state.closed = true;
+        state.router.end();
+    }
+}
+
+fn record_headers(map: &HeaderMap) -> BTreeMap<String, String> {
+    headers::record(map.iter().map(|(k, v)| (k.as_str(), v.as_bytes())))
+}
