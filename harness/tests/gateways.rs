@@ -11,7 +11,7 @@ mod faults;
 
 #[test]
 fn the_reference_gateway_passes_every_gateway_scenario() {
-    let stdout = faults::judge_fixture("test-gateway", "reference-gateway", None, "{config}");
+    let stdout = faults::judge_fixture("test-gateway", "reference-gateway", None, "{config}").stdout;
     let summary = Regex::new(r"(?m)^(\d+) scenarios: (\d+) pass(?:, (\d+) not-applicable)? in").unwrap();
     let counts = summary
         .captures(&stdout)

@@ -49,27 +49,27 @@ fn judge(subcommand: &str, command_key: &str, rows: usize, snapshot: &str) {
 
 #[test]
 fn typescript_sdk_client_over_stdio() {
-    judge("test-client", "TS_CLIENT_CMD", 10, "ts_client_stdio");
+    judge("test-client", "TS_CLIENT_CMD", 27, "ts_client_stdio");
 }
 
 #[test]
 fn python_sdk_client_over_stdio() {
-    judge("test-client", "PY_CLIENT_CMD", 10, "python_client_stdio");
+    judge("test-client", "PY_CLIENT_CMD", 27, "python_client_stdio");
 }
 
 #[test]
 fn inspector_cli_over_stdio() {
-    judge("test-client", "INSPECTOR_CLIENT_CMD", 10, "inspector_cli_stdio");
+    judge("test-client", "INSPECTOR_CLIENT_CMD", 27, "inspector_cli_stdio");
 }
 
 #[test]
 fn typescript_sdk_client_over_http() {
-    judge("test-client", "TS_CLIENT_HTTP_CMD", 11, "ts_client_http");
+    judge("test-client", "TS_CLIENT_HTTP_CMD", 27, "ts_client_http");
 }
 
 #[test]
 fn python_sdk_client_over_http() {
-    judge("test-client", "PY_CLIENT_HTTP_CMD", 11, "python_client_http");
+    judge("test-client", "PY_CLIENT_HTTP_CMD", 27, "python_client_http");
 }
 
 #[test]
@@ -77,7 +77,7 @@ fn inspector_cli_over_http() {
     judge(
         "test-client",
         "INSPECTOR_CLIENT_HTTP_CMD",
-        11,
+        27,
         "inspector_cli_http",
     );
 }

@@ -245,6 +245,11 @@ impl ClientSession {
         }
     }
 
+    /// Whether request `id` was to have its `requestState` altered.
+    pub fn tamper_requested(&self, id: &Value) -> bool {
+        RequestId::from_value(id).is_some_and(|id| self.rounds.tamper_requested(&id))
+    }
+
     /// Whether a retry of request `id` echoed an altered `requestState`.
     pub fn was_tampered(&self, id: &Value) -> bool {
         RequestId::from_value(id).is_some_and(|id| self.rounds.was_tampered(&id))

@@ -8,20 +8,29 @@
 //! proxy in front of the correct transport (`reference_client/http_faults.rs`).
 //!
 //! Plan keys (all optional): `elicitation` (`accept`, `decline`, `cancel`,
-//! `ignore`), `sampling` (`approve`, `deny`, `ignore`), `list` (list methods'
-//! nouns to walk: `tools`, `prompts`, `resources`), `calls` (`[{name,
-//! arguments}]` tools to call), `call_timeout_ms` (then the call is
-//! cancelled), `linger_ms` (how long to keep serving before leaving).
+//! `ignore`), `sampling` (`approve`, `deny`, `ignore`), `host_timeout_ms`
+//! (how long the host waits for a person who never answers before it
+//! answers itself: cancel, or error -1), `list` (list methods' nouns to
+//! walk: `tools`, `prompts`, `resources`; walked again when the server says
+//! the list changed), `calls` (`[{name, arguments}]` tools to call),
+//! `call_timeout_ms` (then the call is cancelled), `progress` (calls ask for
+//! progress), `roots_change_after_ms` (then a root is added, and announced),
+//! `withhold` (capabilities not declared: `roots`, `sampling`,
+//! `elicitation`), `linger_ms` (how long to keep serving before leaving).
 
+mod answers;
 mod http_faults;
+mod plan;
 
 use std::time::Duration;
 
-use mcp_conform_core::scenario::model::Reply;
-use serde_json::{Map, Value, json};
+use mcp_conform_core::version::{ProtocolVersion, VersionSet};
+use serde_json::{Value, json};
 use tokio::time::Instant;
 
-use crate::client::{ClientSession, PeerRequest, RequestHandler, WaitError};
+use self::answers::Answers;
+pub use self::plan::Plan;
+use crate::client::{ClientSession, Received, WaitError};
 use crate::transport::{HttpMode, HttpOptions, HttpTransport, StdioCommand, StdioTransport, Transport};
 
 crate::faults::faults! {
@@ -37,6 +46,22 @@ crate::faults::faults! {
     SamplingWithoutModel = "sampling-without-model", "SAMP-004", "A sampling result names no model.";
     IgnoresNextCursor = "ignores-next-cursor", "PAGE-003", "A list walk stops after the first page despite nextCursor.";
     NoCancelOnTimeout = "no-cancel-on-timeout", "LIFE-015", "A request that timed out is abandoned without notifications/cancelled.";
+    IgnoresServerCapabilities = "ignores-server-capabilities", "LIST-006", "Lists what the plan names even when the server did not declare it.";
+    WithheldRootsServed = "withheld-roots-served", "ROOT-004", "roots/list is answered with roots although roots was not declared.";
+    WithheldSamplingServed = "withheld-sampling-served", "SAMP-001", "sampling/createMessage is answered with a sample although sampling was not declared.";
+    WithheldElicitationServed = "withheld-elicitation-served", "ELIC-001", "elicitation/create is accepted although elicitation was not declared.";
+    WithheldWrongCode = "withheld-wrong-code", "RPC-011", "Requests for undeclared features are refused with -32600 instead of -32601.";
+    IgnoresDefaults = "ignores-defaults", "ELIC-007", "An accepted form leaves out the schema's defaults and fills in values of its own.";
+    SamplingToolsUndeclared = "sampling-tools-undeclared", "SAMP-008", "A sampling request with tools is answered although sampling.tools was not declared.";
+    AcceptsUnanswered = "accepts-unanswered", "ELIC-008", "An elicitation the person never answered is accepted when the host's timeout ends.";
+    SamplesUnanswered = "samples-unanswered", "SAMP-010", "A sampling request the person never approved gets a sample when the host's timeout ends.";
+    AnswersAfterCancel = "answers-after-cancel", "CANC-002", "A request the server cancelled is still answered when the host's timeout ends.";
+    SilentRootsChange = "silent-roots-change", "ROOT-003", "Its roots change without notifications/roots/list_changed.";
+    IgnoresListChanged = "ignores-list-changed", "LIST-001", "A list the server says changed is not listed again.";
+    ProgressTokenFloat = "progress-token-float", "PROG-001", "Its progressToken is a fractional number.";
+    StallsOnProgress = "stalls-on-progress", "PING-001", "While its call that asked for progress runs, ping goes unanswered.";
+    AcceptsUnknownVersion = "accepts-unknown-version", "LIFE-006", "It goes on (initialized, requests) with a protocol version it does not know.";
+    NoWaitForInitialize = "no-wait-for-initialize", "LIFE-008", "tools/list is sent before the answer to initialize has come.";
     HttpAcceptJsonOnly = "http-accept-json-only", "HTTP-004", "Over HTTP, POSTs accept application/json only, not text/event-stream.";
     HttpBatch = "http-batch", "HTTP-005", "Over HTTP, notifications/initialized is POSTed inside a JSON array.";
     HttpGetWrongAccept = "http-get-wrong-accept", "HTTP-012", "Over HTTP, the standalone GET stream is asked for with Accept: application/json.";
@@ -64,137 +89,9 @@ pub enum ServerAddress {
 
 /// How long the server has to answer initialize and each list page.
 const ANSWER_TIMEOUT: Duration = Duration::from_secs(10);
-
-/// What the scenario asks the client to do.
-#[derive(Debug, Clone, Default)]
-pub struct Plan(Value);
-
-impl Plan {
-    /// Reads `MCP_CONFORM_PLAN` (an empty plan when unset or not JSON).
-    pub fn from_env() -> Plan {
-        let text = std::env::var("MCP_CONFORM_PLAN").unwrap_or_default();
-        Plan(serde_json::from_str(&text).unwrap_or_else(|_| json!({})))
-    }
-
-    fn word(&self, key: &str, default: &'static str) -> String {
-        self.0
-            .get(key)
-            .and_then(Value::as_str)
-            .unwrap_or(default)
-            .to_owned()
-    }
-
-    fn millis(&self, key: &str, default: u64) -> Duration {
-        Duration::from_millis(self.0.get(key).and_then(Value::as_u64).unwrap_or(default))
-    }
-
-    fn list(&self, key: &str) -> Vec<Value> {
-        self.0
-            .get(key)
-            .and_then(Value::as_array)
-            .cloned()
-            .unwrap_or_default()
-    }
-}
-
-/// Answers the server's requests as the plan says.
-struct Answers {
-    plan: Plan,
-    fault: Option<ClientFault>,
-}
-
-impl RequestHandler for Answers {
-    fn answer(&mut self, request: &PeerRequest) -> Reply {
-        let params = request.params.clone().unwrap_or_else(|| json!({}));
-        match request.method.as_str() {
-            "ping" if self.fault == Some(ClientFault::PingWithContent) => {
-                Reply::Result(json!({"pong": true}))
-            }
-            "ping" => Reply::Result(json!({})),
-            "roots/list" => {
-                let uri = if self.fault == Some(ClientFault::RootsNotFile) {
-                    "https://example.com/project"
-                } else {
-                    "file:///tmp/mcp-conform-project"
-                };
-                Reply::Result(json!({"roots": [{"uri": uri, "name": "project"}]}))
-            }
-            "elicitation/create" => self.elicit(&params),
-            "sampling/createMessage" => match self.plan.word("sampling", "approve").as_str() {
-                "ignore" => Reply::NoReply,
-                "deny" => refusal(-1, "the user rejected the sampling request"),
-                _ => {
-                    let mut message = json!({
-                        "role": "assistant",
-                        "content": {"type": "text", "text": "A reply from the reference client."},
-                        "model": "mcp-conform-reference",
-                        "stopReason": "endTurn",
-                    });
-                    if self.fault == Some(ClientFault::SamplingWithoutModel) {
-                        message.as_object_mut().map(|m| m.remove("model"));
-                    }
-                    Reply::Result(message)
-                }
-            },
-            other => refusal(-32601, &format!("the reference client does not serve {other}")),
-        }
-    }
-}
-
-impl Answers {
-    fn elicit(&self, params: &Value) -> Reply {
-        let url_mode = params.get("mode").and_then(Value::as_str) == Some("url");
-        if url_mode && self.fault != Some(ClientFault::UndeclaredUrlMode) {
-            return refusal(-32602, "URL-mode elicitation was not declared");
-        }
-        match self.plan.word("elicitation", "accept").as_str() {
-            "ignore" => Reply::NoReply,
-            "cancel" => Reply::Result(json!({"action": "cancel"})),
-            "decline" if self.fault == Some(ClientFault::DeclineWithContent) => {
-                Reply::Result(json!({"action": "decline", "content": {}}))
-            }
-            "decline" => Reply::Result(json!({"action": "decline"})),
-            _ if url_mode => Reply::Result(json!({"action": "accept"})),
-            _ => {
-                let schema = params.get("requestedSchema").cloned().unwrap_or(Value::Null);
-                let ignore_schema = self.fault == Some(ClientFault::ContentIgnoresSchema);
-                Reply::Result(json!({"action": "accept", "content": form_content(&schema, ignore_schema)}))
-            }
-        }
-    }
-}
-
-/// What a user who accepts every default fills in: the field's default, or a
-/// valid value of its type (a string everywhere when `ignore_schema`).
-fn form_content(schema: &Value, ignore_schema: bool) -> Value {
-    let mut content = Map::new();
-    let properties = schema.get("properties").and_then(Value::as_object);
-    for (name, field) in properties.into_iter().flatten() {
-        let value = if ignore_schema {
-            json!("mcp-conform")
-        } else if let Some(default) = field.get("default") {
-            default.clone()
-        } else if let Some(first) = field.get("enum").and_then(|e| e.get(0)) {
-            first.clone()
-        } else {
-            match field.get("type").and_then(Value::as_str) {
-                Some("integer" | "number") => field.get("minimum").cloned().unwrap_or(json!(1)),
-                Some("boolean") => json!(true),
-                _ => json!("mcp-conform"),
-            }
-        };
-        content.insert(name.clone(), value);
-    }
-    Value::Object(content)
-}
-
-fn refusal(code: i64, message: &str) -> Reply {
-    Reply::Error {
-        code,
-        message: message.to_owned(),
-        data: None,
-    }
-}
+/// How often the client looks at what arrived while it waits: cancellations,
+/// list changes, progress, and its own deadlines.
+const TICK: Duration = Duration::from_millis(50);
 
 /// Starts (or reaches) the server, follows the plan, and leaves.
 pub async fn run(server: &ServerAddress, plan: Plan, fault: Option<ClientFault>) -> Result<(), String> {
@@ -216,94 +113,253 @@ pub async fn run(server: &ServerAddress, plan: Plan, fault: Option<ClientFault>)
             HttpTransport::new(options).map_err(|e| e.to_string())?.into()
         }
     };
-    let mut session = ClientSession::new(transport);
-    let mut answers = Answers { plan, fault };
-    let outcome = follow_plan(&mut session, &mut answers).await;
-    session.shutdown(Duration::from_secs(1)).await;
+    let mut host = Host {
+        session: ClientSession::new(transport),
+        answers: Answers::new(plan, fault),
+        fault,
+        server_capabilities: json!({}),
+        notifications_seen: 0,
+        listed: Vec::new(),
+        relist: Vec::new(),
+        roots_change_at: None,
+        calls: 0,
+    };
+    let outcome = host.follow_plan().await;
+    host.session.shutdown(Duration::from_secs(1)).await;
     drop(proxy);
     outcome
 }
 
-async fn follow_plan(session: &mut ClientSession, answers: &mut Answers) -> Result<(), String> {
-    let fault = answers.fault;
-    if fault == Some(ClientFault::RequestBeforeInitialize) {
-        session
-            .request("tools/list", None, None)
-            .await
-            .map_err(|e| e.to_string())?;
-    }
-    let mut params = json!({
-        "protocolVersion": "2025-11-25",
-        "capabilities": {"roots": {"listChanged": true}, "sampling": {}, "elicitation": {"form": {}}},
-        "clientInfo": {"name": "mcp-conform-reference-client", "version": env!("CARGO_PKG_VERSION")},
-    });
-    if fault == Some(ClientFault::NoClientInfo) {
-        params.as_object_mut().map(|p| p.remove("clientInfo"));
-    }
-    call(session, answers, "initialize", params, ANSWER_TIMEOUT).await?;
-    if fault != Some(ClientFault::NoInitialized) {
-        session
-            .notify("notifications/initialized", None)
-            .await
-            .map_err(|e| e.to_string())?;
-    }
-    for noun in answers.plan.list("list") {
-        walk(session, answers, noun.as_str().unwrap_or("tools")).await?;
-    }
-    let call_timeout = answers.plan.millis("call_timeout_ms", 5000);
-    for tool in answers.plan.list("calls") {
-        let params =
-            json!({"name": tool["name"], "arguments": tool.get("arguments").cloned().unwrap_or(json!({}))});
-        call(session, answers, "tools/call", params, call_timeout).await?;
-    }
-    let linger = answers.plan.millis("linger_ms", 1500);
-    session.idle_until(Instant::now() + linger, answers).await;
-    Ok(())
+/// The client: its connection, how it answers, and what it keeps track of.
+struct Host {
+    session: ClientSession,
+    answers: Answers,
+    fault: Option<ClientFault>,
+    server_capabilities: Value,
+    /// Notifications already acted on.
+    notifications_seen: usize,
+    /// The nouns whose lists were walked, and those to walk again.
+    listed: Vec<String>,
+    relist: Vec<String>,
+    roots_change_at: Option<Instant>,
+    /// Calls made so far (for fresh progress tokens).
+    calls: u32,
 }
 
-/// Sends a request and waits for its answer; past `timeout` the request is
-/// cancelled and abandoned.
-async fn call(
-    session: &mut ClientSession,
-    answers: &mut Answers,
-    method: &str,
-    params: Value,
-    timeout: Duration,
-) -> Result<Value, String> {
-    let id = session
-        .request(method, Some(params), None)
-        .await
-        .map_err(|e| e.to_string())?;
-    match session
-        .wait_response(&id, Instant::now() + timeout, answers)
-        .await
-    {
-        Ok(response) => Ok(response.message),
-        Err(WaitError::TimedOut) if answers.fault == Some(ClientFault::NoCancelOnTimeout) => Ok(Value::Null),
-        Err(WaitError::TimedOut) => {
-            let cancel = json!({"requestId": id, "reason": "timed out"});
-            session
-                .notify("notifications/cancelled", Some(cancel))
+impl Host {
+    async fn follow_plan(&mut self) -> Result<(), String> {
+        let plan = self.answers.plan.clone();
+        if !self.open().await? {
+            return Ok(());
+        }
+        self.roots_change_at = plan
+            .optional_millis("roots_change_after_ms")
+            .map(|after| Instant::now() + after);
+        for noun in plan.list("list") {
+            self.walk(noun.as_str().unwrap_or("tools")).await?;
+        }
+        let call_timeout = plan.millis("call_timeout_ms", 5000);
+        for tool in plan.list("calls") {
+            let mut params = json!({"name": tool["name"], "arguments": tool.get("arguments").cloned().unwrap_or(json!({}))});
+            if plan.flag("progress") {
+                params["_meta"] = json!({"progressToken": self.progress_token()});
+                self.answers.stalled = self.fault == Some(ClientFault::StallsOnProgress);
+            }
+            self.call("tools/call", params, call_timeout).await?;
+        }
+        let leave_at = Instant::now() + plan.millis("linger_ms", 1500);
+        loop {
+            for noun in std::mem::take(&mut self.relist) {
+                self.walk(&noun).await?;
+            }
+            match self.serve(None, leave_at).await {
+                Ok(_) => {}
+                Err(WaitError::TimedOut | WaitError::Closed(_)) => return Ok(()),
+                Err(other) => return Err(format!("{other:?}")),
+            }
+        }
+    }
+
+    /// The handshake; `false` when the server's version is one the client
+    /// cannot speak, and it leaves (LIFE-006).
+    async fn open(&mut self) -> Result<bool, String> {
+        if self.fault == Some(ClientFault::RequestBeforeInitialize) {
+            self.send("tools/list", json!({})).await?;
+        }
+        let mut params = json!({
+            "protocolVersion": "2025-11-25",
+            "capabilities": self.answers.capabilities(),
+            "clientInfo": {"name": "mcp-conform-reference-client", "version": env!("CARGO_PKG_VERSION")},
+        });
+        if self.fault == Some(ClientFault::NoClientInfo) {
+            params.as_object_mut().map(|p| p.remove("clientInfo"));
+        }
+        let initialize = self.send("initialize", params).await?;
+        if self.fault == Some(ClientFault::NoWaitForInitialize) {
+            self.send("tools/list", json!({})).await?;
+        }
+        let initialized = self.answer_to("initialize", &initialize, ANSWER_TIMEOUT).await?;
+        self.server_capabilities = initialized
+            .pointer("/result/capabilities")
+            .cloned()
+            .unwrap_or_else(|| json!({}));
+        let version = initialized
+            .pointer("/result/protocolVersion")
+            .and_then(Value::as_str)
+            .and_then(|v| v.parse::<ProtocolVersion>().ok());
+        if !version.is_some_and(|v| VersionSet::LEGACY.contains(v))
+            && self.fault != Some(ClientFault::AcceptsUnknownVersion)
+        {
+            return Ok(false);
+        }
+        if self.fault != Some(ClientFault::NoInitialized) {
+            self.session
+                .notify("notifications/initialized", None)
                 .await
                 .map_err(|e| e.to_string())?;
-            Ok(Value::Null)
         }
-        Err(other) => Err(format!("{method}: {other:?}")),
+        Ok(true)
     }
-}
 
-/// Walks `<noun>/list` to its last page.
-async fn walk(session: &mut ClientSession, answers: &mut Answers, noun: &str) -> Result<(), String> {
-    let method = format!("{noun}/list");
-    let mut params = json!({});
-    loop {
-        let response = call(session, answers, &method, params.clone(), ANSWER_TIMEOUT).await?;
-        let next = response.pointer("/result/nextCursor").filter(|c| !c.is_null());
-        match next {
-            Some(cursor) if answers.fault != Some(ClientFault::IgnoresNextCursor) => {
-                params = json!({"cursor": cursor});
-            }
-            _ => return Ok(()),
+    /// A fresh token for a call that asks for progress.
+    fn progress_token(&mut self) -> Value {
+        self.calls += 1;
+        if self.fault == Some(ClientFault::ProgressTokenFloat) {
+            json!(f64::from(self.calls) + 0.5)
+        } else {
+            json!(format!("reference-call-{}", self.calls))
         }
+    }
+
+    /// Sends a request and waits for its answer; past `timeout` the request
+    /// is cancelled and abandoned (`initialize` is never cancelled: LIFE-012).
+    async fn call(&mut self, method: &str, params: Value, timeout: Duration) -> Result<Value, String> {
+        let id = self.send(method, params).await?;
+        self.answer_to(method, &id, timeout).await
+    }
+
+    async fn send(&mut self, method: &str, params: Value) -> Result<Value, String> {
+        self.session
+            .request(method, Some(params), None)
+            .await
+            .map_err(|e| e.to_string())
+    }
+
+    /// Waits for the answer to the request `id` (see [`Host::call`]).
+    async fn answer_to(&mut self, method: &str, id: &Value, timeout: Duration) -> Result<Value, String> {
+        let outcome = self.serve(Some(id), Instant::now() + timeout).await;
+        self.answers.stalled = false;
+        match outcome {
+            Ok(response) => Ok(response.map_or(Value::Null, |r| r.message)),
+            Err(WaitError::TimedOut) if method == "initialize" => Err("initialize: no answer".into()),
+            Err(WaitError::TimedOut) if self.fault == Some(ClientFault::NoCancelOnTimeout) => Ok(Value::Null),
+            Err(WaitError::TimedOut) => {
+                let cancel = json!({"requestId": id, "reason": "timed out"});
+                self.session
+                    .notify("notifications/cancelled", Some(cancel))
+                    .await
+                    .map_err(|e| e.to_string())?;
+                Ok(Value::Null)
+            }
+            Err(other) => Err(format!("{method}: {other:?}")),
+        }
+    }
+
+    /// Walks `<noun>/list` to its last page, if the server offers that list.
+    async fn walk(&mut self, noun: &str) -> Result<(), String> {
+        let offered = self.server_capabilities.get(noun).is_some_and(|c| !c.is_null());
+        if !offered && self.fault != Some(ClientFault::IgnoresServerCapabilities) {
+            return Ok(());
+        }
+        if !self.listed.iter().any(|n| n == noun) {
+            self.listed.push(noun.to_owned());
+        }
+        let method = format!("{noun}/list");
+        let mut params = json!({});
+        loop {
+            let response = self.call(&method, params.clone(), ANSWER_TIMEOUT).await?;
+            let next = response.pointer("/result/nextCursor").filter(|c| !c.is_null());
+            match next {
+                Some(cursor) if self.fault != Some(ClientFault::IgnoresNextCursor) => {
+                    params = json!({"cursor": cursor});
+                }
+                _ => return Ok(()),
+            }
+        }
+    }
+
+    /// Serves the server until the response to `awaited` comes (returned),
+    /// or, with nothing awaited, until a list must be walked again (`None`).
+    /// Past `deadline`: `TimedOut`.
+    async fn serve(
+        &mut self,
+        awaited: Option<&Value>,
+        deadline: Instant,
+    ) -> Result<Option<Received>, WaitError> {
+        loop {
+            self.tick().await?;
+            if awaited.is_none() && !self.relist.is_empty() {
+                return Ok(None);
+            }
+            let now = Instant::now();
+            if now >= deadline {
+                return Err(WaitError::TimedOut);
+            }
+            let slice = deadline.min(now + TICK);
+            match awaited {
+                Some(id) => match self.session.wait_response(id, slice, &mut self.answers).await {
+                    Ok(response) => return Ok(Some(response)),
+                    Err(WaitError::TimedOut) => {}
+                    Err(other) => return Err(other),
+                },
+                None => {
+                    if let Some(exit) = self.session.idle_until(slice, &mut self.answers).await {
+                        return Err(WaitError::Closed(exit));
+                    }
+                }
+            }
+        }
+    }
+
+    /// Acts on what arrived since the last tick, gives the answers whose
+    /// host timeout ended, and changes the roots when the plan says.
+    async fn tick(&mut self) -> Result<(), WaitError> {
+        let fresh: Vec<Value> = self.session.notifications()[self.notifications_seen..]
+            .iter()
+            .map(|n| n.message.clone())
+            .collect();
+        self.notifications_seen += fresh.len();
+        for notification in fresh {
+            let method = notification["method"].as_str().unwrap_or_default();
+            if method == "notifications/cancelled" {
+                self.answers.cancelled(notification.pointer("/params/requestId"));
+                continue;
+            }
+            let changed = method
+                .strip_prefix("notifications/")
+                .and_then(|m| m.strip_suffix("/list_changed"));
+            if let Some(noun) = changed
+                && self.listed.iter().any(|n| n == noun)
+                && !self.relist.iter().any(|n| n == noun)
+                && self.fault != Some(ClientFault::IgnoresListChanged)
+            {
+                self.relist.push(noun.to_owned());
+            }
+        }
+        let now = Instant::now();
+        for (id, reply) in self.answers.due(now) {
+            self.session.answer(&id, reply).await?;
+        }
+        if self.roots_change_at.is_some_and(|at| at <= now) {
+            self.roots_change_at = None;
+            self.answers.roots_changed = true;
+            if self.fault != Some(ClientFault::SilentRootsChange) {
+                self.session
+                    .notify("notifications/roots/list_changed", None)
+                    .await
+                    .map_err(|e| WaitError::Transport(e.to_string()))?;
+            }
+        }
+        Ok(())
     }
 }

@@ -21,15 +21,24 @@ const STRAY_RESPONSE: &str = "response";
 
 /// What the peer sent in the frames whose index `keep` admits: method
 /// names, and `response (id N)` for a response to no request of ours (the
-/// answers to our own requests do not count); only the kinds in `forbid`,
-/// or everything when it is empty.
+/// answers to our own requests do not count, unless we cancelled them);
+/// only the kinds in `forbid`, or everything when it is empty.
 pub fn heard(transcript: &[Frame], keep: impl Fn(usize) -> bool, forbid: &[String]) -> Vec<String> {
-    let ours: BTreeSet<String> = transcript
+    let sent: Vec<Value> = transcript
         .iter()
         .filter(|f| f.direction == Direction::Sent)
         .filter_map(|f| serde_json::from_slice::<Value>(&f.raw).ok())
+        .collect();
+    let cancelled: BTreeSet<String> = sent
+        .iter()
+        .filter(|m| m.get("method").and_then(Value::as_str) == Some("notifications/cancelled"))
+        .filter_map(|m| m.pointer("/params/requestId").map(Value::to_string))
+        .collect();
+    let ours: BTreeSet<String> = sent
+        .iter()
         .filter(|m| m.get("method").is_some())
         .filter_map(|m| m.get("id").map(Value::to_string))
+        .filter(|id| !cancelled.contains(id))
         .collect();
     transcript
         .iter()

@@ -6,8 +6,8 @@ use std::time::Duration;
 use mcp_conform_core::matcher::{MatchContext, Matcher, render_template};
 use mcp_conform_core::scenario::Scenario;
 use mcp_conform_core::scenario::model::{
-    Capture, CheckTag, NotificationPattern, Order, PaginateStep, RequestStep, ResponseCheck, ResponseExpect,
-    Role, ScriptedAnswer, Step, StepKind,
+    Capture, CheckTag, NotificationPattern, Order, PaginateStep, Reply, RequestStep, ResponseCheck, Role,
+    ScriptedAnswer, Step, StepKind,
 };
 use mcp_conform_core::version::{Era, ProtocolVersion};
 use mcp_conform_core::{Level, Verdict};
@@ -82,6 +82,14 @@ impl Got {
     }
 }
 
+/// How a response is judged: against `expect`, as a check or (`require`)
+/// as a precondition.
+#[derive(Clone, Copy)]
+struct Judge<'e> {
+    expect: Option<&'e ResponseCheck>,
+    require: bool,
+}
+
 /// The state of one scenario run: the session, variables, checks so far.
 pub struct StepRunner<'s> {
     pub scenario: &'s Scenario,
@@ -91,6 +99,10 @@ pub struct StepRunner<'s> {
     pub version: ProtocolVersion,
     /// Ids of requests sent with `wait: false`, by name.
     pending: BTreeMap<String, (Value, &'s RequestStep)>,
+    /// For each named request: how many notifications had arrived when it was sent.
+    sent_at: BTreeMap<String, usize>,
+    /// The peer's requests held by named `expect_request` steps, for `respond`.
+    held: BTreeMap<String, PeerRequest>,
     /// Notifications already consumed by `expect_notifications`.
     notifications_seen: usize,
     /// The transcript's length when the step before the current one started.
@@ -146,6 +158,8 @@ impl<'s> StepRunner<'s> {
             checks: Vec::new(),
             version: config.protocol,
             pending: BTreeMap::new(),
+            sent_at: BTreeMap::new(),
+            held: BTreeMap::new(),
             notifications_seen: 0,
             frames_seen: 0,
             peer_requests_seen: 0,
@@ -213,9 +227,17 @@ impl<'s> StepRunner<'s> {
             StepKind::ExpectNotifications {
                 patterns,
                 order,
+                since,
                 within,
                 tag,
-            } => self.expect_notifications(patterns, *order, *within, tag).await,
+            } => {
+                let start = match since {
+                    Some(name) => self.sent_at.get(name).copied().unwrap_or_default(),
+                    None => self.notifications_seen,
+                };
+                self.expect_notifications(patterns, *order, start, *within, tag)
+                    .await
+            }
             StepKind::ExpectSilence { within, forbid, tag } => {
                 self.expect_silence(*within, forbid, tag).await
             }
@@ -223,24 +245,42 @@ impl<'s> StepRunner<'s> {
                 method,
                 params,
                 within,
+                name,
+                require,
                 tag,
-            } => self.expect_request(method, params.as_ref(), *within, tag).await,
+            } => {
+                let expected = ExpectedRequest {
+                    method,
+                    params: params.as_ref(),
+                    name: name.as_deref(),
+                    require: *require,
+                };
+                self.expect_request(expected, *within, tag).await
+            }
+            StepKind::Respond { to, reply } => self.respond(to, reply).await,
             StepKind::Await {
                 request,
                 expect,
+                require,
                 capture,
                 timeout,
             } => {
                 let Some((id, sent)) = self.pending.remove(request) else {
                     return Stop::halted(Verdict::Error, format!("no pending request named `{request}`"));
                 };
-                let expect = expect.as_ref().or(sent.expect.as_ref());
+                // The request's own expectation keeps its `require`.
+                let (expect, require) = match expect {
+                    Some(expect) => (Some(expect), *require),
+                    None => (sent.expect.as_ref(), *require || sent.require),
+                };
                 let capture = if capture.is_empty() {
                     &sent.capture
                 } else {
                     capture
                 };
-                self.await_response(&id, sent, expect, capture, *timeout).await
+                let judge = Judge { expect, require };
+                self.await_response(&sent.method, &id, judge, capture, &sent.answers, *timeout)
+                    .await
             }
             StepKind::Paginate(walk) => self.paginate(walk).await,
             StepKind::ForEach {
@@ -349,6 +389,10 @@ impl<'s> StepRunner<'s> {
             },
             None => None,
         };
+        if let Some(name) = &step.name {
+            self.sent_at
+                .insert(name.clone(), self.session.notifications().len());
+        }
         let id = match self.session.request(&step.method, params, id).await {
             Ok(id) => id,
             Err(error) => {
@@ -367,22 +411,31 @@ impl<'s> StepRunner<'s> {
             self.pending.insert(name, (id, step));
             return Stop::Done;
         }
-        self.await_response(&id, step, step.expect.as_ref(), &step.capture, step.timeout)
-            .await
+        let judge = Judge {
+            expect: step.expect.as_ref(),
+            require: step.require,
+        };
+        self.await_response(
+            &step.method,
+            &id,
+            judge,
+            &step.capture,
+            &step.answers,
+            step.timeout,
+        )
+        .await
     }
 
-    /// Waits for the response to `id` (the request `sent`) while serving the
-    /// peer, then judges it: first against `sent.require` (unmet: the rest
-    /// does not apply), then against `expect`.
+    /// Waits for the response to `id` while serving the peer, then judges it.
     async fn await_response(
         &mut self,
+        method: &str,
         id: &Value,
-        sent: &'s RequestStep,
-        expect: Option<&ResponseCheck>,
+        judge: Judge<'_>,
         capture: &[Capture],
+        answers: &'s [ScriptedAnswer],
         timeout: Duration,
     ) -> Stop {
-        let (method, answers) = (sent.method.as_str(), sent.answers.as_slice());
         let name = format!("response to {method}");
         // The first answer of a session also pays for the peer's start-up
         // (a manual handshake's initialize): give it the start-up budget.
@@ -395,42 +448,22 @@ impl<'s> StepRunner<'s> {
         let before = self.session.peer_requests().len();
         let waited = self.wait(Wait::Response(id), deadline, answers).await;
         self.check_required_answers(answers, before);
-        let tag = self.expect_tag(expect);
         let missing = format!(
             "no response to {method} (id {id}) within {} ms",
             timeout.as_millis()
         );
-        if let (Some(require), Ok(got)) = (&sent.require, &waited)
-            && let Some(note) = self.unmet(require, method, got)
-        {
-            self.foreign = self.is_stateless();
-            return Stop::halted(Verdict::NotApplicable, note);
-        }
-        if sent.tamper_request_state && waited.is_ok() && !self.session.was_tampered(id) {
+        if waited.is_ok() && self.session.tamper_requested(id) && !self.session.was_tampered(id) {
             let note = format!("{method} was answered without a requestState to tamper with");
             return Stop::halted(Verdict::NotApplicable, note);
         }
-        match self.judge_response(name, waited, expect, &tag, missing) {
+        let tag = self.expect_tag(judge.expect);
+        match self.judge_response(name, waited, judge, &tag, missing) {
             Ok(response) => {
                 apply_captures(capture, &response, &mut self.ctx);
                 Stop::Done
             }
             Err(stop) => stop,
         }
-    }
-
-    /// Why a response does not meet what the rest of the scenario requires,
-    /// if it does not.
-    fn unmet(&mut self, require: &ResponseCheck, method: &str, got: &Got) -> Option<String> {
-        let response = match got {
-            Got::Message(received) => &received.message,
-            Got::PeerRequest(_) | Got::Holds => return None,
-        };
-        let mut trial = self.ctx.clone();
-        let check = check_response(format!("response to {method}"), require, response, &mut trial);
-        check
-            .message
-            .map(|why| format!("{method} was answered so that the rest does not apply: {why}"))
     }
 
     /// Judges what a wait for a response found: the response against the
@@ -440,27 +473,52 @@ impl<'s> StepRunner<'s> {
         &mut self,
         name: String,
         waited: Result<Got, WaitError>,
-        expect: Option<&ResponseCheck>,
+        judge: Judge<'_>,
         tag: &CheckTag,
         missing: String,
     ) -> Result<Value, Stop> {
-        let expects_none = matches!(expect.map(|e| &e.expect), Some(ResponseExpect::NoResponse));
-        let check = match waited {
+        let admits_silence = judge.expect.is_some_and(|e| e.expect.admits_silence());
+        let (check, response) = match waited {
             Ok(got) => {
                 let response = got.message();
-                let check = match expect {
+                let check = match judge.expect {
                     Some(expect) => check_response(name, expect, &response, &mut self.ctx),
                     None => Check::pass_for(name, tag),
                 };
-                self.checks.push(check);
-                return Ok(response);
+                (check, Some(response))
             }
-            Err(WaitError::TimedOut) if expects_none => Check::pass_for(name, tag),
-            Err(WaitError::TimedOut) => Check::broken_for(name, tag, missing),
+            Err(WaitError::TimedOut) if admits_silence => (Check::pass_for(name, tag), None),
+            Err(WaitError::TimedOut) => (Check::broken_for(name, tag, missing), None),
             Err(error) => return Err(self.peer_gone(tag, &error)),
         };
-        self.checks.push(check);
-        Err(Stop::Done)
+        match (self.record(check, judge.require), response) {
+            (Stop::Done, Some(response)) => Ok(response),
+            (stop, _) => Err(stop),
+        }
+    }
+
+    /// Records a check, or, for a precondition (`require`), records nothing
+    /// and stops the scenario as not-observed when it does not hold.
+    fn record(&mut self, check: Check, require: bool) -> Stop {
+        if !require {
+            self.checks.push(check);
+            return Stop::Done;
+        }
+        match check.message {
+            Some(message) if check.verdict != Verdict::Pass => {
+                // A server that fails a precondition of the stateless era has
+                // not shown it speaks that era: its frames are not judged by it.
+                self.foreign = self.scenario.role == Role::Server && self.is_stateless();
+                Stop::halted(
+                    Verdict::NotObserved,
+                    format!(
+                        "the peer did not do what the scenario needs ({}): {message}",
+                        check.name
+                    ),
+                )
+            }
+            _ => Stop::Done,
+        }
     }
 
     async fn send_raw(
@@ -482,13 +540,11 @@ impl<'s> StepRunner<'s> {
         let deadline = Instant::now() + timeout;
         let waited = self.wait(Wait::AnyResponse, deadline, &[]).await;
         let missing = format!("no response within {} ms", timeout.as_millis());
-        match self.judge_response(
-            "response to the raw input".into(),
-            waited,
-            Some(expect),
-            &tag,
-            missing,
-        ) {
+        let judge = Judge {
+            expect: Some(expect),
+            require: false,
+        };
+        match self.judge_response("response to the raw input".into(), waited, judge, &tag, missing) {
             Ok(_) => Stop::Done,
             Err(stop) => stop,
         }
@@ -498,10 +554,10 @@ impl<'s> StepRunner<'s> {
         &mut self,
         patterns: &[NotificationPattern],
         order: Order,
+        start: usize,
         within: Duration,
         tag: &CheckTag,
     ) -> Stop {
-        let start = self.notifications_seen;
         let deadline = Instant::now() + within;
         // With an upper bound the whole window must pass; otherwise stop once every minimum is met.
         let wait_full = patterns.iter().any(|p| p.max.is_some());
@@ -613,7 +669,8 @@ impl<'s> StepRunner<'s> {
         let exit = self.idle(within, &[]).await;
         // Everything the peer sent since the step before started, but the
         // answers to our own requests: a notification for a call we just made
-        // arrives while we wait for its response.
+        // arrives while we wait for its response. A request we cancelled is
+        // no longer ours to answer.
         let since = self.frames_seen;
         let heard = heard(self.session.transcript(), |i| i >= since, forbid);
         self.notifications_seen = self.session.notifications().len();
@@ -633,6 +690,12 @@ impl<'s> StepRunner<'s> {
             Check::broken_for(name, tag, message)
         });
         match exit {
+            // A client that leaves has kept silent until it left (a client told
+            // a version it cannot use should leave): the check stands, and the
+            // scenario ends with it.
+            Some(WaitError::Closed(exit)) if self.scenario.role == Role::Client => {
+                Stop::halted(Verdict::Pass, format!("the client left: {}", exit.description))
+            }
             Some(error) => self.peer_gone(tag, &error),
             None => Stop::Done,
         }
@@ -640,11 +703,11 @@ impl<'s> StepRunner<'s> {
 
     async fn expect_request(
         &mut self,
-        method: &str,
-        params: Option<&Matcher>,
+        expected: ExpectedRequest<'_>,
         within: Duration,
         tag: &CheckTag,
     ) -> Stop {
+        let method = expected.method;
         let name = format!("the peer sends {method}");
         let deadline = Instant::now() + within;
         loop {
@@ -655,24 +718,60 @@ impl<'s> StepRunner<'s> {
             {
                 let request = self.session.peer_requests()[seen + found].clone();
                 self.peer_requests_seen = seen + found + 1;
-                let check = match params {
+                let check = match expected.params {
                     Some(matcher) => {
                         check_matcher(name, tag, matcher, request.params.as_ref(), &mut self.ctx)
                     }
                     None => Check::pass_for(name, tag),
                 };
-                self.checks.push(check.at_frame(Some(request.index)));
-                return Stop::Done;
+                if let Some(held) = expected.name {
+                    let value =
+                        json!({"id": request.id.to_value(), "method": method, "params": request.params});
+                    self.ctx.vars.insert(held.to_owned(), value);
+                    self.held.insert(held.to_owned(), request.clone());
+                }
+                return self.record(check.at_frame(Some(request.index)), expected.require);
             }
             let total = self.session.peer_requests().len();
             match self.wait(Wait::PeerRequest(total), deadline, &[]).await {
                 Ok(_) => {}
                 Err(WaitError::TimedOut) => {
                     let message = format!("no {method} within {} ms", within.as_millis());
-                    self.checks.push(Check::broken_for(name, tag, message));
-                    return Stop::Done;
+                    let check = Check::broken_for(name, tag, message);
+                    return self.record(check, expected.require);
                 }
                 Err(error) => return self.peer_gone(tag, &error),
+            }
+        }
+    }
+
+    /// Answers a peer request held by a named `expect_request`. Answering
+    /// one the script already answered would be a second response: an
+    /// error of the scenario, not of the peer.
+    async fn respond(&mut self, to: &str, reply: &Reply) -> Stop {
+        let Some(request) = self.held.get(to) else {
+            return Stop::halted(Verdict::Error, format!("no held request named `{to}`"));
+        };
+        let id = request.id.clone();
+        if answered(self.session.transcript(), &id.to_value()) {
+            let note = format!(
+                "`{to}` ({}) was already answered by the script; give it `reply: no_reply` to answer it with `respond`",
+                request.method
+            );
+            return Stop::halted(Verdict::Error, note);
+        }
+        let reply = match reply {
+            Reply::Result(template) => match self.render(Some(template)) {
+                Ok(result) => Reply::Result(result.unwrap_or(Value::Null)),
+                Err(stop) => return stop,
+            },
+            other => other.clone(),
+        };
+        match self.session.answer(&id, reply).await {
+            Ok(()) => Stop::Done,
+            Err(error) => {
+                let tag = self.expect_tag(None);
+                self.peer_gone(&tag, &error)
             }
         }
     }
@@ -972,6 +1071,24 @@ impl<'s> StepRunner<'s> {
             span: step.span,
         }
     }
+}
+
+/// What an `expect_request` step looks for.
+struct ExpectedRequest<'e> {
+    method: &'e str,
+    params: Option<&'e Matcher>,
+    /// Holds the request under this name.
+    name: Option<&'e str>,
+    require: bool,
+}
+
+/// Whether we already sent a response with this id.
+fn answered(transcript: &[mcp_conform_core::wire::Frame], id: &Value) -> bool {
+    transcript
+        .iter()
+        .filter(|f| f.direction == mcp_conform_core::wire::Direction::Sent)
+        .filter_map(|f| serde_json::from_slice::<Value>(&f.raw).ok())
+        .any(|m| m.get("method").is_none() && m.get("id") == Some(id))
 }
 
 /// The check for a scripted answer the peer never asked for.

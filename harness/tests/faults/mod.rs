@@ -2,10 +2,14 @@
 //! fault list, and the README that lists the faults.
 
 use std::collections::BTreeSet;
+use std::sync::Mutex;
 use std::time::Duration;
 
 use assert_cmd::Command;
-use regex::Regex;
+use serde_json::Value;
+
+/// Faulty peers judged at once (each run uses four scenario workers).
+const PARALLEL: usize = 2;
 
 /// One fault of a fixture peer.
 pub struct Fault {
@@ -14,20 +18,52 @@ pub struct Fault {
     pub description: &'static str,
 }
 
+/// What one run of the bundled scenarios found.
+pub struct Judged {
+    pub stdout: String,
+    report: Value,
+}
+
+impl Judged {
+    /// The requirements of the checks that found something broken: failed,
+    /// non-strict, or a broken MAY (whose verdict is not-observed, a MAY
+    /// never failing).
+    pub fn flagged(&self) -> BTreeSet<String> {
+        let cases = self.report["cases"].as_array().into_iter().flatten();
+        cases
+            .flat_map(|case| case["checks"].as_array().into_iter().flatten())
+            .filter(|check| match check["verdict"].as_str() {
+                Some("fail" | "non-strict") => true,
+                Some("not-observed") => check["level"] == "MAY",
+                _ => false,
+            })
+            .filter_map(|check| check["requirement"].as_str().map(str::to_owned))
+            .collect()
+    }
+}
+
 /// Runs `mcp-conform SUBCOMMAND --command "mcp-conform FIXTURE [--fault
-/// NAME] PLACEHOLDER"` on the bundled scenarios; returns its stdout.
-pub fn judge_fixture(subcommand: &str, fixture: &str, fault: Option<&str>, placeholder: &str) -> String {
+/// NAME] PLACEHOLDER"` on the bundled scenarios, with a report.
+pub fn judge_fixture(subcommand: &str, fixture: &str, fault: Option<&str>, placeholder: &str) -> Judged {
     let exe = assert_cmd::cargo::cargo_bin("mcp-conform");
     let fault = fault.map(|f| format!(" --fault {f}")).unwrap_or_default();
     let command = format!("{} {fixture}{fault} {placeholder}", exe.display());
+    let reports = tempfile::tempdir().unwrap();
     let output = Command::cargo_bin("mcp-conform")
         .unwrap()
         .env("NO_COLOR", "1")
-        .args([subcommand, "--command", &command, "--jobs", "4"])
+        .args([subcommand, "--command", &command, "--jobs", "4", "--report-dir"])
+        .arg(reports.path())
         .timeout(Duration::from_secs(300))
         .output()
         .unwrap();
-    String::from_utf8_lossy(&output.stdout).into_owned()
+    let stdout = String::from_utf8_lossy(&output.stdout).into_owned();
+    let report = std::fs::read_to_string(reports.path().join("report.json"))
+        .unwrap_or_else(|e| panic!("no report.json ({e}):\n{stdout}"));
+    Judged {
+        report: serde_json::from_str(&report).unwrap(),
+        stdout,
+    }
 }
 
 /// The faults of a `faults!` enum of mcp-mock-peers.
@@ -46,28 +82,39 @@ macro_rules! fault_list {
 
 pub(crate) use fault_list;
 
-/// Judges the peer once per fault (`judge` returns the run's stdout) and
-/// fails unless each fault is flagged under the requirement it breaks.
-pub fn assert_each_caught(peers: &str, faults: &[Fault], judge: impl Fn(&str) -> String) {
-    let finding = Regex::new(r"^\s+(?:FAIL|non-strict) .*\[([A-Z]+-[0-9]{3}) (?:MUST|SHOULD|MAY)\]").unwrap();
+/// Judges the peer once per fault, two at a time, and fails unless each
+/// fault is flagged under the requirement it breaks.
+pub fn assert_each_caught(peers: &str, faults: &[Fault], judge: impl Fn(&str) -> Judged + Sync) {
+    let queue = Mutex::new(faults.iter().collect::<Vec<_>>());
+    let results = Mutex::new(Vec::new());
+    std::thread::scope(|scope| {
+        for _ in 0..PARALLEL {
+            scope.spawn(|| {
+                while let Some(fault) = queue.lock().unwrap().pop() {
+                    let judged = judge(fault.name);
+                    results.lock().unwrap().push((fault, judged));
+                }
+            });
+        }
+    });
+    let mut results = results.into_inner().unwrap();
+    results.sort_by_key(|(fault, _)| fault.name);
     let mut missed = Vec::new();
-    for fault in faults {
-        let stdout = judge(fault.name);
-        let ids: BTreeSet<String> = stdout
-            .lines()
-            .filter_map(|line| finding.captures(line))
-            .map(|c| c[1].to_owned())
-            .collect();
+    for (fault, judged) in &results {
+        let ids = judged.flagged();
         let caught = ids.contains(fault.requirement);
         eprintln!(
-            "{:<28} {:<9} {}{}",
+            "{:<30} {:<9} {}{}",
             fault.name,
             fault.requirement,
             ids.iter().cloned().collect::<Vec<_>>().join(" "),
             if caught { "" } else { "   <- MISSED" }
         );
         if !caught {
-            missed.push(format!("{} ({}):\n{stdout}", fault.name, fault.requirement));
+            missed.push(format!(
+                "{} ({}):\n{}",
+                fault.name, fault.requirement, judged.stdout
+            ));
         }
     }
     eprintln!(

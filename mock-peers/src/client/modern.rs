@@ -87,7 +87,9 @@ pub(super) struct Rounds {
     sent: HashMap<RequestId, Sent>,
     /// Each retried request's id, to its retry's.
     retried_as: HashMap<RequestId, RequestId>,
-    /// Requests (by first id) whose retry carried an altered state.
+    /// Requests (by first id) whose next retry was to alter the state, and
+    /// those whose retry did.
+    tamper_requested: HashSet<RequestId>,
     tampered: HashSet<RequestId>,
 }
 
@@ -107,9 +109,15 @@ impl Rounds {
     /// Makes the next retry of request `id` alter the `requestState` it
     /// echoes, and keeps the answer to that retry as the last.
     pub fn tamper(&mut self, id: &RequestId) {
+        self.tamper_requested.insert(self.first(id));
         if let Some(sent) = self.sent.get_mut(&self.latest(id)) {
             sent.tamper = true;
         }
+    }
+
+    /// Whether the request first sent as `id` was to have its state altered.
+    pub fn tamper_requested(&self, id: &RequestId) -> bool {
+        self.tamper_requested.contains(id)
     }
 
     /// Whether a retry of the request first sent as `id` carried an altered state.
@@ -280,7 +288,7 @@ mod tests {
         let retry = rounds.retry(&first, &json!({"requestState": "s"}), None).unwrap();
         assert_eq!(retry.params["requestState"], format!("s{TAMPERED}"));
         rounds.retried(&first, &json!(2), retry);
-        assert!(rounds.was_tampered(&first));
+        assert!(rounds.tamper_requested(&first) && rounds.was_tampered(&first));
         assert!(
             rounds
                 .retry(&RequestId::Int(2), &json!({"requestState": "t"}), None)

@@ -84,13 +84,23 @@ pub(super) enum Op {
         path: JsonPath,
         then: Box<Node>,
     },
-    Schema {
-        schema: Value,
-        validator: Box<Validator>,
-    },
+    Schema(SchemaSource),
     Capture(String),
     /// The same elements as a literal array or an array variable, in any order.
     Unordered(Listed),
+}
+
+/// Where a `$schema` operator's schema comes from.
+#[derive(Debug, Clone)]
+pub(super) enum SchemaSource {
+    /// Written in the scenario: compiled once.
+    Inline {
+        schema: Value,
+        validator: Box<Validator>,
+    },
+    /// A `${var}` holding the schema (say, the `requestedSchema` a request
+    /// carried): resolved and compiled when matching.
+    Var(Template),
 }
 
 /// The numeric comparison operators.
@@ -320,14 +330,7 @@ fn compile_operator(op: &str, argument: &Value, pointer: &str, exact: bool) -> R
             _ => return Err(error(&at, "`$unique_by` takes a JSON pointer such as \"/name\"")),
         },
         "$select" => compile_select(argument, &at, exact)?,
-        "$schema" => {
-            let validator = jsonschema::validator_for(argument)
-                .map_err(|e| error(&at, format!("invalid JSON Schema: {e}")))?;
-            Op::Schema {
-                schema: argument.clone(),
-                validator: Box::new(validator),
-            }
-        }
+        "$schema" => Op::Schema(compile_schema(argument, &at)?),
         "$unordered" => match argument {
             Value::Array(items) => Op::Unordered(Listed::Values(items.clone())),
             _ => match compile_operand(op, argument, &at) {
@@ -392,6 +395,25 @@ fn compile_operand(op: &str, argument: &Value, pointer: &str) -> Result<Operand,
         }
         _ => Err(error(pointer, format!("`{op}` takes a number or a `${{var}}`"))),
     }
+}
+
+fn compile_schema(argument: &Value, pointer: &str) -> Result<SchemaSource, CompileError> {
+    if let Value::String(text) = argument {
+        let template = Template::parse(text).map_err(|message| error(pointer, message))?;
+        return match template.whole_var() {
+            Some(_) => Ok(SchemaSource::Var(template)),
+            None => Err(error(
+                pointer,
+                "`$schema` takes a JSON Schema or a `${var}` holding one",
+            )),
+        };
+    }
+    let validator = jsonschema::validator_for(argument)
+        .map_err(|e| error(pointer, format!("invalid JSON Schema: {e}")))?;
+    Ok(SchemaSource::Inline {
+        schema: argument.clone(),
+        validator: Box::new(validator),
+    })
 }
 
 fn compile_alternatives(

@@ -6,7 +6,7 @@
 use serde_json::{Map, Value, json};
 
 use super::MatchContext;
-use super::compile::{Listed, Node, Op, Operand, REST_MARKER};
+use super::compile::{Listed, Node, Op, Operand, REST_MARKER, SchemaSource};
 use super::eval::matches;
 use super::template::Template;
 
@@ -14,9 +14,7 @@ use super::template::Template;
 pub(super) fn display(node: &Node, ctx: &MatchContext) -> Value {
     match node {
         Node::Scalar(value) => value.clone(),
-        Node::Text(template) => template
-            .render(&ctx.vars)
-            .unwrap_or_else(|_| Value::String(template.source().to_owned())),
+        Node::Text(template) => shown(template, ctx),
         Node::Object { members, .. } => Value::Object(
             members
                 .iter()
@@ -57,10 +55,11 @@ fn display_op(op: &Op, ctx: &MatchContext) -> Value {
         Op::Select { path_text, then, .. } => {
             json!({"$select": {"path": path_text, "match": display(then, ctx)}})
         }
-        Op::Schema { schema, .. } => json!({"$schema": schema}),
+        Op::Schema(SchemaSource::Inline { schema, .. }) => json!({"$schema": schema}),
+        Op::Schema(SchemaSource::Var(template)) => json!({"$schema": shown(template, ctx)}),
         Op::Capture(name) => json!({"$capture": name}),
         Op::Unordered(Listed::Values(items)) => single("$unordered", Value::Array(items.clone())),
-        Op::Unordered(Listed::Var(template)) => single("$unordered", resolved(template, ctx)),
+        Op::Unordered(Listed::Var(template)) => single("$unordered", shown(template, ctx)),
     }
 }
 
@@ -68,12 +67,12 @@ fn display_op(op: &Op, ctx: &MatchContext) -> Value {
 fn operand_value(operand: &Operand, ctx: &MatchContext) -> Value {
     match operand {
         Operand::Number(n) => Value::Number(n.clone()),
-        Operand::Var(template) => resolved(template, ctx),
+        Operand::Var(template) => shown(template, ctx),
     }
 }
 
-/// A variable's value, or its reference when it has none.
-fn resolved(template: &Template, ctx: &MatchContext) -> Value {
+/// A template's value, or the template as written when a variable is unknown.
+fn shown(template: &Template, ctx: &MatchContext) -> Value {
     template
         .render(&ctx.vars)
         .unwrap_or_else(|_| Value::String(template.source().to_owned()))

@@ -4,7 +4,7 @@ use std::cmp::Ordering;
 
 use serde_json::{Number, Value};
 
-use super::compile::{Comparison, Listed, Node, Op, Operand};
+use super::compile::{Comparison, Listed, Node, Op, Operand, SchemaSource};
 use super::display::display;
 use super::path::{element, member};
 use super::{MatchContext, Mismatch};
@@ -212,16 +212,36 @@ impl Run<'_> {
                         .map(|m| relocate(m, pointer, path_text, &locations)),
                 );
             }
-            (Op::Schema { validator, .. }, Some(value)) => {
-                for error in validator.iter_errors(value) {
-                    self.out.push(Mismatch {
-                        pointer: format!("{pointer}{}", error.instance_path().as_str()),
-                        expected: "a value valid against the `$schema`".to_owned(),
-                        actual: Some(error.instance().clone().into_owned()),
-                        message: error.to_string(),
-                    });
-                }
+            (Op::Schema(source), Some(value)) => self.schema(node, source, value, pointer),
+        }
+    }
+
+    fn schema(&mut self, node: &Node, source: &SchemaSource, value: &Value, pointer: &str) {
+        let resolved;
+        let validator = match source {
+            SchemaSource::Inline { validator, .. } => validator.as_ref(),
+            SchemaSource::Var(template) => {
+                let schema = match template.render(&self.ctx.vars) {
+                    Ok(schema) => schema,
+                    Err(message) => return self.fail(node, Some(value), pointer, message),
+                };
+                resolved = match jsonschema::validator_for(&schema) {
+                    Ok(validator) => validator,
+                    Err(e) => {
+                        let message = format!("`{}` is not a valid JSON Schema: {e}", template.source());
+                        return self.fail(node, Some(value), pointer, message);
+                    }
+                };
+                &resolved
             }
+        };
+        for error in validator.iter_errors(value) {
+            self.out.push(Mismatch {
+                pointer: format!("{pointer}{}", error.instance_path().as_str()),
+                expected: "a value valid against the `$schema`".to_owned(),
+                actual: Some(error.instance().clone().into_owned()),
+                message: error.to_string(),
+            });
         }
     }
 

@@ -26,7 +26,7 @@
 //! | `$not: M` | anything `M` rejects (including absence, if `M` requires presence) |
 //! | `$unique` / `$unique_by: "/ptr"` | an array without duplicates (by that pointer) |
 //! | `$select: {path, match}` | `match` applied to the list of nodes the JSONPath finds |
-//! | `$schema: S` | a value valid against the JSON Schema `S` |
+//! | `$schema: S` | a value valid against the JSON Schema `S` (or the schema a `${var}` holds) |
 //! | `$capture: "name"` | any present value, stored as variable `name` |
 //! | `$unordered: [..]` or `${var}` | an array with the same elements (by value), in any order |
 

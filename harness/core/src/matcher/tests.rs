@@ -405,6 +405,36 @@ fn schema_validates_and_points_at_the_failure() {
 }
 
 #[test]
+fn schema_from_a_variable_is_resolved_when_matching() {
+    let matcher = Matcher::compile(&json!({"content": {"$schema": "${form}"}})).unwrap();
+    let mut ctx = MatchContext::default();
+    ctx.vars.insert(
+        "form".into(),
+        json!({"type": "object", "properties": {"age": {"type": "integer"}}, "required": ["age"]}),
+    );
+    assert!(
+        matcher
+            .eval(Some(&json!({"content": {"age": 3}})), &mut ctx)
+            .is_empty()
+    );
+    let found = matcher.eval(Some(&json!({"content": {"age": "x"}})), &mut ctx);
+    assert_eq!(pointers(&found), ["/content/age"]);
+    ctx.vars.insert("form".into(), json!({"type": 12}));
+    let invalid = matcher.eval(Some(&json!({"content": {}})), &mut ctx);
+    assert!(
+        invalid[0].message.contains("not a valid JSON Schema"),
+        "{invalid:?}"
+    );
+    let unknown = matcher.eval(Some(&json!({"content": {}})), &mut MatchContext::default());
+    assert!(
+        unknown[0].message.contains("unknown variable `form`"),
+        "{unknown:?}"
+    );
+    let err = compile_error(json!({"$schema": "form ${form}"}));
+    assert!(err.message.contains("`${var}` holding one"), "{}", err.message);
+}
+
+#[test]
 fn capture_stores_and_later_references_read() {
     let mut ctx = MatchContext::default();
     let capture = Matcher::compile(&json!({"id": {"$capture": "tool_id"}})).unwrap();

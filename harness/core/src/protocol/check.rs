@@ -611,7 +611,7 @@ impl FrameChecker {
         }
         if let Some(gate) = spec
             .gate
-            .filter(|gate| gate.holder == responder && offers_something(result))
+            .filter(|gate| gate.holder == responder && offers_something(name, result))
         {
             self.check_offered(&gate, name, version, out);
         }
@@ -634,7 +634,8 @@ impl FrameChecker {
     }
 
     /// A peer that serves a feature has declared its capability
-    /// (TOOL-001, RES-001, PROM-001, COMP-001).
+    /// (TOOL-001, RES-001, PROM-001, COMP-001; of a client: ROOT-001,
+    /// SAMP-001, ELIC-001).
     fn check_offered(&self, gate: &Gate, name: &str, version: ProtocolVersion, out: &mut Vec<Violation>) {
         let Some(declared) = self.capabilities.get(&gate.holder) else {
             return;
@@ -644,6 +645,9 @@ impl FrameChecker {
             Some("resources") => "RES-001",
             Some("prompts") => "PROM-001",
             Some("completions") => "COMP-001",
+            Some("roots") => "ROOT-001",
+            Some("sampling") => "SAMP-001",
+            Some("elicitation") => "ELIC-001",
             _ => return,
         };
         // The gate's versions are those of the requesting side's rule
@@ -681,8 +685,13 @@ pub fn check_message(
 }
 
 /// A result offers something unless all it lists is empty lists: an empty
-/// `prompts/list` from a server without prompts offers no prompts.
-fn offers_something(result: &Value) -> bool {
+/// `prompts/list` from a server without prompts offers no prompts, and no
+/// roots are no roots. An elicitation offers something only when accepted:
+/// a client that merely cancels what it cannot show elicits nothing.
+fn offers_something(method: &str, result: &Value) -> bool {
+    if method == "elicitation/create" {
+        return result.get("action").and_then(Value::as_str) == Some("accept");
+    }
     let mut lists = result
         .as_object()
         .into_iter()
@@ -1000,6 +1009,62 @@ mod tests {
         session.sent(r#"{"jsonrpc":"2.0","id":9,"method":"tools/list"}"#);
         let declared = session.received(r#"{"jsonrpc":"2.0","id":9,"result":{"tools":[]}}"#);
         assert!(requirements(&declared).is_empty());
+    }
+
+    #[test]
+    fn a_client_serves_only_what_it_declared() {
+        let mut server = FrameChecker::new(PeerRole::Server);
+        let mut frame = |direction, text: &str| {
+            let frame = Frame::new(direction, text.as_bytes().to_vec(), Duration::ZERO);
+            requirements(&server.check(&frame))
+        };
+        let init = r#"{"jsonrpc":"2.0","id":0,"method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{},"clientInfo":{"name":"c","version":"1"}}}"#;
+        assert_eq!(frame(Direction::Received, init), Vec::<&str>::new());
+        frame(
+            Direction::Sent,
+            r#"{"jsonrpc":"2.0","id":0,"result":{"protocolVersion":"2025-11-25","capabilities":{},"serverInfo":{"name":"s","version":"1"}}}"#,
+        );
+        frame(
+            Direction::Received,
+            r#"{"jsonrpc":"2.0","method":"notifications/initialized"}"#,
+        );
+        let asked = [
+            (
+                1,
+                r#""sampling/createMessage","params":{"messages":[],"maxTokens":1}"#,
+            ),
+            (
+                2,
+                r#""elicitation/create","params":{"message":"m","requestedSchema":{"type":"object","properties":{}}}"#,
+            ),
+            (
+                3,
+                r#""elicitation/create","params":{"message":"m","requestedSchema":{"type":"object","properties":{}}}"#,
+            ),
+            (4, r#""roots/list""#),
+            (5, r#""roots/list""#),
+        ];
+        for (id, rest) in asked {
+            frame(
+                Direction::Sent,
+                &format!(r#"{{"jsonrpc":"2.0","id":{id},"method":{rest}}}"#),
+            );
+        }
+        let answers = [
+            (
+                1,
+                r#"{"role":"assistant","content":{"type":"text","text":"t"},"model":"m"}"#,
+                vec!["SAMP-001"],
+            ),
+            (2, r#"{"action":"accept","content":{}}"#, vec!["ELIC-001"]),
+            (3, r#"{"action":"cancel"}"#, vec![]),
+            (4, r#"{"roots":[{"uri":"file:///x"}]}"#, vec!["ROOT-001"]),
+            (5, r#"{"roots":[]}"#, vec![]),
+        ];
+        for (id, result, expected) in answers {
+            let answer = format!(r#"{{"jsonrpc":"2.0","id":{id},"result":{result}}}"#);
+            assert_eq!(frame(Direction::Received, &answer), expected, "answer {id}");
+        }
     }
 
     #[test]

@@ -214,6 +214,9 @@ pub enum Step {
     ExpectRequest(ExpectRequestStep),
     /// Wait for the response to a request sent with `wait: false`.
     Await(AwaitStep),
+    /// Answer a request the peer sent earlier, held by a named
+    /// `expect_request` (its scripted answer being `no_reply`).
+    Respond(RespondStep),
     /// Walk a paginated list to its end.
     Paginate(Box<PaginateStep>),
     /// Run steps once for each element of a list variable.
@@ -378,11 +381,12 @@ pub struct RequestStep {
     /// What the response must look like.
     #[serde(default)]
     pub expect: Option<Located<ResponseExpectation>>,
-    /// What the response must look like for the rest of the scenario to
-    /// apply (for a server of another kind, such as a dual-era server that
-    /// answers `initialize`); unmet → not-applicable.
+    /// `true`: `expect` is a precondition, not a check. When the response
+    /// does not meet it, the rest of the scenario is not-observed (the peer
+    /// did not do what the scenario needs, e.g. a client whose roots never
+    /// changed).
     #[serde(default)]
-    pub require: Option<Located<ResponseExpectation>>,
+    pub require: bool,
     /// 2026-07-28: the retry of an input-required result echoes an altered
     /// `requestState`, and its answer is the one `expect` judges (a server
     /// that issues no state makes the scenario not-applicable).
@@ -492,6 +496,10 @@ pub struct ExpectNotificationsStep {
     pub notifications: Vec<Located<NotificationPattern>>,
     #[serde(default)]
     pub order: Order,
+    /// Count what arrived since the request with this `name` was sent,
+    /// instead of since the previous step started.
+    #[serde(default)]
+    pub since: Option<Located<String>>,
     /// How long to wait for the missing ones, in milliseconds (default 2000).
     #[serde(default)]
     pub within_ms: Option<u64>,
@@ -507,8 +515,9 @@ pub struct ExpectNotificationsStep {
 pub struct ExpectSilenceStep {
     /// How long to watch, in milliseconds.
     pub within_ms: u64,
-    /// What may not arrive: method names, `response` (any response) or `*`
-    /// (anything; the default).
+    /// What may not arrive: method names, `response` (a response to no
+    /// request of ours, or to one we cancelled) or `*` (anything; the
+    /// default).
     #[serde(default)]
     pub forbid: Vec<Located<String>>,
     #[serde(default)]
@@ -531,6 +540,15 @@ pub struct ExpectRequestStep {
     pub params: Option<Located<Json>>,
     #[serde(default)]
     pub within_ms: Option<u64>,
+    /// A name for the request: `${name}` is `{id, method, params}`, and a
+    /// `respond` step can answer it.
+    #[serde(default)]
+    pub name: Option<Located<String>>,
+    /// `true`: a precondition, not a check. When no such request comes, the
+    /// rest of the scenario is not-observed (a client that never does what
+    /// the plan asks is not judged on what would follow).
+    #[serde(default)]
+    pub require: bool,
     #[serde(default)]
     pub level: Option<Located<LevelName>>,
     #[serde(default)]
@@ -541,6 +559,19 @@ pub struct ExpectRequestStep {
     pub backend: Option<Located<String>>,
 }
 
+/// `respond`: the answer to a held request of the peer. Give `result`
+/// (templated) or `error`.
+#[derive(Debug, Clone, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct RespondStep {
+    /// The `name` of the `expect_request` that received the request.
+    pub to: Located<String>,
+    #[serde(default)]
+    pub result: Option<Located<Json>>,
+    #[serde(default)]
+    pub error: Option<ErrorReply>,
+}
+
 /// `await`: the response to an earlier `wait: false` request.
 #[derive(Debug, Clone, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
@@ -549,6 +580,10 @@ pub struct AwaitStep {
     pub request: Located<String>,
     #[serde(default)]
     pub expect: Option<Located<ResponseExpectation>>,
+    /// `true`: `expect` (this step's, or the request's) is a precondition,
+    /// as `require` of `request`.
+    #[serde(default)]
+    pub require: bool,
     #[serde(default)]
     pub capture: BTreeMap<String, Located<String>>,
     #[serde(default)]

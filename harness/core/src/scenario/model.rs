@@ -117,6 +117,8 @@ pub enum StepKind {
     ExpectNotifications {
         patterns: Vec<NotificationPattern>,
         order: Order,
+        /// Count from when the request of this name was sent.
+        since: Option<String>,
         within: Duration,
         tag: CheckTag,
     },
@@ -129,13 +131,24 @@ pub enum StepKind {
         method: String,
         params: Option<Matcher>,
         within: Duration,
+        /// Holds the request as `${name}`, for `respond`.
+        name: Option<String>,
+        /// A precondition: unmet, the rest is not-observed.
+        require: bool,
         tag: CheckTag,
     },
     Await {
         request: String,
         expect: Option<ResponseCheck>,
+        /// `expect` (or the request's) is a precondition.
+        require: bool,
         capture: Vec<Capture>,
         timeout: Duration,
+    },
+    /// Answers the request held by the named `expect_request`.
+    Respond {
+        to: String,
+        reply: Reply,
     },
     Paginate(PaginateStep),
     ForEach {
@@ -202,8 +215,8 @@ pub struct RequestStep {
     pub wait: bool,
     pub answers: Vec<ScriptedAnswer>,
     pub expect: Option<ResponseCheck>,
-    /// Unmet: the rest of the scenario is not-applicable.
-    pub require: Option<ResponseCheck>,
+    /// `expect` is a precondition: unmet, the rest is not-observed.
+    pub require: bool,
     pub tamper_request_state: bool,
     pub capture: Vec<Capture>,
     pub timeout: Duration,
@@ -238,6 +251,17 @@ pub enum ResponseExpect {
     AnyOf(Vec<ResponseCheck>),
     /// No response may arrive within the budget.
     NoResponse,
+}
+
+impl ResponseExpect {
+    /// Whether no response at all meets it (`none`, or an `any_of` offering it).
+    pub fn admits_silence(&self) -> bool {
+        match self {
+            ResponseExpect::NoResponse => true,
+            ResponseExpect::AnyOf(alternatives) => alternatives.iter().any(|a| a.expect.admits_silence()),
+            _ => false,
+        }
+    }
 }
 
 /// A notification to look for.

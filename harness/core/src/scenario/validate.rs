@@ -55,6 +55,8 @@ pub fn validate(source: &SourceFile, parsed: file::ScenarioFile) -> Result<Scena
         default_requirement: String::new(),
         defined: BTreeSet::new(),
         subscriptions: BTreeSet::new(),
+        sent: BTreeSet::new(),
+        held: BTreeSet::new(),
         role,
         backend_names: parsed.backends.keys().cloned().collect(),
         in_backend: false,
@@ -155,6 +157,10 @@ struct Validator<'a> {
     defined: BTreeSet<String>,
     /// Subscriptions made by the steps seen so far.
     subscriptions: BTreeSet<String>,
+    /// Names of the requests sent so far (for `since`).
+    sent: BTreeSet<String>,
+    /// Names of the peer's requests held so far (for `respond`).
+    held: BTreeSet<String>,
     role: file::Role,
     /// `role: gateway`: the names under `backends`.
     backend_names: BTreeSet<String>,
@@ -523,9 +529,14 @@ impl Validator<'_> {
                         }
                     })
                     .collect();
+                let since = e.since.as_ref().map(|name| {
+                    self.known_name(name, Named::Sent);
+                    name.value.clone()
+                });
                 model::StepKind::ExpectNotifications {
                     patterns,
                     order: e.order,
+                    since,
                     within: self.millis(e.within_ms, STEP_TIMEOUT, span),
                     tag: self.tag(e.level.as_ref(), e.requirement.as_ref(), span),
                 }
@@ -537,15 +548,26 @@ impl Validator<'_> {
                 tag: self.tag(e.level.as_ref(), e.requirement.as_ref(), span),
             },
             file::Step::ExpectRequest(e) if e.backend.is_some() => self.backend_expect_request(e, span),
-            file::Step::ExpectRequest(e) => model::StepKind::ExpectRequest {
-                method: e.method.value.clone(),
-                params: e.params.as_ref().and_then(|p| self.matcher(p)),
-                within: self.millis(e.within_ms, STEP_TIMEOUT, span),
-                tag: self.tag(e.level.as_ref(), e.requirement.as_ref(), span),
-            },
+            file::Step::ExpectRequest(e) => {
+                let params = e.params.as_ref().and_then(|p| self.matcher(p));
+                if let Some(name) = &e.name {
+                    self.defined.insert(name.value.clone());
+                    self.held.insert(name.value.clone());
+                }
+                model::StepKind::ExpectRequest {
+                    method: e.method.value.clone(),
+                    params,
+                    within: self.millis(e.within_ms, STEP_TIMEOUT, span),
+                    name: e.name.as_ref().map(|n| n.value.clone()),
+                    require: e.require,
+                    tag: self.tag(e.level.as_ref(), e.requirement.as_ref(), span),
+                }
+            }
+            file::Step::Respond(r) => self.respond(r, span),
             file::Step::Await(a) => model::StepKind::Await {
                 request: a.request.value.clone(),
                 expect: a.expect.as_ref().map(|e| self.response(e, None)),
+                require: a.require,
                 capture: self.captures(&a.capture),
                 timeout: self.millis(a.timeout_ms, STEP_TIMEOUT, span),
             },
@@ -698,10 +720,18 @@ impl Validator<'_> {
         let id = self.template(r.id.as_ref());
         let answers = r.answers.iter().map(|a| self.answer(a)).collect();
         let expect = r.expect.as_ref().map(|e| self.response(e, None));
-        let require = r.require.as_ref().map(|e| self.response(e, None));
+        if r.require && expect.is_none() {
+            self.error_help(
+                r.method.span,
+                "`require: true` needs an `expect` to require",
+                "nothing to require",
+                "give the response the scenario needs as `expect`, or remove `require`",
+            );
+        }
         if let Some(name) = &r.name {
             self.defined.insert(format!("{}.id", name.value));
             self.defined.insert(name.value.clone());
+            self.sent.insert(name.value.clone());
         }
         model::RequestStep {
             method: r.method.value.clone(),
@@ -712,12 +742,62 @@ impl Validator<'_> {
             wait: r.wait,
             answers,
             expect,
-            require,
+            require: r.require,
             tamper_request_state: r.tamper_request_state,
             capture: self.captures(&r.capture),
             timeout: self.millis(r.timeout_ms, STEP_TIMEOUT, span),
         }
     }
+
+    fn respond(&mut self, r: &file::RespondStep, span: Span) -> model::StepKind {
+        self.known_name(&r.to, Named::Held);
+        let reply = match (&r.result, &r.error) {
+            (Some(result), None) => {
+                self.template_variables(result);
+                Reply::Result(result.value.clone())
+            }
+            (None, Some(error)) => error_reply(error),
+            _ => {
+                self.error(span, "`respond` gives one of `result` or `error`", "here");
+                Reply::NoReply
+            }
+        };
+        model::StepKind::Respond {
+            to: r.to.value.clone(),
+            reply,
+        }
+    }
+
+    /// `name` refers to a request an earlier step named.
+    fn known_name(&mut self, name: &Located<String>, named: Named) {
+        let (known, kind, wanted) = match named {
+            Named::Sent => (&self.sent, "request", "a `request` step with this `name`"),
+            Named::Held => (
+                &self.held,
+                "held request",
+                "an `expect_request` step with this `name`",
+            ),
+        };
+        if known.contains(&name.value) {
+            return;
+        }
+        let help = if known.is_empty() {
+            format!("no earlier step names one; add {wanted}")
+        } else {
+            let names: Vec<&str> = known.iter().map(String::as_str).collect();
+            format!("{kind}s named so far: {}", names.join(", "))
+        };
+        let message = format!("no earlier {kind} is named `{}`", name.value);
+        self.error_help(name.span, message, "unknown name", help);
+    }
+}
+
+/// Which named requests a reference may name.
+enum Named {
+    /// Ours, sent by `request` steps.
+    Sent,
+    /// The peer's, held by `expect_request` steps.
+    Held,
 }
 
 /// The name a `subscribe` or `unsubscribe` step gives, or the default.

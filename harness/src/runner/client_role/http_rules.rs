@@ -141,6 +141,24 @@ fn posts(record: &HttpClientRecord) -> Vec<&InboundRequest> {
 
 /// Requests made once our `initialize` answer was out (the client knows
 /// the session id and the version from then on).
+/// The requests after a version was negotiated, or why there are none: a
+/// version answered that no client can speak leaves none to name (the
+/// client should leave, LIFE-006).
+fn after_negotiation(record: &HttpClientRecord) -> (Vec<&InboundRequest>, &'static str) {
+    let known = record
+        .version
+        .as_deref()
+        .is_some_and(|v| v.parse::<ProtocolVersion>().is_ok());
+    if known {
+        (
+            after_initialize(record),
+            "the client made no request after initialize",
+        )
+    } else {
+        (Vec::new(), "no version was negotiated")
+    }
+}
+
 fn after_initialize(record: &HttpClientRecord) -> Vec<&InboundRequest> {
     match record.answered_at {
         Some(answered) => record.requests.iter().filter(|r| r.at > answered).collect(),
@@ -223,7 +241,7 @@ fn session_id_repeated(record: &HttpClientRecord) -> Finding {
 
 /// HTTP-018 (MUST): once initialized, every request names a version.
 fn version_header_sent(record: &HttpClientRecord) -> Finding {
-    let later = after_initialize(record);
+    let (later, none) = after_negotiation(record);
     let mut finding = Finding::new(
         "requests after initialize carry MCP-Protocol-Version",
         "HTTP-018",
@@ -235,12 +253,12 @@ fn version_header_sent(record: &HttpClientRecord) -> Finding {
     {
         finding.problem(request, "no MCP-Protocol-Version".into());
     }
-    finding.over(&later, "the client made no request after initialize")
+    finding.over(&later, none)
 }
 
 /// HTTP-018 (SHOULD): the version named is the negotiated one.
 fn version_header_negotiated(record: &HttpClientRecord) -> Finding {
-    let later = after_initialize(record);
+    let (later, none) = after_negotiation(record);
     let mut finding = Finding::new(
         "MCP-Protocol-Version names the negotiated version",
         "HTTP-018",
@@ -257,7 +275,7 @@ fn version_header_negotiated(record: &HttpClientRecord) -> Finding {
             );
         }
     }
-    finding.over(&later, "the client made no request after initialize")
+    finding.over(&later, none)
 }
 
 /// HTTP-012 (the client's half): a GET on the endpoint accepts SSE.
@@ -381,6 +399,16 @@ mod tests {
         let cited = verdicts(&correct(), "HTTP-004, HTTP-005, HTTP-016, HTTP-017, HTTP-018");
         assert!(cited.iter().all(|(_, v)| *v == Verdict::Pass), "{cited:?}");
         assert_eq!(cited.len(), 6);
+    }
+
+    #[test]
+    fn no_version_is_asked_for_when_none_was_negotiated() {
+        let mut record = correct();
+        record.version = Some("1999-01-01".into());
+        record.requests.truncate(1);
+        record.requests.push(request(9, "DELETE", &[SESSION_ID]));
+        let found = verdicts(&record, "HTTP-018");
+        assert!(found.iter().all(|(_, v)| *v != Verdict::Fail), "{found:?}");
     }
 
     #[test]

@@ -20,7 +20,7 @@ use super::super::gateway::{Hub, TICK};
 use super::super::outcome::Check;
 use super::super::scenario::dotted;
 use super::super::verify::{apply_captures, check_matcher};
-use super::{Got, StepRunner, Stop};
+use super::{Got, Judge, StepRunner, Stop};
 
 /// Whether a step judges what arrived since the step before it started
 /// (a call's request reaches a backend while the front waits for its
@@ -159,7 +159,11 @@ impl<'s> StepRunner<'s> {
             sent.timeout.as_millis()
         );
         let waited = waited.map(|message| Got::Message(Received { index: 0, message }));
-        match self.judge_response(check_name, waited, sent.expect, &tag, missing) {
+        let judge = Judge {
+            expect: sent.expect,
+            require: false,
+        };
+        match self.judge_response(check_name, waited, judge, &tag, missing) {
             Ok(response) => {
                 apply_captures(sent.capture, &response, &mut self.ctx);
                 Stop::Done

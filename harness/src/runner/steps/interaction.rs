@@ -14,7 +14,7 @@ use tokio::time::Instant;
 
 use super::super::outcome::Check;
 use super::super::verify::summarize;
-use super::{StepRunner, Stop, Wait};
+use super::{Judge, StepRunner, Stop, Wait};
 
 const LISTEN: &str = "subscriptions/listen";
 const ACKNOWLEDGED: &str = "notifications/subscriptions/acknowledged";
@@ -252,13 +252,11 @@ impl StepRunner<'_> {
             "no response to {method} (id {id}) within {} ms",
             timeout.as_millis()
         );
-        match self.judge_response(
-            format!("response to {method}"),
-            waited,
-            Some(&expect),
-            tag,
-            missing,
-        ) {
+        let judge = Judge {
+            expect: Some(&expect),
+            require: false,
+        };
+        match self.judge_response(format!("response to {method}"), waited, judge, tag, missing) {
             Ok(_) => Stop::Done,
             Err(stop) => stop,
         }

@@ -93,6 +93,13 @@ impl Validator<'_> {
                 "`progress` or `wait: false` here",
             );
         }
+        if r.require {
+            self.error(
+                span,
+                "a backend's request takes no `require`",
+                "not for backend requests",
+            );
+        }
         let action = BackendAction::Request {
             method: r.method.value.clone(),
             params: self.template(r.params.as_ref()),
@@ -125,6 +132,20 @@ impl Validator<'_> {
         e: &file::ExpectRequestStep,
         span: Span,
     ) -> model::StepKind {
+        if let Some(name) = &e.name {
+            self.error(
+                name.span,
+                "a backend's expect_request takes no `name`",
+                "not for backends",
+            );
+        }
+        if e.require {
+            self.error(
+                span,
+                "a backend's expect_request takes no `require`",
+                "not for backends",
+            );
+        }
         let action = BackendAction::ExpectRequest {
             method: e.method.value.clone(),
             params: e.params.as_ref().and_then(|p| self.matcher(p)),
