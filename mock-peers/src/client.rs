@@ -21,7 +21,9 @@ use mcp_conform_core::wire::{Classified, Frame, RequestId, classify};
 use serde_json::{Map, Value, json};
 use tokio::time::Instant;
 
-pub use self::modern::{CLIENT_CAPABILITIES, CLIENT_INFO, Envelope, MAX_INPUT_ROUNDS, PROTOCOL_VERSION};
+pub use self::modern::Envelope;
+#[cfg(test)]
+use self::modern::PROTOCOL_VERSION;
 use crate::transport::{
     HttpClientRecord, HttpIncident, PeerExit, SessionFacts, Transport, TransportError, TransportEvent,
 };

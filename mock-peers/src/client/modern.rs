@@ -9,13 +9,13 @@ use mcp_conform_core::wire::RequestId;
 use serde_json::{Map, Value, json};
 
 /// The `_meta` keys of the envelope.
-pub const PROTOCOL_VERSION: &str = "io.modelcontextprotocol/protocolVersion";
-pub const CLIENT_CAPABILITIES: &str = "io.modelcontextprotocol/clientCapabilities";
-pub const CLIENT_INFO: &str = "io.modelcontextprotocol/clientInfo";
+pub(super) const PROTOCOL_VERSION: &str = "io.modelcontextprotocol/protocolVersion";
+const CLIENT_CAPABILITIES: &str = "io.modelcontextprotocol/clientCapabilities";
+const CLIENT_INFO: &str = "io.modelcontextprotocol/clientInfo";
 
 /// How many input rounds one request may take before the client gives up
 /// and keeps the last input-required result as the answer.
-pub const MAX_INPUT_ROUNDS: u32 = 4;
+const MAX_INPUT_ROUNDS: u32 = 4;
 
 /// The requests a server may answer with an input-required result
 /// (MRTR-001); for any other, such a result is the answer.
