@@ -1,19 +1,14 @@
 //! Which requirements the suite checks: cited by a scenario, by the frame
 //! checker or by the engine itself; not yet; or not automatable.
 
-use std::collections::BTreeSet;
 use std::fmt::Write as _;
-use std::sync::LazyLock;
 
 use mcp_conform_core::protocol::CHECKED_REQUIREMENTS;
 use mcp_conform_core::requirements::{CheckKind, Requirement, Role};
 use mcp_conform_core::scenario::Scenario;
 use mcp_conform_core::version::VersionSet;
-use regex::Regex;
 
 use crate::runner::ENGINE_REQUIREMENTS;
-
-static ID: LazyLock<Regex> = LazyLock::new(|| Regex::new(r"\b[A-Z]+-[0-9]{3}\b").expect("valid regex"));
 
 /// How a requirement is covered.
 #[derive(Debug, Clone, PartialEq)]
@@ -26,13 +21,6 @@ pub enum Coverage {
     NotAutomatable(String),
 }
 
-/// Every requirement ID a scenario cites, anywhere in its file.
-pub fn cited_by(scenario: &Scenario) -> BTreeSet<String> {
-    ID.find_iter(&scenario.source.text)
-        .map(|m| m.as_str().to_owned())
-        .collect()
-}
-
 /// The coverage of one requirement by these scenarios and the built-in checks.
 pub fn coverage(requirement: &Requirement, scenarios: &[Scenario]) -> Coverage {
     if requirement.check == CheckKind::Manual {
@@ -40,7 +28,7 @@ pub fn coverage(requirement: &Requirement, scenarios: &[Scenario]) -> Coverage {
     }
     let citing: Vec<String> = scenarios
         .iter()
-        .filter(|s| cited_by(s).contains(&requirement.id))
+        .filter(|s| s.cited.contains(&requirement.id))
         .map(|s| s.id.clone())
         .collect();
     let id = requirement.id.as_str();
@@ -137,5 +125,18 @@ mod tests {
             Some("https://modelcontextprotocol.io/specification/2025-11-25/basic/lifecycle")
         );
         assert_eq!(spec_page("schema.json `ModelPreferences`"), None);
+    }
+
+    /// An ID in prose or a comment covers nothing; `requirements` and an
+    /// expectation's own `requirement` do.
+    #[test]
+    fn only_cited_requirements_are_covered() {
+        let text = "id: t\ntitle: t\ndescription: unlike PING-001, nothing here pings\n\
+                    requirements: [TOOL-002]\nsteps:\n  # TOOL-007 is not checked\n  \
+                    - request: { method: tools/list, expect: { requirement: TOOL-003, result: {} } }\n";
+        let scenario = mcp_conform_core::scenario::load::load_str(std::path::Path::new("t.yaml"), text)
+            .expect("a valid scenario");
+        let cited: Vec<&str> = scenario.cited.iter().map(String::as_str).collect();
+        assert_eq!(cited, ["TOOL-002", "TOOL-003"]);
     }
 }

@@ -2,7 +2,7 @@
 //! compiled, replies built. The runner consumes only these types; every item
 //! keeps the [`Span`] of the YAML it came from, for located verdicts.
 
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, BTreeSet};
 use std::time::Duration;
 
 use serde_json::Value;
@@ -31,6 +31,9 @@ pub struct Scenario {
     /// Where the scenario's `id` is written.
     pub span: Span,
     pub requirements: Vec<String>,
+    /// Every requirement ID it checks: `requirements` and each expectation's
+    /// own `requirement` (never an ID merely mentioned in prose).
+    pub cited: BTreeSet<String>,
     pub versions: VersionSet,
     pub role: Role,
     pub requires: Preconditions,

@@ -53,6 +53,7 @@ pub fn validate(source: &SourceFile, parsed: file::ScenarioFile) -> Result<Scena
         source,
         diagnostics: Vec::new(),
         default_requirement: String::new(),
+        cited: BTreeSet::new(),
         defined: BTreeSet::new(),
         subscriptions: BTreeSet::new(),
         sent: BTreeSet::new(),
@@ -135,6 +136,7 @@ pub fn validate(source: &SourceFile, parsed: file::ScenarioFile) -> Result<Scena
         source: source.clone(),
         span: id_span,
         requirements: parsed.requirements.into_iter().map(|r| r.value).collect(),
+        cited: v.cited,
         versions,
         role,
         requires,
@@ -153,6 +155,8 @@ struct Validator<'a> {
     source: &'a SourceFile,
     diagnostics: Vec<Diagnostic>,
     default_requirement: String,
+    /// Every requirement ID the file names where a requirement belongs.
+    cited: BTreeSet<String>,
     /// Variables defined by the steps seen so far.
     defined: BTreeSet<String>,
     /// Subscriptions made by the steps seen so far.
@@ -203,6 +207,8 @@ impl Validator<'_> {
                 "not in the catalogue",
                 "`mcp-conform list --requirements` lists the known IDs",
             );
+        } else {
+            self.cited.insert(id.value.clone());
         }
     }
 
