@@ -356,9 +356,7 @@ fn run(args: RunArgs) -> u8 {
         .last()
         .copied()
         .unwrap_or(ProtocolVersion::LATEST_STATEFUL);
-    let jobs = args
-        .jobs
-        .unwrap_or_else(|| std::thread::available_parallelism().map_or(2, |n| n.get()));
+    let jobs = jobs_or_default(args.jobs);
     let judged = Judged {
         scenarios: &scenarios,
         config: &config,
@@ -377,6 +375,11 @@ fn spoken_versions(config: &RunConfig) -> Result<Vec<ProtocolVersion>, String> {
         .build()
         .map_err(|e| format!("could not start a runtime: {e}"))?;
     runtime.block_on(supported_versions(config))
+}
+
+/// `--jobs`, or one scenario at a time per core.
+pub(crate) fn jobs_or_default(jobs: Option<usize>) -> usize {
+    jobs.unwrap_or_else(|| std::thread::available_parallelism().map_or(2, |n| n.get()))
 }
 
 /// A run about to be judged: the selected scenarios and how to run them.

@@ -200,9 +200,7 @@ pub fn test_client(args: TestClientArgs) -> u8 {
     let mut config = RunConfig::new(Target::Client(ClientUnderTest::new(&args.command)));
     config.protocol = args.protocol;
     config.startup_timeout = Duration::from_secs(args.startup_timeout);
-    let jobs = args
-        .jobs
-        .unwrap_or_else(|| std::thread::available_parallelism().map_or(2, |n| n.get()));
+    let jobs = crate::cli::jobs_or_default(args.jobs);
     let judged = Judged {
         scenarios: &scenarios,
         config: &config,

@@ -22,8 +22,6 @@ use serde_json::{Map, Value, json};
 use tokio::time::Instant;
 
 pub use self::modern::Envelope;
-#[cfg(test)]
-use self::modern::PROTOCOL_VERSION;
 use crate::transport::{
     HttpClientRecord, HttpIncident, PeerExit, SessionFacts, Transport, TransportError, TransportEvent,
 };
@@ -553,6 +551,7 @@ impl ClientSession {
 mod tests {
     use super::*;
     use crate::transport::{StdioCommand, StdioTransport};
+    use mcp_conform_core::protocol::meta_key::PROTOCOL_VERSION;
 
     /// A peer that sends one request of its own, then echoes our request back as a result.
     const SCRIPT: &str = r#"sh -c 'read line; echo "{\"jsonrpc\":\"2.0\",\"method\":\"notifications/message\",\"params\":{}}"; echo "{\"jsonrpc\":\"2.0\",\"id\":7,\"method\":\"ping\"}"; read answer; echo "$answer" >&2; echo "{\"jsonrpc\":\"2.0\",\"id\":1,\"result\":{}}"; sleep 5'"#;

@@ -8,10 +8,7 @@ use std::collections::{HashMap, HashSet};
 use mcp_conform_core::wire::RequestId;
 use serde_json::{Map, Value, json};
 
-/// The `_meta` keys of the envelope.
-pub(super) const PROTOCOL_VERSION: &str = "io.modelcontextprotocol/protocolVersion";
-const CLIENT_CAPABILITIES: &str = "io.modelcontextprotocol/clientCapabilities";
-const CLIENT_INFO: &str = "io.modelcontextprotocol/clientInfo";
+use mcp_conform_core::protocol::meta_key::{CLIENT_CAPABILITIES, CLIENT_INFO, PROTOCOL_VERSION};
 
 /// How many input rounds one request may take before the client gives up
 /// and keeps the last input-required result as the answer.

@@ -6,12 +6,9 @@
 
 use serde_json::Value;
 
-/// `_meta` keys of the per-request protocol fields (2026-07-28).
-pub(crate) const PROTOCOL_VERSION: &str = "io.modelcontextprotocol/protocolVersion";
-pub(crate) const CLIENT_CAPABILITIES: &str = "io.modelcontextprotocol/clientCapabilities";
-pub(crate) const LOG_LEVEL: &str = "io.modelcontextprotocol/logLevel";
-pub(crate) const SERVER_INFO: &str = "io.modelcontextprotocol/serverInfo";
-pub(crate) const SUBSCRIPTION_ID: &str = "io.modelcontextprotocol/subscriptionId";
+pub(crate) use mcp_conform_core::protocol::meta_key::{
+    CLIENT_CAPABILITIES, LOG_LEVEL, PROTOCOL_VERSION, SERVER_INFO, SUBSCRIPTION_ID,
+};
 
 /// Methods that exist only in the stateless revision.
 const MODERN_ONLY: [&str; 2] = ["server/discover", "subscriptions/listen"];

@@ -10,6 +10,7 @@
 
 mod check;
 mod content;
+pub mod meta_key;
 mod model;
 pub mod official;
 pub mod shape;

@@ -13,6 +13,9 @@ use std::collections::HashMap;
 use serde_json::Value;
 
 use super::content::is_extension_id;
+use super::meta_key::{
+    CLIENT_CAPABILITIES, CLIENT_INFO, LOG_LEVEL, PROTOCOL_VERSION, SERVER_INFO, SUBSCRIPTION_ID,
+};
 use super::model::subscriptions::{FILTER_MEMBERS, RESOURCE_SUBSCRIPTIONS};
 use super::model::{
     LOG_LEVELS, MethodKind, capability_declared, input_requests, is_input_required, member_gates, method_in,
@@ -22,13 +25,6 @@ use crate::Level;
 use crate::json::pointer_member;
 use crate::version::ProtocolVersion;
 use crate::wire::RequestId;
-
-const PROTOCOL_VERSION: &str = "io.modelcontextprotocol/protocolVersion";
-const CLIENT_CAPABILITIES: &str = "io.modelcontextprotocol/clientCapabilities";
-const CLIENT_INFO: &str = "io.modelcontextprotocol/clientInfo";
-const LOG_LEVEL: &str = "io.modelcontextprotocol/logLevel";
-const SERVER_INFO: &str = "io.modelcontextprotocol/serverInfo";
-const SUBSCRIPTION_ID: &str = "io.modelcontextprotocol/subscriptionId";
 
 const LISTEN: &str = "subscriptions/listen";
 const ACKNOWLEDGED: &str = "notifications/subscriptions/acknowledged";

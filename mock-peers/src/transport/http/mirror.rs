@@ -7,11 +7,11 @@
 
 use std::collections::HashMap;
 
+use mcp_conform_core::protocol::meta_key::PROTOCOL_VERSION;
 use serde_json::Value;
 
 use super::headers::is_token_byte;
 
-const PROTOCOL_VERSION: &str = "io.modelcontextprotocol/protocolVersion";
 const SENTINEL_START: &str = "=?base64?";
 const SENTINEL_END: &str = "?=";
 

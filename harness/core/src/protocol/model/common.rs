@@ -1,6 +1,7 @@
 //! Building blocks shared by every area: scalars, `_meta`, identities,
 //! annotations, content blocks and resource contents.
 
+use crate::protocol::meta_key;
 use crate::protocol::shape::{Alt, Field, Named, SCHEMA_001, Shape, Tagged, Variant, Versions, opt, req};
 use crate::version::ProtocolVersion::*;
 
@@ -156,10 +157,10 @@ pub(super) static REQUEST_META: Shape = Shape::Named(&Named {
     requirement: "MODN-001",
     shape: Shape::Object(&[
         opt("progressToken", &PROGRESS_TOKEN),
-        req("io.modelcontextprotocol/protocolVersion", &STR).since(V2026_07_28),
-        req("io.modelcontextprotocol/clientCapabilities", &CLIENT_CAPABILITIES).since(V2026_07_28),
-        opt("io.modelcontextprotocol/clientInfo", &IMPLEMENTATION).since(V2026_07_28),
-        opt("io.modelcontextprotocol/logLevel", &LOGGING_LEVEL).since(V2026_07_28),
+        req(meta_key::PROTOCOL_VERSION, &STR).since(V2026_07_28),
+        req(meta_key::CLIENT_CAPABILITIES, &CLIENT_CAPABILITIES).since(V2026_07_28),
+        opt(meta_key::CLIENT_INFO, &IMPLEMENTATION).since(V2026_07_28),
+        opt(meta_key::LOG_LEVEL, &LOGGING_LEVEL).since(V2026_07_28),
     ]),
 });
 
@@ -175,13 +176,12 @@ pub(super) const SERVER_REQUEST_META_FIELD: Field = opt("_meta", &REQUEST_META).
 pub(super) const NOTIFICATION_META_FIELD: Field = opt("_meta", &NOTIFICATION_META);
 
 static NOTIFICATION_META: Shape =
-    Shape::Object(&[opt("io.modelcontextprotocol/subscriptionId", &REQUEST_ID).since(V2026_07_28)]);
+    Shape::Object(&[opt(meta_key::SUBSCRIPTION_ID, &REQUEST_ID).since(V2026_07_28)]);
 
 /// `_meta` of results.
 pub(super) const RESULT_META_FIELD: Field = opt("_meta", &RESULT_META);
 
-static RESULT_META: Shape =
-    Shape::Object(&[opt("io.modelcontextprotocol/serverInfo", &IMPLEMENTATION).since(V2026_07_28)]);
+static RESULT_META: Shape = Shape::Object(&[opt(meta_key::SERVER_INFO, &IMPLEMENTATION).since(V2026_07_28)]);
 
 /// `resultType` on every result from 2026-07-28. The official schema leaves
 /// it an open string; the spec lists two values. Its absence is judged by

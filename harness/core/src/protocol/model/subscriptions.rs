@@ -7,6 +7,7 @@ use super::common::{
     STR_ARRAY,
 };
 use super::{Flow, MethodSpec, notification, request};
+use crate::protocol::meta_key;
 use crate::protocol::shape::{Named, Shape, Versions, opt, req};
 use crate::version::ProtocolVersion::*;
 
@@ -34,8 +35,8 @@ static LISTEN_RESULT: Shape = Shape::Object(&[
     req(
         "_meta",
         &Shape::Object(&[
-            opt("io.modelcontextprotocol/serverInfo", &IMPLEMENTATION),
-            req("io.modelcontextprotocol/subscriptionId", &REQUEST_ID),
+            opt(meta_key::SERVER_INFO, &IMPLEMENTATION),
+            req(meta_key::SUBSCRIPTION_ID, &REQUEST_ID),
         ]),
     ),
     RESULT_TYPE_FIELD,
