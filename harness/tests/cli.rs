@@ -228,14 +228,36 @@ fn protocol_all_runs_each_scenario_on_every_version_the_server_speaks() {
         .unwrap();
     let stdout = stdout_of(&output);
     assert_eq!(output.status.code(), Some(0), "{stdout}");
-    for version in ["2024-11-05", "2025-03-26", "2025-06-18", "2025-11-25"] {
+    let read = |name: &str| std::fs::read_to_string(dir.path().join(name)).unwrap();
+    let (markdown, junit, html) = (read("report.md"), read("junit.xml"), read("report.html"));
+    let json: serde_json::Value = serde_json::from_str(&read("report.json")).unwrap();
+    let versions = [
+        "2024-11-05",
+        "2025-03-26",
+        "2025-06-18",
+        "2025-11-25",
+        "2026-07-28",
+    ];
+    let cases: Vec<&str> = json["cases"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|case| case["protocol_version"].as_str().unwrap())
+        .collect();
+    assert_eq!(cases, versions);
+    for version in versions {
         assert!(stdout.contains(&format!("tools.list@{version}")), "{stdout}");
         assert!(stdout.contains(&format!("\n  {version}   1 pass")), "{stdout}");
+        assert!(
+            markdown.contains(&format!("| {version} | 0 | 0 | 0 | 0 | 0 | 1 |")),
+            "{markdown}"
+        );
+        assert!(junit.contains(&format!("tools.list@{version}")), "{junit}");
+        assert!(
+            html.contains(&format!("<th>{version}</th>")),
+            "the matrix has a column per version"
+        );
     }
-    let markdown = std::fs::read_to_string(dir.path().join("report.md")).unwrap();
-    assert!(markdown.contains("### Protocol versions"), "{markdown}");
-    let junit = std::fs::read_to_string(dir.path().join("junit.xml")).unwrap();
-    assert!(junit.contains("tools.list@2024-11-05"), "{junit}");
     let unknown = mcp_conform()
         .args(["run", "--protocol", "2099-01-01"])
         .output()
