@@ -116,7 +116,7 @@ install_python() { pip_venv python "$PEERS/py" "mcp==$PY_MCP_VERSION"; }
 # venv, as it pins its own `mcp`.
 install_fastmcp() { pip_venv fastmcp "$PEERS/fastmcp" "fastmcp==$FASTMCP_VERSION"; }
 
-# Debian's chromium renders report.html in harness/tests/report_browser.rs. Installed
+# Debian's chromium renders report.html in harness/tests/reports.rs. Installed
 # with apt when missing and we are root with apt (as CI is); otherwise that test
 # skips visibly (outside CI).
 install_chromium() {

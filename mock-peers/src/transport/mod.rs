@@ -84,6 +84,15 @@ impl Transport {
         }
     }
 
+    /// As the mock server: serve the stateless era (2026-07-28+) from now
+    /// on. Only HTTP changes (POST only, no sessions, streams per request);
+    /// stdio carries the same messages either way.
+    pub fn serve_stateless(&mut self) {
+        if let Transport::HttpServer(server) = self {
+            server.serve_stateless();
+        }
+    }
+
     /// HTTP only: what a raw exchange within the session needs.
     pub fn http_facts(&self) -> Option<SessionFacts> {
         match self {

@@ -72,6 +72,8 @@ struct State {
     streams: HashMap<Origin, StreamFacts>,
     /// The end of the session was reported to the engine.
     closed: bool,
+    /// The stateless era (2026-07-28+) is served: no sessions, POST only.
+    stateless: bool,
 }
 
 /// The state behind the mock server, shared by its connections and the
@@ -99,6 +101,7 @@ impl Endpoint {
                 held: Vec::new(),
                 streams: HashMap::new(),
                 closed: false,
+                stateless: false,
             }),
         }
     }
@@ -109,6 +112,11 @@ impl Endpoint {
 
     fn elapsed(&self) -> Duration {
         self.started.elapsed()
+    }
+
+    /// Serves the stateless era (2026-07-28+) from now on.
+    pub fn serve_stateless(&self) {
+        self.state().stateless = true;
     }
 
     /// Everything seen of the client so far.

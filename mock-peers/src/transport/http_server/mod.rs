@@ -120,6 +120,11 @@ impl HttpServerTransport {
         &self.url
     }
 
+    /// Serves the stateless era (2026-07-28+) from now on.
+    pub fn serve_stateless(&mut self) {
+        self.endpoint.serve_stateless();
+    }
+
     /// Whether the client has made any HTTP request yet.
     pub fn contacted(&self) -> bool {
         self.endpoint.contacted()
