@@ -9,9 +9,12 @@
 //! In the stateless era ([`ClientSession::speak_stateless`]) the same
 //! answers travel differently: the input requests of an input-required
 //! result are offered to the handler like the peer's own requests, and the
-//! session retries the request with the answers (see [`modern`]).
+//! session retries the request with the answers (see [`modern`]). As the
+//! mock server of that era ([`ClientSession::serve_stateless`]) our requests
+//! travel inside results instead (see [`serving`]).
 
 mod modern;
+mod serving;
 
 use std::time::Duration;
 
@@ -22,6 +25,7 @@ use serde_json::{Map, Value, json};
 use tokio::time::Instant;
 
 pub use self::modern::Envelope;
+pub use self::serving::{AskFate, ServerFacts};
 use crate::transport::{
     HttpClientRecord, HttpIncident, PeerExit, SessionFacts, Transport, TransportError, TransportEvent,
 };
@@ -114,6 +118,8 @@ pub struct ClientSession {
     envelope: Option<Envelope>,
     /// Stateless era: our requests in flight and their retries.
     rounds: modern::Rounds,
+    /// As the mock server of the stateless era: what it asks and serves.
+    serving: Option<serving::Serving>,
 }
 
 impl ClientSession {
@@ -130,7 +136,30 @@ impl ClientSession {
             unclaimed: Vec::new(),
             envelope: None,
             rounds: modern::Rounds::default(),
+            serving: None,
         }
+    }
+
+    /// As the mock server, serves the stateless era from now on: our
+    /// requests go out inside results, notifications to listen streams.
+    pub fn serve_stateless(&mut self, facts: ServerFacts) {
+        self.transport.serve_stateless();
+        self.serving = Some(serving::Serving::new(facts));
+    }
+
+    /// As the mock server of the stateless era: whether the scenario still
+    /// has something to ask (requests that could carry it are held till then).
+    pub fn expect_asks(&mut self, expecting: bool) {
+        if let Some(serving) = &mut self.serving {
+            serving.expect_asks(expecting);
+        }
+    }
+
+    /// As the mock server of the stateless era: how our request `id` fared
+    /// when it did not come back answered.
+    pub fn ask_fate(&self, id: &Value) -> Option<AskFate> {
+        let id = RequestId::from_value(id)?;
+        self.serving.as_ref()?.fate(&id)
     }
 
     /// Speaks the stateless era from now on: every request carries
@@ -219,6 +248,14 @@ impl ClientSession {
         id: Option<Value>,
     ) -> Result<Value, TransportError> {
         let id = id.unwrap_or_else(|| self.next_id());
+        if let Some(serving) = self.serving.as_mut().filter(|s| s.asks_inside_results(method)) {
+            let carried = RequestId::from_value(&id).and_then(|rid| serving.ask(rid, method, params));
+            if let Some((carrier, result)) = carried {
+                self.send(&json!({"jsonrpc": "2.0", "id": carrier.to_value(), "result": result}))
+                    .await?;
+            }
+            return Ok(id);
+        }
         // `initialize` opens a legacy session: sent as a legacy client would
         // (a dual-era client falling back), without the envelope.
         let params = match self.envelope.as_ref().filter(|_| method != "initialize") {
@@ -273,13 +310,22 @@ impl ClientSession {
             .map(|_| ())
     }
 
-    /// Sends a notification.
+    /// Sends a notification; as the mock server of the stateless era, a
+    /// change notification goes to each listen stream that asked for it
+    /// (returns the last one's index).
     pub async fn notify(&mut self, method: &str, params: Option<Value>) -> Result<usize, TransportError> {
         let mut message = json!({"jsonrpc": "2.0", "method": method});
         if let Some(params) = params {
             message["params"] = params;
         }
-        self.send(&message).await
+        let Some(serving) = &self.serving else {
+            return self.send(&message).await;
+        };
+        let mut sent = None;
+        for copy in serving.outgoing(message).map_err(TransportError::Undeliverable)? {
+            sent = Some(self.send(&copy).await?);
+        }
+        sent.ok_or_else(|| TransportError::Undeliverable(format!("{method} had nowhere to go")))
     }
 
     /// Waits for the response to the request with this id.
@@ -407,6 +453,7 @@ impl ClientSession {
         mut found: impl FnMut(&mut Self) -> Option<T>,
     ) -> Result<T, WaitError> {
         loop {
+            self.release_held(handler).await?;
             if let Some(item) = found(self) {
                 return Ok(item);
             }
@@ -457,7 +504,15 @@ impl ClientSession {
             }
             Classified::Result { ref id, .. } => self.responses.push((Some(id.clone()), received(message))),
             Classified::Error { ref id, .. } => self.responses.push((id.clone(), received(message))),
-            Classified::Notification { .. } => self.notifications.push(received(message)),
+            Classified::Notification {
+                ref method,
+                ref params,
+            } => {
+                if let Some(serving) = &mut self.serving {
+                    serving.client_notification(method, params.as_ref());
+                }
+                self.notifications.push(received(message));
+            }
             Classified::Request { id, method, params } => {
                 let request = PeerRequest {
                     id,
@@ -466,11 +521,73 @@ impl ClientSession {
                     index,
                 };
                 self.peer_requests.push(request.clone());
+                if self.serving.is_some() {
+                    return self.serve(&request, handler).await;
+                }
                 let reply = handler.answer(&request);
                 self.answer(&request.id, reply).await?;
             }
             // Batches and invalid frames stay in the transcript for the checker.
             Classified::Batch(_) | Classified::Invalid(_) => {}
+        }
+        Ok(())
+    }
+
+    /// As the mock server of the stateless era: takes the input responses a
+    /// request of the client brings, then answers it (or holds it).
+    async fn serve(
+        &mut self,
+        request: &PeerRequest,
+        handler: &mut dyn RequestHandler,
+    ) -> Result<(), WaitError> {
+        let Some(serving) = &mut self.serving else {
+            return Ok(());
+        };
+        for (id, result) in serving.harvest(request) {
+            let message = json!({"jsonrpc": "2.0", "id": id.to_value(), "result": result});
+            let received = Received {
+                index: request.index,
+                message,
+            };
+            self.responses.push((Some(id), received));
+        }
+        match serving.decide(request) {
+            serving::Decision::Answer(reply) => self.answer(&request.id, reply).await,
+            serving::Decision::Hold => Ok(()),
+            serving::Decision::Listen(acknowledgement) => self
+                .send(&acknowledgement)
+                .await
+                .map(|_| ())
+                .map_err(|e| WaitError::Transport(e.to_string())),
+            serving::Decision::Script => self.script(request, handler).await,
+        }
+    }
+
+    /// Answers a request of the client's from the scenario's script, as a
+    /// server of the stateless era stamps its results.
+    async fn script(
+        &mut self,
+        request: &PeerRequest,
+        handler: &mut dyn RequestHandler,
+    ) -> Result<(), WaitError> {
+        let reply = handler.answer(request);
+        let reply = match &self.serving {
+            Some(serving) => serving.stamp_reply(&request.method, reply),
+            None => reply,
+        };
+        self.answer(&request.id, reply).await
+    }
+
+    /// Answers from the script the requests held for an ask that will not
+    /// come (the scenario has nothing more to ask).
+    async fn release_held(&mut self, handler: &mut dyn RequestHandler) -> Result<(), WaitError> {
+        let held = self
+            .serving
+            .as_mut()
+            .map(serving::Serving::release)
+            .unwrap_or_default();
+        for request in held {
+            self.script(&request, handler).await?;
         }
         Ok(())
     }

@@ -10,4 +10,5 @@ mod faults;
 pub mod reference;
 pub mod reference_client;
 pub mod reference_gateway;
+mod stateless_result;
 pub mod transport;

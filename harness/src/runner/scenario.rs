@@ -184,7 +184,9 @@ async fn drive<'s>(runner: &mut StepRunner<'s>, scenario: &'s Scenario, config: 
         let steps = &scenario.steps;
         let stop = runner.run_steps(steps).await;
         if scenario.role == Role::Client && stop == Stop::Done {
-            // The client under test goes on by itself: keep serving it until it leaves.
+            // The client under test goes on by itself: keep serving it until
+            // it leaves, its held requests answered now that nothing more is asked.
+            runner.session.expect_asks(false);
             runner.idle(client_role::LINGER, &[]).await;
         }
         stop

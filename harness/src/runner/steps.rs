@@ -11,7 +11,8 @@ use mcp_conform_core::scenario::model::{
 };
 use mcp_conform_core::version::{Era, ProtocolVersion};
 use mcp_conform_core::{Level, Verdict};
-use mcp_mock_peers::client::{ClientSession, PeerRequest, Received, WaitError};
+use mcp_mock_peers::client::{AskFate, ClientSession, PeerRequest, Received, WaitError};
+use mcp_mock_peers::transport::TransportError;
 use serde_json::{Value, json};
 use tokio::time::Instant;
 
@@ -214,6 +215,8 @@ impl<'s> StepRunner<'s> {
                 };
                 match self.session.notify(method, params).await {
                     Ok(_) => Stop::Done,
+                    // The stateless era's change notifications need a listen stream.
+                    Err(TransportError::Undeliverable(why)) => Stop::halted(Verdict::NotObserved, why),
                     Err(error) => {
                         self.peer_gone(&self.default_tag(step), &WaitError::Transport(error.to_string()))
                     }
@@ -448,10 +451,30 @@ impl<'s> StepRunner<'s> {
         let before = self.session.peer_requests().len();
         let waited = self.wait(Wait::Response(id), deadline, answers).await;
         self.check_required_answers(answers, before);
-        let missing = format!(
+        let mut missing = format!(
             "no response to {method} (id {id}) within {} ms",
             timeout.as_millis()
         );
+        if let Err(error) = &waited {
+            // Asked inside a result (the stateless era's mock server): was it carried?
+            match self.session.ask_fate(id) {
+                Some(AskFate::NeverCarried) => {
+                    let none = match error {
+                        WaitError::TimedOut => format!("none came within {} ms", timeout.as_millis()),
+                        other => format!("none came before this: {}", self.describe(other)),
+                    };
+                    let note = format!(
+                        "{method} travels inside the result of a tools/call, prompts/get or resources/read of the client's in {}, and {none} (the plan's `calls` ask for one)",
+                        self.version
+                    );
+                    return Stop::halted(Verdict::NotObserved, note);
+                }
+                Some(AskFate::LeftOut(times)) => missing.push_str(&format!(
+                    ": the client's retries left out its input response ({times} times)"
+                )),
+                None => {}
+            }
+        }
         if waited.is_ok() && self.session.tamper_requested(id) && !self.session.was_tampered(id) {
             let note = format!("{method} was answered without a requestState to tamper with");
             return Stop::halted(Verdict::NotApplicable, note);

@@ -212,4 +212,8 @@ pub enum TransportError {
     /// An HTTP exchange failed on our side or the server could not be reached.
     #[error("{0}")]
     Http(String),
+    /// As the mock server of the stateless era: the message has no way to
+    /// the client (a change notification no listen stream asked for).
+    #[error("{0}")]
+    Undeliverable(String),
 }

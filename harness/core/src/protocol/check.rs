@@ -19,6 +19,9 @@ use crate::wire::{Classified, Direction, Frame, Invalid, RequestId, classify};
 /// What an invalid request is recorded as, so that its error response matches.
 const INVALID_REQUEST: &str = "(invalid request)";
 
+/// The probe a dual-era client sends before anything else (MODN-009).
+const DISCOVER: &str = "server/discover";
+
 /// The methods checked before any version is known.
 const LIFECYCLE: [&str; 3] = ["initialize", "notifications/initialized", "ping"];
 
@@ -510,8 +513,10 @@ impl FrameChecker {
         let Some(spec) = method_in(name, version) else {
             // A request of ours for an unknown method probes the peer, which
             // should answer -32601; so does a stateless client's request for
-            // a legacy method (a dual-era client falling back, MODN-009).
-            let probe = sender == self.us || (sender == PeerRole::Client && version.era() == Era::Stateless);
+            // a legacy method (a dual-era client falling back, MODN-009), and
+            // a legacy client's `server/discover` (a dual-era client probing).
+            let probe = sender == self.us
+                || (sender == PeerRole::Client && (version.era() == Era::Stateless || name == DISCOVER));
             if !(probe && kind == MethodKind::Request) {
                 out.push(unknown_method(name, version));
             }
@@ -1206,6 +1211,17 @@ mod tests {
         assert_eq!(server.sent(result), []);
         assert_eq!(server.0.version(), Some(V2025_11_25));
         assert_eq!(server.received(r#"{"jsonrpc":"2.0","id":3,"method":"ping"}"#), []);
+    }
+
+    #[test]
+    fn a_legacy_server_hears_a_dual_era_clients_probe_without_complaint() {
+        let mut server = Session(FrameChecker::new(PeerRole::Server));
+        server.0.set_version(V2025_11_25);
+        assert_eq!(server.received(&stateless_request(1, "server/discover")), []);
+        let refused = r#"{"jsonrpc":"2.0","id":1,"error":{"code":-32601,"message":"Method not found"}}"#;
+        assert_eq!(server.sent(refused), []);
+        let other = server.received(&stateless_request(2, "mcp-conform/unknown"));
+        assert!(!other.is_empty(), "only the probe is excused");
     }
 
     #[test]

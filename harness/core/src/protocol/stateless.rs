@@ -16,7 +16,7 @@ use super::content::is_extension_id;
 use super::meta_key::{
     CLIENT_CAPABILITIES, CLIENT_INFO, LOG_LEVEL, PROTOCOL_VERSION, SERVER_INFO, SUBSCRIPTION_ID,
 };
-use super::model::subscriptions::{FILTER_MEMBERS, RESOURCE_SUBSCRIPTIONS};
+use super::model::subscriptions::{FILTER_MEMBERS, RESOURCE_SUBSCRIPTIONS, RESOURCE_UPDATED};
 use super::model::{
     LOG_LEVELS, MethodKind, capability_declared, input_requests, is_input_required, member_gates, method_in,
 };
@@ -28,7 +28,6 @@ use crate::wire::RequestId;
 
 const LISTEN: &str = "subscriptions/listen";
 const ACKNOWLEDGED: &str = "notifications/subscriptions/acknowledged";
-const RESOURCE_UPDATED: &str = "notifications/resources/updated";
 const LOG_MESSAGE: &str = "notifications/message";
 const PROGRESS: &str = "notifications/progress";
 const CANCELLED: &str = "notifications/cancelled";

@@ -11,8 +11,10 @@
 //!   stdin/stdout, for a client started by someone else; [`serve_http`]:
 //!   the same over HTTP (`serve --http ADDRESS`).
 //!
-//! Over HTTP the client's transport rules are judged too (`http_rules.rs`).
+//! Over HTTP the client's transport rules are judged too (`http_rules.rs`);
+//! the stateless era has no handshake to answer (`discovery.rs`).
 
+mod discovery;
 mod http_rules;
 mod relay;
 
@@ -25,7 +27,7 @@ use mcp_conform_core::Verdict;
 use mcp_conform_core::scenario::Scenario;
 use mcp_conform_core::scenario::model::{Reply, ServerModel};
 use mcp_conform_core::span::Span;
-use mcp_conform_core::version::{ProtocolVersion, VersionSet};
+use mcp_conform_core::version::{Era, ProtocolVersion, VersionSet};
 use mcp_mock_peers::client::{ClientSession, PeerRequest, RequestHandler, WaitError, default_reply};
 use mcp_mock_peers::transport::http_server::ClientDeparture;
 use mcp_mock_peers::transport::{HttpServerTransport, StdioCommand, StdioTransport, StreamTransport};
@@ -114,10 +116,7 @@ impl RequestHandler for InitializeHandler<'_> {
             .clone()
             .or_else(|| offered.map(|v| v.to_string()))
             .unwrap_or_else(|| self.fallback.to_string());
-        let info = server
-            .info
-            .clone()
-            .unwrap_or_else(|| json!({"name": "mcp-conform", "version": env!("CARGO_PKG_VERSION")}));
+        let info = server.info.clone().unwrap_or_else(mock_server_info);
         let mut result =
             json!({"protocolVersion": version, "capabilities": server.capabilities, "serverInfo": info});
         if let Some(instructions) = &server.instructions {
@@ -128,10 +127,20 @@ impl RequestHandler for InitializeHandler<'_> {
     }
 }
 
+/// How the mock server names itself unless the scenario says otherwise.
+fn mock_server_info() -> Value {
+    json!({"name": "mcp-conform", "version": env!("CARGO_PKG_VERSION")})
+}
+
 /// The server side of the handshake: the client must open with
 /// `initialize` (LIFE-001) whose params are complete (LIFE-002); we answer
 /// it, then the client must send `notifications/initialized` (LIFE-007).
+/// The stateless era has none: the client's first request stands in.
 pub async fn serve_handshake(runner: &mut StepRunner<'_>, config: &RunConfig) -> Handshaken {
+    if runner.is_stateless() {
+        let stdio = config.target.frames_on_stdio();
+        return discovery::serve_opening(runner, config, stdio).await;
+    }
     let scenario = runner.scenario;
     let deadline = Instant::now() + config.startup_timeout;
     let mut handler = InitializeHandler {
@@ -227,7 +236,9 @@ fn never_came(
     Handshaken::Stopped(Stop::Done)
 }
 
-/// LIFE-001: before `initialize`, the client sent nothing but pings.
+/// LIFE-001: before `initialize`, the client sent nothing but pings and
+/// the `server/discover` probe of a dual-era client (MODN-009), which a
+/// server of the handshake era refuses.
 pub(super) fn opens_with_initialize(transcript: &[mcp_conform_core::wire::Frame], span: Span) -> Check {
     use mcp_conform_core::wire::Direction;
     let name = "the connection opens with initialize";
@@ -241,7 +252,7 @@ pub(super) fn opens_with_initialize(transcript: &[mcp_conform_core::wire::Frame]
                 .unwrap_or("a response")
                 .to_owned()
         })
-        .find(|method| method != "ping");
+        .find(|method| method != "ping" && method != "server/discover");
     match first.as_deref() {
         Some("initialize") => Check::pass(name, "LIFE-001", Level::Must, span),
         other => Check::broken(
@@ -290,7 +301,7 @@ pub async fn run_client_scenario(
         version: Some(config.protocol),
         ..ScenarioOutcome::new(scenario)
     };
-    if let Some(note) = precondition(scenario, client.over_http) {
+    if let Some(note) = precondition(scenario, config, client.over_http) {
         return ScenarioOutcome::unrun(scenario, Verdict::NotApplicable, note);
     }
     let launched = if client.over_http {
@@ -303,7 +314,7 @@ pub async fn run_client_scenario(
         launched
     };
     let Launched {
-        session,
+        mut session,
         mut process,
         departure,
     } = match launched {
@@ -314,6 +325,7 @@ pub async fn run_client_scenario(
             return outcome;
         }
     };
+    serve_era(&mut session, scenario, config);
     let run = run_session(scenario, config, session, outcome, started, None);
     let mut outcome = match departure {
         Some(departure) => watched(run, &mut process, departure).await,
@@ -328,15 +340,32 @@ pub async fn run_client_scenario(
     outcome
 }
 
-/// Why a scenario does not apply to this client before it is started.
-fn precondition(scenario: &Scenario, over_http: bool) -> Option<String> {
+/// Why a scenario does not apply to this client before it is started. A
+/// run of the handshake era learns the version from `initialize`; one of
+/// the stateless era serves that era only.
+fn precondition(scenario: &Scenario, config: &RunConfig, over_http: bool) -> Option<String> {
     if scenario.role != mcp_conform_core::scenario::model::Role::Client {
         return Some("tests a server: run it with `mcp-conform run`".to_owned());
+    }
+    let version = config.protocol;
+    if version.era() == Era::Stateless && !scenario.versions.contains(version) {
+        return Some(format!(
+            "applies to {}; this run serves {version}",
+            scenario.versions
+        ));
     }
     let need = scenario.requires.transport.filter(|_| !over_http)?;
     Some(format!(
         "tests the {need} transport: the client must reach the mock server by {{url}}"
     ))
+}
+
+/// Makes the session serve the run's era: the stateless era has its own
+/// ways (the handshake era's are the session's own).
+fn serve_era(session: &mut ClientSession, scenario: &Scenario, config: &RunConfig) {
+    if config.protocol.era() == Era::Stateless {
+        discovery::serve_stateless(session, scenario, config.protocol);
+    }
 }
 
 /// A started client and the session with it.
@@ -456,9 +485,13 @@ async fn launch_http(
     config: &RunConfig,
     client: &ClientUnderTest,
 ) -> Result<Launched, LaunchError> {
-    let server = HttpServerTransport::bind("127.0.0.1:0")
+    let mut server = HttpServerTransport::bind("127.0.0.1:0")
         .await
         .map_err(|e| (e.to_string(), None))?;
+    if config.protocol.era() == Era::Stateless {
+        // Before the client's first request, which the era decides.
+        server.serve_stateless();
+    }
     let mut process = spawn_client(&client.command.replace("{url}", server.url()), scenario)?;
     let deadline = Instant::now() + config.startup_timeout;
     let never = format!("reached the mock server at {}", server.url());
@@ -489,9 +522,12 @@ pub async fn serve_http(
     address: &str,
     announce: impl FnOnce(&str),
 ) -> Result<ScenarioOutcome, String> {
-    let server = HttpServerTransport::bind(address)
+    let mut server = HttpServerTransport::bind(address)
         .await
         .map_err(|e| e.to_string())?;
+    if config.protocol.era() == Era::Stateless {
+        server.serve_stateless();
+    }
     announce(server.url());
     Ok(serve(scenario, config, ClientSession::new(server), true).await)
 }
@@ -499,12 +535,13 @@ pub async fn serve_http(
 async fn serve(
     scenario: &Scenario,
     config: &RunConfig,
-    session: ClientSession,
+    mut session: ClientSession,
     over_http: bool,
 ) -> ScenarioOutcome {
-    if let Some(note) = precondition(scenario, over_http) {
+    if let Some(note) = precondition(scenario, config, over_http) {
         return ScenarioOutcome::unrun(scenario, Verdict::NotApplicable, note);
     }
+    serve_era(&mut session, scenario, config);
     let outcome = ScenarioOutcome {
         version: Some(config.protocol),
         ..ScenarioOutcome::new(scenario)

@@ -1,17 +1,12 @@
-//! What every stateless result carries: its `resultType` (RPC-015), the
-//! server's identity in `_meta` (MODN-003), and on cacheable results how
-//! long and by whom they may be reused (CACHE-001).
+//! The reference server's stateless results: what every one carries
+//! (`crate::stateless_result`), with this server's identity and its caching
+//! choices.
 
-use serde_json::{Map, Value, json};
+use serde_json::{Map, Value};
 
 use super::meta::MODERN;
-use crate::reference::era::SERVER_INFO;
 use crate::reference::identity;
-
-/// `resultType` of a final result.
-const COMPLETE: &str = "complete";
-/// `resultType` of an interim result asking the client for input.
-const INPUT_REQUIRED: &str = "input_required";
+use crate::stateless_result;
 
 /// Every cacheable result is `public`: nothing here depends on who asks,
 /// and all pages of a list share it (CACHE-002).
@@ -30,47 +25,30 @@ pub(crate) fn ttl_ms(method: &str) -> Option<u64> {
     }
 }
 
-fn with_server_info(result: &mut Map<String, Value>) {
-    let meta = result.entry("_meta").or_insert_with(|| Value::Object(Map::new()));
-    if let Some(meta) = meta.as_object_mut() {
-        meta.insert(SERVER_INFO.to_owned(), identity::server_info(MODERN));
-    }
-}
-
 /// A final result.
 pub(crate) fn complete(result: Value) -> Value {
-    let Value::Object(mut result) = result else {
-        return result;
-    };
-    result.insert("resultType".to_owned(), json!(COMPLETE));
-    with_server_info(&mut result);
-    Value::Object(result)
+    stateless_result::complete(result, &identity::server_info(MODERN))
 }
 
 /// The final result of `method`, with the caching fields when it is cacheable.
 pub(crate) fn complete_for(method: &str, result: Value) -> Value {
-    let mut result = complete(result);
-    if let (Some(ttl), Some(members)) = (ttl_ms(method), result.as_object_mut()) {
-        members.insert("ttlMs".to_owned(), json!(ttl));
-        members.insert("cacheScope".to_owned(), json!(CACHE_SCOPE));
+    let result = complete(result);
+    match ttl_ms(method) {
+        Some(ttl) => stateless_result::cacheable(result, ttl, CACHE_SCOPE),
+        None => result,
     }
-    result
 }
 
 /// An interim result: the client answers `input_requests` (key → request)
 /// and retries with `request_state` echoed.
 pub(crate) fn input_required(input_requests: Map<String, Value>, request_state: String) -> Value {
-    let mut result = Map::new();
-    result.insert("resultType".to_owned(), json!(INPUT_REQUIRED));
-    result.insert("inputRequests".to_owned(), Value::Object(input_requests));
-    result.insert("requestState".to_owned(), json!(request_state));
-    with_server_info(&mut result);
-    Value::Object(result)
+    stateless_result::input_required(input_requests, request_state, &identity::server_info(MODERN))
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+    use serde_json::json;
 
     #[test]
     fn cacheable_results_carry_ttl_and_scope() {
@@ -80,7 +58,7 @@ mod tests {
             (listed["ttlMs"].clone(), listed["cacheScope"].clone()),
             (json!(0), json!("public"))
         );
-        assert!(listed["_meta"][SERVER_INFO]["name"].is_string());
+        assert!(listed["_meta"][crate::reference::era::SERVER_INFO]["name"].is_string());
         let called = complete_for("tools/call", json!({ "content": [] }));
         assert!(called.get("ttlMs").is_none() && called.get("cacheScope").is_none());
         let kept = complete(json!({ "_meta": { "x": 1 } }));

@@ -2,6 +2,8 @@
 //! filter; the server acknowledges the part it honours, then sends only
 //! those notifications, each tagged with the listen request's id.
 
+use serde_json::Value;
+
 use super::common::{
     BOOL, IMPLEMENTATION, NOTIFICATION_META_FIELD, REQUEST_ID, REQUEST_META_FIELD, RESULT_TYPE_FIELD,
     STR_ARRAY,
@@ -21,6 +23,22 @@ pub const FILTER_MEMBERS: [(&str, &str); 3] = [
 
 /// The filter member listing subscribed resource URIs.
 pub const RESOURCE_SUBSCRIPTIONS: &str = "resourceSubscriptions";
+
+/// The notification a `resourceSubscriptions` filter member turns on.
+pub const RESOURCE_UPDATED: &str = "notifications/resources/updated";
+
+/// Whether a listen stream opened with `filter` asked for notification
+/// `method` (about `params`); `None` for a notification that does not
+/// travel on listen streams.
+pub fn asks_for(filter: &Value, method: &str, params: Option<&Value>) -> Option<bool> {
+    if method == RESOURCE_UPDATED {
+        let uri = params.and_then(|p| p.get("uri"));
+        let listed = filter.get(RESOURCE_SUBSCRIPTIONS).and_then(Value::as_array);
+        return Some(uri.is_some_and(|uri| listed.is_some_and(|l| l.contains(uri))));
+    }
+    let (member, _) = FILTER_MEMBERS.iter().find(|(_, m)| *m == method)?;
+    Some(filter.get(member) == Some(&Value::Bool(true)))
+}
 
 static FILTER: Shape = Shape::Object(&[
     opt("toolsListChanged", &BOOL),
@@ -89,5 +107,33 @@ mod tests {
         );
         let ack = ACKNOWLEDGED.check_params(Some(&json!({"notifications": []})), V2026_07_28);
         assert_eq!(ack[0].requirement, "SUBS-001");
+    }
+
+    #[test]
+    fn a_filter_asks_for_the_lists_it_sets_and_the_resources_it_names() {
+        let filter = json!({"toolsListChanged": true, "promptsListChanged": false,
+            "resourceSubscriptions": ["file:///a"]});
+        assert_eq!(
+            asks_for(&filter, "notifications/tools/list_changed", None),
+            Some(true)
+        );
+        assert_eq!(
+            asks_for(&filter, "notifications/prompts/list_changed", None),
+            Some(false)
+        );
+        assert_eq!(
+            asks_for(&filter, "notifications/resources/list_changed", None),
+            Some(false)
+        );
+        let about = |uri: &str| json!({"uri": uri});
+        assert_eq!(
+            asks_for(&filter, RESOURCE_UPDATED, Some(&about("file:///a"))),
+            Some(true)
+        );
+        assert_eq!(
+            asks_for(&filter, RESOURCE_UPDATED, Some(&about("file:///b"))),
+            Some(false)
+        );
+        assert_eq!(asks_for(&filter, "notifications/progress", None), None);
     }
 }
