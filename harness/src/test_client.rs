@@ -8,7 +8,7 @@ use mcp_conform_core::version::ProtocolVersion;
 use mcp_mock_peers::reference_client::{self, ClientFault, Plan, ServerAddress};
 use mcp_mock_peers::transport::StdioCommand;
 
-use crate::cli::{GateArgs, Judged, exit, report_diagnostics};
+use crate::cli::{GateArgs, Judged, ProtocolChoice, exit, report_diagnostics};
 use crate::output;
 use crate::report;
 use crate::runner::{
@@ -58,9 +58,11 @@ pub struct TestClientArgs {
     /// Clients to run at once (default: the number of cores).
     #[arg(long, short)]
     pub jobs: Option<usize>,
-    /// The protocol version to answer when the client offers none we know.
-    #[arg(long, default_value = "2025-11-25")]
-    pub protocol: ProtocolVersion,
+    /// The protocol version to answer when the client offers none we know
+    /// (2026-07-28: serve the stateless era), or `all`: each scenario once
+    /// per version it applies to, answering `initialize` with that version.
+    #[arg(long, default_value = "2025-11-25", value_name = "VERSION|all")]
+    pub protocol: ProtocolChoice,
     /// Seconds the client has to start the server and send `initialize`.
     #[arg(long, default_value_t = 10)]
     pub startup_timeout: u64,
@@ -197,14 +199,22 @@ pub fn test_client(args: TestClientArgs) -> u8 {
         eprintln!("error: no `role: client` scenario selected; a run that tests nothing is not a pass");
         return exit::USAGE;
     }
-    let mut config = RunConfig::new(Target::Client(ClientUnderTest::new(&args.command)));
-    config.protocol = args.protocol;
+    let mut client = ClientUnderTest::new(&args.command);
+    let versions = match args.protocol {
+        ProtocolChoice::One(version) => vec![version],
+        ProtocolChoice::All => {
+            client.pinned = true;
+            ProtocolVersion::ALL.to_vec()
+        }
+    };
+    let mut config = RunConfig::new(Target::Client(client));
+    config.protocol = versions[0];
     config.startup_timeout = Duration::from_secs(args.startup_timeout);
     let jobs = crate::cli::jobs_or_default(args.jobs);
     let judged = Judged {
         scenarios: &scenarios,
         config: &config,
-        versions: vec![config.protocol],
+        versions,
         jobs,
         suite: report::suite(&scenarios),
         shard: None,

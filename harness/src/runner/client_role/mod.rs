@@ -38,11 +38,11 @@ use tokio::time::Instant;
 pub use http_rules::judge as judge_http;
 pub use relay::serve_connected;
 
-use super::RunConfig;
 use super::handshake::{Handshaken, capability_precondition};
 use super::outcome::{Check, ScenarioOutcome};
 use super::scenario::run_session;
 use super::steps::{StepRunner, Stop, Wait};
+use super::{RunConfig, Target};
 
 /// How long the mock server keeps serving a client after the last step
 /// before it ends the connection.
@@ -64,6 +64,9 @@ pub struct ClientUnderTest {
     pub serve_program: PathBuf,
     /// The client speaks HTTP to us (`{url}`, or `serve --http`).
     pub over_http: bool,
+    /// `initialize` is answered with the run's version whatever the client
+    /// offers (`--protocol all`: a case per version).
+    pub pinned: bool,
 }
 
 impl ClientUnderTest {
@@ -74,6 +77,7 @@ impl ClientUnderTest {
             command: command.to_owned(),
             serve_program: std::env::current_exe().unwrap_or_else(|_| PathBuf::from("mcp-conform")),
             over_http: command.contains("{url}"),
+            pinned: false,
         }
     }
 
@@ -143,9 +147,13 @@ pub async fn serve_handshake(runner: &mut StepRunner<'_>, config: &RunConfig) ->
     }
     let scenario = runner.scenario;
     let deadline = Instant::now() + config.startup_timeout;
+    let pinned = matches!(&config.target, Target::Client(client) if client.pinned);
     let mut handler = InitializeHandler {
         server: &scenario.server,
-        versions: scenario.versions,
+        versions: match pinned {
+            true => VersionSet::only(config.protocol),
+            false => scenario.versions,
+        },
         fallback: config.protocol,
         answered: None,
     };
