@@ -52,7 +52,7 @@ pub fn coverage(requirement: &Requirement, scenarios: &[Scenario]) -> Coverage {
 fn why_not_yet(requirement: &Requirement) -> &'static str {
     let id = requirement.id.as_str();
     if requirement.role == Role::Client {
-        "a client's duty: judged once the mock server tests clients"
+        "a client's duty no client scenario judges yet"
     } else if id.starts_with("HTTP-") {
         "an HTTP transport rule no scenario of scenarios/http reaches yet"
     } else if id.starts_with("TASK-") {
