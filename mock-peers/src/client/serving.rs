@@ -17,7 +17,7 @@ use std::collections::HashMap;
 
 use mcp_conform_core::protocol::errors::{METHOD_NOT_FOUND, UNSUPPORTED_PROTOCOL_VERSION};
 use mcp_conform_core::protocol::meta_key::{PROTOCOL_VERSION, SUBSCRIPTION_ID};
-use mcp_conform_core::protocol::{MethodKind, method_in, subscriptions};
+use mcp_conform_core::protocol::{MethodKind, REMOVED_METHODS, method_in, subscriptions};
 use mcp_conform_core::scenario::model::Reply;
 use mcp_conform_core::version::ProtocolVersion;
 use mcp_conform_core::wire::RequestId;
@@ -30,15 +30,6 @@ const DISCOVER: &str = "server/discover";
 const LISTEN: &str = "subscriptions/listen";
 const ACKNOWLEDGED: &str = "notifications/subscriptions/acknowledged";
 const CANCELLED: &str = "notifications/cancelled";
-
-/// Methods 2026-07-28 removed: a server of that era does not know them.
-const REMOVED: [&str; 5] = [
-    "initialize",
-    "ping",
-    "logging/setLevel",
-    "resources/subscribe",
-    "resources/unsubscribe",
-];
 
 /// How often one input request is asked again of a client whose retries
 /// leave it out, before the server stops asking.
@@ -262,7 +253,7 @@ impl Serving {
             let offered = request.params.as_ref().and_then(|p| p.get("protocolVersion"));
             return Decision::Answer(self.unsupported(offered.cloned().unwrap_or(Value::Null)));
         }
-        if REMOVED.contains(&method) {
+        if REMOVED_METHODS.contains(&method) {
             return Decision::Answer(Reply::Error {
                 code: METHOD_NOT_FOUND,
                 message: format!("{method} does not exist in {version}"),

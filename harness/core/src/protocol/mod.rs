@@ -24,6 +24,7 @@ pub use model::{
     capability_declared, errors, input_requests, is_input_required, member_gates, method, method_in, methods,
     methods_in, subscriptions,
 };
+pub use stateless::REMOVED_METHODS;
 pub use violation::Violation;
 
 /// Every requirement the frame checker cites (for coverage listings; a test

@@ -33,7 +33,7 @@ const PROGRESS: &str = "notifications/progress";
 const CANCELLED: &str = "notifications/cancelled";
 
 /// Methods 2026-07-28 removed; a modern server answers them -32601 (PING-002).
-const REMOVED: [&str; 4] = [
+pub const REMOVED_METHODS: [&str; 4] = [
     "ping",
     "logging/setLevel",
     "resources/subscribe",
@@ -335,7 +335,7 @@ impl Conversation {
         version: ProtocolVersion,
         out: &mut Vec<Violation>,
     ) {
-        if REMOVED.contains(&request.method.as_str()) {
+        if REMOVED_METHODS.contains(&request.method.as_str()) {
             let message = format!(
                 "`{}` does not exist in {version}, yet it was answered with a result",
                 request.method
