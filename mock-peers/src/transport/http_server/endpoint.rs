@@ -60,6 +60,13 @@ struct Held {
     about: Option<String>,
 }
 
+/// A POST's body: its text, parsed, and what it holds.
+struct PostBody {
+    text: String,
+    message: Value,
+    shape: BodyShape,
+}
+
 /// Where a frame of ours went.
 enum Placement {
     /// On a stream (with its sequence number there), or nowhere when no
@@ -274,11 +281,10 @@ impl Endpoint {
         let headers = request.headers().clone();
         self.admit(&headers)?;
         let text = read_body(request.into_body()).await?;
-        let Ok(message) = serde_json::from_str::<Value>(&text) else {
-            return Ok(self.unparsable(text, seen));
+        let PostBody { text, message, shape } = match self.parse_post(text, seen) {
+            Ok(body) => body,
+            Err(answer) => return Ok(*answer),
         };
-        seen.array = message.is_array();
-        let shape = BodyShape::of(&text);
         let mut state = self.state();
         let minted = shape.initialize && state.record.session_id.is_none() && !state.record.legacy;
         if shape.initialize && !minted && !headers.contains_key(SESSION_HEADER) {
@@ -430,12 +436,22 @@ impl Endpoint {
         Ok(response)
     }
 
-    /// A body that is not JSON: the frame checker judges it; the answer is
-    /// JSON-RPC's parse error.
-    fn unparsable(&self, text: String, seen: &InboundRequest) -> Response<Body> {
-        self.deliver(text.into_bytes(), seen, StatusCode::BAD_REQUEST);
-        let error = json!({"jsonrpc": "2.0", "id": null, "error": {"code": code::PARSE_ERROR, "message": "Parse error"}});
-        json_response(StatusCode::BAD_REQUEST, error.to_string())
+    /// The body of a POST on the endpoint, parsed (whether it is an array
+    /// goes on the record). One that is not JSON is answered here with
+    /// JSON-RPC's parse error (`Err`), and goes to the engine as it is for
+    /// the frame checker to judge.
+    fn parse_post(&self, text: String, seen: &mut InboundRequest) -> Result<PostBody, Box<Response<Body>>> {
+        let Ok(message) = serde_json::from_str::<Value>(&text) else {
+            self.deliver(text.into_bytes(), seen, StatusCode::BAD_REQUEST);
+            let error = json!({"jsonrpc": "2.0", "id": null, "error": {"code": code::PARSE_ERROR, "message": "Parse error"}});
+            return Err(Box::new(json_response(
+                StatusCode::BAD_REQUEST,
+                error.to_string(),
+            )));
+        };
+        seen.array = message.is_array();
+        let shape = BodyShape::of(&text);
+        Ok(PostBody { text, message, shape })
     }
 
     /// Hands the messages of a body (`text`, parsed as `message` when it is

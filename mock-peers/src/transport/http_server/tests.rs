@@ -264,11 +264,12 @@ async fn the_legacy_endpoint_names_where_to_post_and_answers_on_its_stream() {
     assert!(exit.description.contains("HTTP+SSE"), "{}", exit.description);
 }
 
-/// A stateless mock server.
-async fn stateless_server() -> HttpServerTransport {
+/// A stateless mock server, a client for it, and its URL.
+async fn stateless_server() -> (HttpServerTransport, reqwest::Client, String) {
     let mut server = server().await;
     server.serve_stateless();
-    server
+    let url = server.url().to_owned();
+    (server, reqwest::Client::new(), url)
 }
 
 const META: &str = r#""_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28"}"#;
@@ -352,9 +353,7 @@ async fn next_incident(server: &mut HttpServerTransport, within: Duration) -> Ht
 
 #[tokio::test]
 async fn the_stateless_era_serves_post_only_and_never_a_session() {
-    let mut server = stateless_server().await;
-    let client = reqwest::Client::new();
-    let url = server.url().to_owned();
+    let (mut server, client, url) = stateless_server().await;
     for method in [reqwest::Method::GET, reqwest::Method::DELETE] {
         let refused = client.request(method, &url).send().await.unwrap();
         assert_eq!(refused.status(), 405);
@@ -385,9 +384,7 @@ async fn the_stateless_era_serves_post_only_and_never_a_session() {
 
 #[tokio::test]
 async fn each_response_goes_on_the_stream_of_its_request_which_then_ends() {
-    let mut server = stateless_server().await;
-    let client = reqwest::Client::new();
-    let url = server.url().to_owned();
+    let (mut server, client, url) = stateless_server().await;
     let mut first = Events::post(&client, &url, &modern("1", "tools/list", "")).await;
     let mut second = Events::post(&client, &url, &modern("2", "prompts/list", "")).await;
     let _ = next_frame(&mut server).await;
@@ -410,9 +407,7 @@ async fn each_response_goes_on_the_stream_of_its_request_which_then_ends() {
 
 #[tokio::test]
 async fn notifications_go_on_the_stream_of_the_request_they_are_about() {
-    let mut server = stateless_server().await;
-    let client = reqwest::Client::new();
-    let url = server.url().to_owned();
+    let (mut server, client, url) = stateless_server().await;
     let filter = r#""notifications":{"toolsListChanged":true}"#;
     let mut listen = Events::post(&client, &url, &modern(r#""L""#, "subscriptions/listen", filter)).await;
     let call = r#"{"jsonrpc":"2.0","id":7,"method":"tools/call","params":{"name":"slow","arguments":{},"_meta":{"progressToken":"p","io.modelcontextprotocol/protocolVersion":"2026-07-28"}}}"#;
@@ -452,9 +447,7 @@ async fn notifications_go_on_the_stream_of_the_request_they_are_about() {
 
 #[tokio::test]
 async fn a_notification_no_stream_can_carry_waits_for_the_next_request() {
-    let mut server = stateless_server().await;
-    let client = reqwest::Client::new();
-    let url = server.url().to_owned();
+    let (mut server, client, url) = stateless_server().await;
     let log = json!({"jsonrpc": "2.0", "method": "notifications/message", "params": {"level": "info", "data": "x"}});
     assert_eq!(engine_sends(&mut server, log).await.as_deref(), Some("held"));
     let mut events = Events::post(&client, &url, &modern("1", "tools/list", "")).await;
@@ -463,9 +456,7 @@ async fn a_notification_no_stream_can_carry_waits_for_the_next_request() {
 
 #[tokio::test]
 async fn closing_a_stream_before_its_response_cancels_the_request() {
-    let mut server = stateless_server().await;
-    let client = reqwest::Client::new();
-    let url = server.url().to_owned();
+    let (mut server, client, url) = stateless_server().await;
     let call = modern("9", "tools/call", r#""name":"slow","arguments":{}"#);
     let events = Events::post(&client, &url, &call).await;
     let _ = next_frame(&mut server).await;
@@ -498,9 +489,7 @@ async fn closing_a_stream_before_its_response_cancels_the_request() {
 
 #[tokio::test]
 async fn a_stream_that_ends_with_its_response_cancels_nothing() {
-    let mut server = stateless_server().await;
-    let client = reqwest::Client::new();
-    let url = server.url().to_owned();
+    let (mut server, client, url) = stateless_server().await;
     let mut events = Events::post(&client, &url, &modern("3", "tools/list", "")).await;
     let _ = next_frame(&mut server).await;
     engine_sends(

@@ -16,9 +16,9 @@ use hyper::{Method, Request, Response, StatusCode};
 use mcp_conform_core::protocol::meta_key::SUBSCRIPTION_ID;
 use serde_json::Value;
 
-use super::{Endpoint, Placement, State, is_response};
+use super::{Endpoint, Placement, PostBody, State, is_response};
 use crate::reference::http::streams::Body;
-use crate::reference::http::{BodyShape, MCP_PATH, Refusal, not_allowed, read_body, status_only};
+use crate::reference::http::{MCP_PATH, Refusal, not_allowed, read_body, status_only};
 use crate::reference::jsonrpc::id_key;
 use crate::reference::sink::Origin;
 use crate::transport::http_server::InboundRequest;
@@ -53,11 +53,10 @@ impl Endpoint {
         seen: &mut InboundRequest,
     ) -> Result<Response<Body>, Refusal> {
         let text = read_body(request.into_body()).await?;
-        let Ok(message) = serde_json::from_str::<Value>(&text) else {
-            return Ok(self.unparsable(text, seen));
+        let PostBody { text, message, shape } = match self.parse_post(text, seen) {
+            Ok(body) => body,
+            Err(answer) => return Ok(*answer),
         };
-        seen.array = message.is_array();
-        let shape = BodyShape::of(&text);
         let mut state = self.state();
         remember_progress_tokens(&mut state, &message);
         let response = if shape.requests.is_empty() {
