@@ -12,7 +12,7 @@
 //! `tools/call` waiting on the client (elicitation, sampling, roots) or
 //! sleeping never blocks `ping` or other requests.
 
-mod base64;
+pub(crate) mod base64;
 mod completion;
 mod dispatch;
 mod dual;

@@ -4,6 +4,10 @@
 //! DELETE when it is done. These facts are not messages, so the frame
 //! checker never sees them.
 //!
+//! In the stateless era (2026-07-28+) there is no session and no version
+//! to negotiate: the headers each POST mirrors from its body are judged
+//! instead (`http_rules/stateless.rs`).
+//!
 //! A broken rule is a check wherever it is seen (the runner keeps SHOULDs
 //! of other scenarios as remarks). A kept rule is a passing check only in a
 //! scenario that cites it, and there a rule that could not be observed
@@ -18,6 +22,8 @@ use mcp_conform_core::{Level, Verdict};
 use mcp_mock_peers::transport::http_server::{HttpClientRecord, InboundRequest, MCP_PATH};
 
 use crate::runner::outcome::Check;
+
+mod stateless;
 
 /// At most this many offending requests are spelled out per rule.
 const SHOWN: usize = 5;
@@ -67,15 +73,18 @@ pub fn judge(
 ) -> Vec<Check> {
     let cited = |id: &str| scenario.requirements.iter().any(|r| r == id);
     let applies = |id: &str| catalogue().get(id).is_some_and(|r| r.applies_to(version));
-    let findings = [
-        posts_accept_both(record),
-        single_messages(record),
-        session_id_repeated(record),
-        version_header_sent(record),
-        version_header_negotiated(record),
-        get_accepts_sse(record),
-        session_deleted(record),
-    ];
+    let mut findings = vec![posts_accept_both(record), single_messages(record)];
+    if record.stateless {
+        findings.extend(stateless::findings(record, transcript));
+    } else {
+        findings.extend([
+            session_id_repeated(record),
+            version_header_sent(record),
+            version_header_negotiated(record),
+            get_accepts_sse(record),
+            session_deleted(record),
+        ]);
+    }
     findings
         .into_iter()
         .filter(|finding| applies(finding.requirement))
@@ -336,6 +345,8 @@ mod tests {
 
     use mcp_conform_core::scenario::load::load_str;
     use mcp_mock_peers::transport::PeerExit;
+    use mcp_mock_peers::transport::http::mirror::{ToolHeaders, learn_tools, mirrored};
+    use serde_json::{Value, json};
 
     use super::*;
 
@@ -362,6 +373,7 @@ mod tests {
             status: 200,
             array: false,
             refusal: None,
+            cancelled: false,
         }
     }
 
@@ -379,6 +391,7 @@ mod tests {
                 request(9, "DELETE", &[SESSION_ID, VERSION]),
             ],
             legacy: false,
+            stateless: false,
             session_id: Some(SESSION.into()),
             answered_at: Some(Duration::from_millis(2)),
             version: Some("2025-11-25".into()),
@@ -476,5 +489,158 @@ mod tests {
             verdicts(&record, "HTTP-016"),
             [("HTTP-016".to_owned(), Verdict::NotApplicable)]
         );
+    }
+
+    /// What a correct client does in the stateless era: it lists tools (one
+    /// with marked arguments, one whose `x-mcp-header` use is invalid),
+    /// calls the valid one with a value that is not header-safe, reads a
+    /// resource, and mirrors each body into its headers.
+    fn stateless_conversation() -> (HttpClientRecord, Vec<Frame>) {
+        let meta = json!({"io.modelcontextprotocol/protocolVersion": "2026-07-28"});
+        let listed = json!({"tools": [
+            {"name": "execute_sql", "inputSchema": {"type": "object", "properties": {
+                "region": {"type": "string", "x-mcp-header": "Region"},
+                "limit": {"type": "integer", "x-mcp-header": "Limit"},
+                "query": {"type": "string"}}}},
+            {"name": "ratio", "inputSchema": {"type": "object", "properties": {
+                "r": {"type": "number", "x-mcp-header": "R"}}}}]});
+        let mut tools = ToolHeaders::new();
+        learn_tools(&listed, &mut tools);
+        let messages = [
+            json!({"jsonrpc": "2.0", "id": 1, "method": "tools/list", "params": {"_meta": meta}}),
+            json!({"jsonrpc": "2.0", "id": 2, "method": "tools/call", "params": {"name": "execute_sql",
+                "arguments": {"region": "Hello, 世界", "limit": 42, "query": "SELECT 1"}, "_meta": meta}}),
+            json!({"jsonrpc": "2.0", "id": 3, "method": "resources/read", "params": {"uri": "file:///é", "_meta": meta}}),
+        ];
+        let mut record = HttpClientRecord {
+            stateless: true,
+            ..HttpClientRecord::default()
+        };
+        let mut transcript = Vec::new();
+        for (n, message) in (1..).zip(messages) {
+            let mut headers: Vec<(String, String)> = mirrored(&message, &tools);
+            headers.push((BOTH.0.into(), BOTH.1.into()));
+            let pairs: Vec<(&str, &str)> = headers.iter().map(|(k, v)| (k.as_str(), v.as_str())).collect();
+            let posted = request(n * 10, "POST", &pairs);
+            let mut frame = Frame::new(Direction::Received, message.to_string().into_bytes(), posted.at);
+            frame.meta.stream = Some(posted.label.clone());
+            record.requests.push(posted);
+            transcript.push(frame);
+            if n == 1 {
+                let answer = json!({"jsonrpc": "2.0", "id": 1, "result": listed});
+                transcript.push(Frame::new(
+                    Direction::Sent,
+                    answer.to_string().into_bytes(),
+                    Duration::ZERO,
+                ));
+            }
+        }
+        (record, transcript)
+    }
+
+    fn stateless_verdicts(
+        record: &HttpClientRecord,
+        transcript: &[Frame],
+        cited: &str,
+    ) -> Vec<(String, Verdict)> {
+        judge(record, ProtocolVersion::V2026_07_28, &scenario(cited), transcript)
+            .into_iter()
+            .map(|c| (c.requirement, c.verdict))
+            .collect()
+    }
+
+    const STATELESS_RULES: &str = "HTTP-004, HTTP-005, HTTP-016, HTTP-018, HTTP-020, HTTP-023, HTTP-024";
+
+    #[test]
+    fn a_correct_stateless_client_passes_the_header_rules_and_no_session_rule_is_asked() {
+        let (record, transcript) = stateless_conversation();
+        assert!(stateless_verdicts(&record, &transcript, "LIFE-001").is_empty());
+        let cited = stateless_verdicts(&record, &transcript, STATELESS_RULES);
+        let ids: Vec<&str> = cited.iter().map(|(id, _)| id.as_str()).collect();
+        assert_eq!(ids, ["HTTP-004", "HTTP-005", "HTTP-020", "HTTP-023", "HTTP-024"]);
+        assert!(cited.iter().all(|(_, v)| *v == Verdict::Pass), "{cited:?}");
+    }
+
+    /// The verdicts on the conversation once `post` (1: tools/list,
+    /// 2: tools/call, 3: resources/read) has `header` set to `value`
+    /// (removed when `None`).
+    fn with_header(post: usize, header: &str, value: Option<&str>) -> Vec<(String, Verdict)> {
+        let (mut record, transcript) = stateless_conversation();
+        let headers = &mut record.requests[post - 1].headers;
+        match value {
+            Some(value) => headers.insert(header.into(), value.into()),
+            None => headers.remove(header),
+        };
+        stateless_verdicts(&record, &transcript, "LIFE-001")
+    }
+
+    #[test]
+    fn each_standard_header_that_is_missing_or_disagrees_breaks_http_020() {
+        let fail = [("HTTP-020".to_owned(), Verdict::Fail)];
+        assert_eq!(with_header(1, "mcp-method", None), fail);
+        assert_eq!(with_header(1, "mcp-protocol-version", None), fail);
+        assert_eq!(with_header(2, "mcp-protocol-version", Some("2025-11-25")), fail);
+        assert_eq!(with_header(2, "mcp-name", Some("drop_tables")), fail);
+        assert_eq!(with_header(3, "mcp-name", Some("=?base64?!!?=")), fail);
+        assert_eq!(with_header(3, "mcp-name", None), fail);
+    }
+
+    #[test]
+    fn marked_arguments_must_be_mirrored_exactly_and_encoded_where_unsafe() {
+        let fail = [("HTTP-023".to_owned(), Verdict::Fail)];
+        assert_eq!(with_header(2, "mcp-param-region", None), fail);
+        assert_eq!(with_header(2, "mcp-param-region", Some("Hello, 世界")), fail);
+        assert_eq!(with_header(2, "mcp-param-limit", Some("43")), fail);
+        assert_eq!(with_header(3, "mcp-name", Some("file:///é")), fail);
+        assert!(
+            with_header(2, "mcp-param-limit", Some("42.0")).is_empty(),
+            "integers compare by value"
+        );
+        let (mut record, mut transcript) = stateless_conversation();
+        let call = &mut transcript[2];
+        let mut message: Value = serde_json::from_slice(&call.raw).unwrap();
+        message["params"]["arguments"]["limit"] = Value::Null;
+        call.raw = message.to_string().into_bytes();
+        assert_eq!(
+            stateless_verdicts(&record, &transcript, "LIFE-001"),
+            fail,
+            "a header for a null argument"
+        );
+        record.requests[1].headers.remove("mcp-param-limit");
+        assert!(stateless_verdicts(&record, &transcript, "LIFE-001").is_empty());
+    }
+
+    #[test]
+    fn calling_a_tool_whose_x_mcp_header_use_is_invalid_breaks_http_024() {
+        let (mut record, mut transcript) = stateless_conversation();
+        let call = json!({"jsonrpc": "2.0", "id": 4, "method": "tools/call", "params": {"name": "ratio",
+            "arguments": {"r": 0.5}, "_meta": {"io.modelcontextprotocol/protocolVersion": "2026-07-28"}}});
+        let headers = [
+            BOTH,
+            ("mcp-protocol-version", "2026-07-28"),
+            ("mcp-method", "tools/call"),
+            ("mcp-name", "ratio"),
+        ];
+        let posted = request(40, "POST", &headers);
+        let mut frame = Frame::new(Direction::Received, call.to_string().into_bytes(), posted.at);
+        frame.meta.stream = Some(posted.label.clone());
+        record.requests.push(posted);
+        transcript.push(frame);
+        assert_eq!(
+            stateless_verdicts(&record, &transcript, "LIFE-001"),
+            [("HTTP-024".to_owned(), Verdict::Fail)]
+        );
+    }
+
+    #[test]
+    fn header_rules_that_could_not_be_seen_say_so() {
+        let (mut record, mut transcript) = stateless_conversation();
+        transcript.truncate(2);
+        record.requests.truncate(1);
+        let cited = stateless_verdicts(&record, &transcript, "HTTP-023");
+        assert_eq!(cited, [("HTTP-023".to_owned(), Verdict::NotObserved)]);
+        transcript.truncate(1);
+        let cited = stateless_verdicts(&record, &transcript, "HTTP-024");
+        assert_eq!(cited, [("HTTP-024".to_owned(), Verdict::NotObserved)]);
     }
 }

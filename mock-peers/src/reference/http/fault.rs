@@ -12,12 +12,13 @@ use hyper::{Method, Response, StatusCode};
 use serde_json::Value;
 use tokio::sync::mpsc;
 
-use super::mirror::{self, METHOD_HEADER, NAME_HEADER, PARAM_PREFIX, VERSION_HEADER};
+use super::mirror::{METHOD_HEADER, NAME_HEADER, PARAM_PREFIX, VERSION_HEADER};
 use super::streams::{Body, EventBody};
 use super::{Inbound, MCP_PATH, event_stream, json_response, modern, status_only};
 use crate::reference::Fault;
 use crate::reference::era::PROTOCOL_VERSION;
 use crate::reference::tools;
+use crate::transport::http::mirror::encode;
 use crate::transport::http::sse::SseDecoder;
 
 /// How long `http-stream-left-open` holds a finished stream.
@@ -69,7 +70,7 @@ fn mirror_body(headers: &mut HeaderMap, body: &str) {
     let mut set = |name: &str, value: &str| {
         if let (Ok(name), Ok(value)) = (
             HeaderName::from_bytes(name.as_bytes()),
-            HeaderValue::from_str(&mirror::encode(value)),
+            HeaderValue::from_str(&encode(value)),
         ) {
             headers.insert(name, value);
         }

@@ -9,18 +9,15 @@
 use hyper::header::HeaderMap;
 use serde_json::{Map, Value};
 
-use crate::reference::base64;
 use crate::reference::era::PROTOCOL_VERSION;
 use crate::reference::jsonrpc::{RpcError, code};
 use crate::reference::tools;
+use crate::transport::http::mirror::{decode, same_value};
 
 pub(super) const VERSION_HEADER: &str = "mcp-protocol-version";
 pub(super) const METHOD_HEADER: &str = "mcp-method";
 pub(super) const NAME_HEADER: &str = "mcp-name";
 pub(super) const PARAM_PREFIX: &str = "mcp-param-";
-
-const SENTINEL_START: &str = "=?base64?";
-const SENTINEL_END: &str = "?=";
 
 fn mismatch(message: String) -> RpcError {
     RpcError::new(code::HEADER_MISMATCH, format!("Header mismatch: {message}"))
@@ -35,15 +32,7 @@ fn read(headers: &HeaderMap, name: &str) -> Result<String, RpcError> {
     let text = value
         .to_str()
         .map_err(|_| mismatch(format!("{name} holds characters a header value may not carry")))?;
-    let Some(encoded) = text
-        .strip_prefix(SENTINEL_START)
-        .and_then(|rest| rest.strip_suffix(SENTINEL_END))
-    else {
-        return Ok(text.to_owned());
-    };
-    base64::decode(encoded)
-        .and_then(|bytes| String::from_utf8(bytes).ok())
-        .ok_or_else(|| mismatch(format!("{name} is not valid =?base64?…?= UTF-8")))
+    decode(text).ok_or_else(|| mismatch(format!("{name} is not valid =?base64?…?= UTF-8")))
 }
 
 /// Compares a header with the body value it mirrors.
@@ -55,20 +44,6 @@ fn expect(headers: &HeaderMap, name: &str, body: &str) -> Result<(), RpcError> {
         )));
     }
     Ok(())
-}
-
-/// Whether a header value stands for an argument value: strings as they
-/// are, integers numerically (`42.0` is 42), booleans as `true`/`false`.
-fn same_value(header: &str, argument: &Value) -> bool {
-    match argument {
-        Value::String(text) => header == text,
-        Value::Bool(flag) => header == flag.to_string(),
-        Value::Number(number) => header
-            .trim()
-            .parse::<f64>()
-            .is_ok_and(|parsed| number.as_f64() == Some(parsed)),
-        _ => false,
-    }
 }
 
 /// Checks the mirrored headers of a request for `method` with `params`.
@@ -133,28 +108,13 @@ fn check_parameters(headers: &HeaderMap, params: &Map<String, Value>) -> Result<
     Ok(())
 }
 
-/// A value as a client puts it in a header: itself when header-safe, else
-/// the base64 sentinel form.
-pub(super) fn encode(value: &str) -> String {
-    let printable = value.bytes().all(|b| (0x20..=0x7e).contains(&b));
-    let padded = value.starts_with(' ') || value.ends_with(' ');
-    let looks_encoded = value.starts_with(SENTINEL_START) && value.ends_with(SENTINEL_END);
-    if printable && !padded && !looks_encoded {
-        value.to_owned()
-    } else {
-        format!(
-            "{SENTINEL_START}{}{SENTINEL_END}",
-            base64::encode(value.as_bytes())
-        )
-    }
-}
-
 #[cfg(test)]
 mod tests {
     use hyper::header::HeaderValue;
     use serde_json::json;
 
     use super::*;
+    use crate::transport::http::mirror::encode;
 
     fn headers(pairs: &[(&str, &str)]) -> HeaderMap {
         let mut map = HeaderMap::new();
@@ -226,19 +186,5 @@ mod tests {
         assert!(check(&sent, "tools/call", &params).is_ok());
         let garbled = with(&[("mcp-param-region", "=?base64?!!?=")]);
         assert_eq!(check(&garbled, "tools/call", &params).unwrap_err().code, -32020);
-        assert_eq!(encode(" padded "), "=?base64?IHBhZGRlZCA=?=");
-        assert_eq!(
-            encode("=?base64?literal?="),
-            "=?base64?PT9iYXNlNjQ/bGl0ZXJhbD89?="
-        );
-        assert_eq!(encode("us-west1"), "us-west1");
-    }
-
-    #[test]
-    fn values_compare_by_type() {
-        assert!(same_value("42.0", &json!(42)));
-        assert!(same_value("true", &json!(true)));
-        assert!(!same_value("True", &json!(true)));
-        assert!(!same_value("42", &json!("x")));
     }
 }

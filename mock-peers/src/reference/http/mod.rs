@@ -301,6 +301,24 @@ pub(crate) fn event_stream(body: streams::EventBody) -> Response<Body> {
     response
 }
 
+/// An SSE response that proxies must not buffer (2026-07-28 streams).
+pub(crate) fn unbuffered_event_stream(body: streams::EventBody) -> Response<Body> {
+    let mut response = event_stream(body);
+    response
+        .headers_mut()
+        .insert("x-accel-buffering", HeaderValue::from_static("no"));
+    response
+}
+
+/// 405 for a method the endpoint does not serve, naming those it does.
+pub(crate) fn not_allowed(allow: &'static str) -> Response<Body> {
+    let mut response = status_only(StatusCode::METHOD_NOT_ALLOWED);
+    response
+        .headers_mut()
+        .insert(header::ALLOW, HeaderValue::from_static(allow));
+    response
+}
+
 pub(crate) fn header_str<'a>(headers: &'a HeaderMap, name: &str) -> Option<&'a str> {
     headers.get(name).and_then(|value| value.to_str().ok())
 }
@@ -396,16 +414,11 @@ impl Shared {
         let speaks_modern = modern::speaks_modern(&parts.headers, &body);
         match (parts.method.clone(), parts.uri.path()) {
             (Method::POST, MCP_PATH) => self.post(&parts.headers, body).await,
-            (Method::GET | Method::DELETE, MCP_PATH) if speaks_modern => modern::not_allowed(),
+            // No stream to open and no session to end in 2026-07-28.
+            (Method::GET | Method::DELETE, MCP_PATH) if speaks_modern => not_allowed("POST"),
             (Method::GET, MCP_PATH) => self.get(&parts.headers),
             (Method::DELETE, MCP_PATH) => self.delete(&parts.headers),
-            (_, MCP_PATH) => {
-                let mut response = status_only(StatusCode::METHOD_NOT_ALLOWED);
-                response
-                    .headers_mut()
-                    .insert(header::ALLOW, HeaderValue::from_static("GET, POST, DELETE"));
-                response
-            }
+            (_, MCP_PATH) => not_allowed("GET, POST, DELETE"),
             (Method::GET, SSE_PATH) => self.legacy_open(),
             (Method::POST, MESSAGES_PATH) => self.legacy_post(&parts, &body).await,
             (_, SSE_PATH | MESSAGES_PATH) => status_only(StatusCode::METHOD_NOT_ALLOWED),

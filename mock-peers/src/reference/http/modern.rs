@@ -15,7 +15,7 @@
 use std::sync::Arc;
 
 use bytes::Bytes;
-use hyper::header::{self, HeaderMap, HeaderValue};
+use hyper::header::HeaderMap;
 use hyper::{Response, StatusCode};
 use mcp_conform_core::version::{Era, ProtocolVersion};
 use serde_json::Value;
@@ -23,7 +23,7 @@ use tokio::sync::mpsc;
 
 use super::mirror::{self, VERSION_HEADER};
 use super::streams::{Body, EventBody, sse_event};
-use super::{header_str, json_response, status_only};
+use super::{header_str, json_response, status_only, unbuffered_event_stream};
 use crate::reference::era;
 use crate::reference::fault::{Emit, FaultLayer};
 use crate::reference::jsonrpc::{self, Incoming, RpcError, code};
@@ -37,16 +37,6 @@ pub(super) fn speaks_modern(headers: &HeaderMap, body: &str) -> bool {
         .and_then(|v| v.parse::<ProtocolVersion>().ok())
         .is_some_and(|v| v.era() == Era::Stateless);
     header || serde_json::from_str::<Value>(body).is_ok_and(|message| era::is_modern_request(&message))
-}
-
-/// GET or DELETE on the endpoint: there is no stream to open and no
-/// session to end in 2026-07-28.
-pub(super) fn not_allowed() -> Response<Body> {
-    let mut response = status_only(StatusCode::METHOD_NOT_ALLOWED);
-    response
-        .headers_mut()
-        .insert(header::ALLOW, HeaderValue::from_static("POST"));
-    response
 }
 
 /// Frames of one POST, after its fault layer.
@@ -169,7 +159,7 @@ async fn answer_whole(mut rx: mpsc::UnboundedReceiver<Emit>, status: StatusCode)
                 let _ = events.send(event(emit));
             }
             drop(events);
-            event_stream(EventBody::from_channel(rx))
+            unbuffered_event_stream(EventBody::from_channel(rx))
         }
     }
 }
@@ -190,7 +180,7 @@ fn stream(mut rx: mpsc::UnboundedReceiver<Emit>, connection: Arc<Connection>, id
     let body = EventBody::from_channel(body).on_drop(move || {
         connection.cancel(&id);
     });
-    event_stream(body)
+    unbuffered_event_stream(body)
 }
 
 /// Whether `frame` is the response to request `id`.
@@ -205,13 +195,4 @@ fn event(emit: &Emit) -> Bytes {
         Emit::Raw(text) => text.clone(),
     };
     Bytes::from(sse_event(None, Some(&data)))
-}
-
-/// An SSE response that proxies must not buffer.
-fn event_stream(body: EventBody) -> Response<Body> {
-    let mut response = super::event_stream(body);
-    response
-        .headers_mut()
-        .insert("x-accel-buffering", HeaderValue::from_static("no"));
-    response
 }

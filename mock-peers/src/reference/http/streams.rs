@@ -17,6 +17,10 @@
 //!   (buffered until a GET opens it).
 //!
 //! A request stream ends once the responses to all its requests are sent.
+//!
+//! The mock server's stateless era (2026-07-28) has no standalone stream
+//! and no resumption: it picks each stream itself ([`Router::awaiting`],
+//! [`Router::route_on`]) and its events carry no ids.
 
 use std::collections::{HashMap, HashSet, VecDeque};
 use std::convert::Infallible;
@@ -149,6 +153,8 @@ pub(crate) enum ResumeError {
 pub(crate) struct Router {
     /// HTTP+SSE (2024-11-05): one stream for everything, events without ids.
     legacy: bool,
+    /// Events carry ids that `Last-Event-ID` can resume from.
+    resumable: bool,
     state: Mutex<Streams>,
 }
 
@@ -161,10 +167,20 @@ struct Streams {
 
 impl Router {
     pub fn new(legacy: bool) -> Router {
+        Router::with(legacy, !legacy)
+    }
+
+    /// The streams of the stateless era: request streams only, not resumable.
+    pub fn stateless() -> Router {
+        Router::with(false, false)
+    }
+
+    fn with(legacy: bool, resumable: bool) -> Router {
         let mut streams = HashMap::new();
         streams.insert(STANDALONE, Stream::new(HashSet::new()));
         Router {
             legacy,
+            resumable,
             state: Mutex::new(Streams {
                 next_origin: STANDALONE + 1,
                 streams,
@@ -301,6 +317,36 @@ impl Router {
         }
     }
 
+    /// The client stopped reading stream `origin`: the requests it still
+    /// awaited are given up (2026-07-28: the client cancelled them), and
+    /// their ids returned. None once the session is over (its end closed
+    /// the stream).
+    pub fn abandon(&self, origin: Origin) -> Vec<String> {
+        let mut state = self.state();
+        if state.ended {
+            return Vec::new();
+        }
+        match state.streams.get_mut(&origin) {
+            Some(stream) if !stream.finished => {
+                stream.finished = true;
+                stream.live = None;
+                let mut ids: Vec<String> = stream.pending.drain().collect();
+                ids.sort_unstable();
+                ids
+            }
+            _ => Vec::new(),
+        }
+    }
+
+    /// The unfinished request stream awaiting the response to request `id`.
+    pub fn awaiting(&self, id: &str) -> Option<Origin> {
+        self.state()
+            .streams
+            .iter()
+            .find(|(o, s)| **o != STANDALONE && !s.finished && s.pending.contains(id))
+            .map(|(o, _)| *o)
+    }
+
     /// The session is over: every stream ends.
     pub fn end(&self) {
         let mut state = self.state();
@@ -367,15 +413,7 @@ impl Router {
         let mut state = self.state.lock().expect("router lock");
         let target = self.target(&state, &kind, origin);
         let stream = state.streams.get_mut(&target)?;
-        let seq = stream.push(Some(data));
-        if let Some(live) = &stream.live {
-            let event = stream.log.back().expect("just pushed").clone();
-            if live.send(self.encode(target, &event)).is_ok() {
-                stream.delivered = seq;
-            } else {
-                stream.live = None;
-            }
-        }
+        let seq = self.put(stream, target, data);
         if let (Kind::Response { ids, whole, refusal }, true) = (&kind, target != STANDALONE) {
             ids.iter().for_each(|id| {
                 stream.pending.remove(id);
@@ -389,9 +427,33 @@ impl Router {
         Some((target, seq))
     }
 
-    /// The SSE event id of event `seq` on stream `origin` (none on HTTP+SSE).
+    /// Puts a notification on request stream `origin` itself, whatever it
+    /// is about; returns its sequence number there, unless that stream has
+    /// finished.
+    pub fn route_on(&self, origin: Origin, data: String) -> Option<u64> {
+        let mut state = self.state();
+        let stream = state.streams.get_mut(&origin).filter(|s| !s.finished)?;
+        Some(self.put(stream, origin, data))
+    }
+
+    /// Logs one event on `stream` and sends it to its reader, if any.
+    fn put(&self, stream: &mut Stream, origin: Origin, data: String) -> u64 {
+        let seq = stream.push(Some(data));
+        if let Some(live) = &stream.live {
+            let event = stream.log.back().expect("just pushed").clone();
+            if live.send(self.encode(origin, &event)).is_ok() {
+                stream.delivered = seq;
+            } else {
+                stream.live = None;
+            }
+        }
+        seq
+    }
+
+    /// The SSE event id of event `seq` on stream `origin` (none on HTTP+SSE
+    /// nor in the stateless era).
     pub fn event_id(&self, origin: Origin, seq: u64) -> Option<String> {
-        (!self.legacy).then(|| format!("{origin}-{seq}"))
+        self.resumable.then(|| format!("{origin}-{seq}"))
     }
 
     /// The newest request stream a connection is still reading, awaiting
@@ -547,6 +609,27 @@ mod tests {
         );
         let mut get = router.connect(STANDALONE, false, None).unwrap();
         assert!(drain(&mut get).contains("notifications/message"));
+    }
+
+    #[test]
+    fn stateless_streams_are_picked_by_request_and_abandoning_one_gives_up_its_requests() {
+        let router = Router::stateless();
+        let listen = router.open(HashSet::from([id_key(&json!("L"))]));
+        let call = router.open(HashSet::from([id_key(&json!(7))]));
+        let mut body = router.connect(listen, false, None).unwrap();
+        assert_eq!(router.awaiting(&id_key(&json!("L"))), Some(listen));
+        let seq = router.route_on(listen, r#"{"method":"notifications/tools/list_changed"}"#.into());
+        assert_eq!(router.event_id(listen, seq.unwrap()), None);
+        assert!(drain(&mut body).starts_with("event: message\ndata: {"));
+        assert_eq!(router.abandon(call), [id_key(&json!(7))]);
+        assert_eq!(router.awaiting(&id_key(&json!(7))), None);
+        assert_eq!(router.route_on(call, "{}".into()), None);
+        assert!(router.abandon(call).is_empty(), "given up once");
+        router.end();
+        assert!(
+            router.abandon(listen).is_empty(),
+            "the end of the session cancels nothing"
+        );
     }
 
     #[test]

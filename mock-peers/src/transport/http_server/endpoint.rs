@@ -9,6 +9,11 @@
 //! lacks a media type, a JSON array body): those are served, recorded, and
 //! judged afterwards, so that one slip of the client is one finding instead
 //! of a refused handshake and a cascade of misattributed ones.
+//!
+//! Once told to serve the stateless era (2026-07-28), it does so as
+//! `stateless.rs` says, with the same leniency.
+
+mod stateless;
 
 use std::collections::{BTreeMap, HashMap};
 use std::sync::atomic::{AtomicU64, Ordering};
@@ -17,7 +22,7 @@ use std::time::Duration;
 
 use bytes::Bytes;
 use hyper::body::Incoming;
-use hyper::header::{self, HeaderMap, HeaderValue};
+use hyper::header::{HeaderMap, HeaderValue};
 use hyper::{Method, Request, Response, StatusCode};
 use mcp_conform_core::version::ProtocolVersion;
 use mcp_conform_core::wire::{Direction, Frame, FrameMeta, RequestId};
@@ -29,8 +34,8 @@ use super::record::{HttpClientRecord, InboundRequest};
 use crate::reference::http::streams::{Body, EventBody, Router, STANDALONE};
 use crate::reference::http::{
     BodyShape, LAST_EVENT_ID, MCP_PATH, MESSAGES_PATH, Refusal, SESSION_HEADER, SSE_PATH, VERSION_HEADER,
-    event_stream, header_str, json_response, legacy_session_id, local_only, new_session_id, read_body,
-    status_only,
+    event_stream, header_str, json_response, legacy_session_id, local_only, new_session_id, not_allowed,
+    read_body, status_only, unbuffered_event_stream,
 };
 use crate::reference::jsonrpc::{code, id_key};
 use crate::reference::sink::Origin;
@@ -50,6 +55,25 @@ struct Held {
     since: Instant,
     /// Its id, when it is a request (the engine waits for its response).
     request: Option<RequestId>,
+    /// Stateless era: the client request it is about (as an [`id_key`]),
+    /// whose stream alone may carry it.
+    about: Option<String>,
+}
+
+/// A POST's body: its text, parsed, and what it holds.
+struct PostBody {
+    text: String,
+    message: Value,
+    shape: BodyShape,
+}
+
+/// Where a frame of ours went.
+enum Placement {
+    /// On a stream (with its sequence number there), or nowhere when no
+    /// stream may carry it any more.
+    Routed(Option<(Origin, u64)>),
+    /// Held until a stream can carry it.
+    Held { data: String, about: Option<String> },
 }
 
 /// The label and response headers of the HTTP answer carrying a stream.
@@ -74,6 +98,9 @@ struct State {
     closed: bool,
     /// The stateless era (2026-07-28+) is served: no sessions, POST only.
     stateless: bool,
+    /// Stateless era: the request (as an [`id_key`]) that asked for
+    /// progress under each token (as an [`id_key`]).
+    progress: HashMap<String, String>,
 }
 
 /// The state behind the mock server, shared by its connections and the
@@ -102,6 +129,7 @@ impl Endpoint {
                 streams: HashMap::new(),
                 closed: false,
                 stateless: false,
+                progress: HashMap::new(),
             }),
         }
     }
@@ -114,9 +142,13 @@ impl Endpoint {
         self.started.elapsed()
     }
 
-    /// Serves the stateless era (2026-07-28+) from now on.
+    /// Serves the stateless era (2026-07-28+) from now on (before the
+    /// client connects: streams open until then are forgotten).
     pub fn serve_stateless(&self) {
-        self.state().stateless = true;
+        let mut state = self.state();
+        state.stateless = true;
+        state.record.stateless = true;
+        state.router = Arc::new(Router::stateless());
     }
 
     /// Everything seen of the client so far.
@@ -144,22 +176,22 @@ impl Endpoint {
             status: 0,
             array: false,
             refusal: None,
+            cancelled: false,
         };
         let path = request.uri().path().to_owned();
+        let stateless = self.state().stateless;
         let answer = if let Err(why) = local_only(request.headers()) {
             Err(Refusal::new(StatusCode::FORBIDDEN, why))
+        } else if stateless {
+            Arc::clone(&self)
+                .stateless_request(request, &path, &mut seen)
+                .await
         } else {
             match (method, path.as_str()) {
                 (Method::POST, MCP_PATH) => self.post(request, &mut seen).await,
                 (Method::GET, MCP_PATH) => self.get(request.headers(), &seen.label),
                 (Method::DELETE, MCP_PATH) => self.delete(request.headers()),
-                (_, MCP_PATH) => {
-                    let mut response = status_only(StatusCode::METHOD_NOT_ALLOWED);
-                    response
-                        .headers_mut()
-                        .insert(header::ALLOW, HeaderValue::from_static("GET, POST, DELETE"));
-                    Ok(response)
-                }
+                (_, MCP_PATH) => Ok(not_allowed("GET, POST, DELETE")),
                 (Method::GET, SSE_PATH) => Arc::clone(&self).legacy_open(&seen.label),
                 (Method::POST, MESSAGES_PATH) => self.legacy_post(request, &mut seen).await,
                 _ => Err(Refusal::new(
@@ -174,7 +206,7 @@ impl Endpoint {
                 "{} {} was refused with {}: {}",
                 seen.label, seen.target, refused.status, refused.message
             );
-            self.incident(&seen.label, refused.status, description);
+            self.incident(&seen.label, Some(refused.status), Vec::new(), description);
             refused.response()
         });
         seen.status = response.status().as_u16();
@@ -188,12 +220,20 @@ impl Endpoint {
         format!("{}#{n}", method.as_str().to_ascii_lowercase())
     }
 
-    fn incident(&self, stream: &str, status: StatusCode, description: String) {
+    /// Tells the engine what happened on `stream` besides messages; the
+    /// engine stops waiting for the responses to our requests `unanswered`.
+    fn incident(
+        &self,
+        stream: &str,
+        status: Option<StatusCode>,
+        unanswered: Vec<RequestId>,
+        description: String,
+    ) {
         let _ = self.tx.send(TransportEvent::Http(HttpIncident {
             at: self.elapsed(),
             stream: stream.to_owned(),
-            status: Some(status.as_u16()),
-            unanswered: Vec::new(),
+            status: status.map(|s| s.as_u16()),
+            unanswered,
             post_failed: false,
             description,
         }));
@@ -241,14 +281,10 @@ impl Endpoint {
         let headers = request.headers().clone();
         self.admit(&headers)?;
         let text = read_body(request.into_body()).await?;
-        let Ok(message) = serde_json::from_str::<Value>(&text) else {
-            // Not JSON: the frame checker judges it; the answer is JSON-RPC's.
-            self.deliver(text.into_bytes(), seen, StatusCode::BAD_REQUEST);
-            let error = json!({"jsonrpc": "2.0", "id": null, "error": {"code": code::PARSE_ERROR, "message": "Parse error"}});
-            return Ok(json_response(StatusCode::BAD_REQUEST, error.to_string()));
+        let PostBody { text, message, shape } = match self.parse_post(text, seen) {
+            Ok(body) => body,
+            Err(answer) => return Ok(*answer),
         };
-        seen.array = message.is_array();
-        let shape = BodyShape::of(&text);
         let mut state = self.state();
         let minted = shape.initialize && state.record.session_id.is_none() && !state.record.legacy;
         if shape.initialize && !minted && !headers.contains_key(SESSION_HEADER) {
@@ -273,15 +309,7 @@ impl Endpoint {
         };
         let router = Arc::clone(&state.router);
         drop(state);
-        let status = response.status();
-        match message {
-            Value::Array(items) => {
-                for item in items {
-                    self.deliver(item.to_string().into_bytes(), seen, status);
-                }
-            }
-            _ => self.deliver(text.into_bytes(), seen, status),
-        }
+        self.deliver_each(text, Some(message), seen, response.status());
         if let Some(cancelled) = &shape.cancels {
             // Its response will not come: its stream may end without it.
             router.cancel(cancelled);
@@ -322,7 +350,8 @@ impl Endpoint {
     }
 
     /// The SSE answer carrying stream `origin` (with the session id, when
-    /// it is issued now); its label and headers go on our frames there.
+    /// it is issued now; unbuffered in the stateless era); its label and
+    /// headers go on our frames there.
     fn stream_answer(
         state: &mut State,
         origin: Origin,
@@ -332,7 +361,10 @@ impl Endpoint {
     ) -> Result<Response<Body>, Refusal> {
         let body =
             body.ok_or_else(|| Refusal::new(StatusCode::INTERNAL_SERVER_ERROR, "the stream could not open"))?;
-        let mut response = event_stream(body);
+        let mut response = match state.stateless {
+            true => unbuffered_event_stream(body),
+            false => event_stream(body),
+        };
         if let Some(id) = issued {
             let id = HeaderValue::from_str(&id).expect("session ids are visible ASCII");
             response.headers_mut().insert(SESSION_HEADER, id);
@@ -398,17 +430,41 @@ impl Endpoint {
         let text = read_body(request.into_body()).await?;
         let message = serde_json::from_str::<Value>(&text).ok();
         seen.array = message.as_ref().is_some_and(Value::is_array);
-        match message {
-            Some(Value::Array(items)) => {
-                for item in items {
-                    self.deliver(item.to_string().into_bytes(), seen, StatusCode::ACCEPTED);
-                }
-            }
-            _ => self.deliver(text.into_bytes(), seen, StatusCode::ACCEPTED),
-        }
+        self.deliver_each(text, message, seen, StatusCode::ACCEPTED);
         let mut response = Response::new(Body::Full(Some(Bytes::from_static(b"Accepted"))));
         *response.status_mut() = StatusCode::ACCEPTED;
         Ok(response)
+    }
+
+    /// The body of a POST on the endpoint, parsed (whether it is an array
+    /// goes on the record). One that is not JSON is answered here with
+    /// JSON-RPC's parse error (`Err`), and goes to the engine as it is for
+    /// the frame checker to judge.
+    fn parse_post(&self, text: String, seen: &mut InboundRequest) -> Result<PostBody, Box<Response<Body>>> {
+        let Ok(message) = serde_json::from_str::<Value>(&text) else {
+            self.deliver(text.into_bytes(), seen, StatusCode::BAD_REQUEST);
+            let error = json!({"jsonrpc": "2.0", "id": null, "error": {"code": code::PARSE_ERROR, "message": "Parse error"}});
+            return Err(Box::new(json_response(
+                StatusCode::BAD_REQUEST,
+                error.to_string(),
+            )));
+        };
+        seen.array = message.is_array();
+        let shape = BodyShape::of(&text);
+        Ok(PostBody { text, message, shape })
+    }
+
+    /// Hands the messages of a body (`text`, parsed as `message` when it is
+    /// JSON) to the engine: each item of an array, else the body as it is.
+    fn deliver_each(&self, text: String, message: Option<Value>, seen: &InboundRequest, status: StatusCode) {
+        match message {
+            Some(Value::Array(items)) => {
+                for item in items {
+                    self.deliver(item.to_string().into_bytes(), seen, status);
+                }
+            }
+            _ => self.deliver(text.into_bytes(), seen, status),
+        }
     }
 
     /// Hands one message of the client to the engine, with the HTTP facts
@@ -424,66 +480,89 @@ impl Endpoint {
         let _ = self.tx.send(TransportEvent::Frame(frame));
     }
 
-    /// Sends one frame of ours: a response on the stream of the POST that
-    /// carried its request; a request or notification on the standalone
-    /// stream when the client has it open, else on the stream of a client
-    /// request still being read, else held until one of those opens.
+    /// Sends one frame of ours (see [`Endpoint::place`], and in the
+    /// stateless era [`Endpoint::place_stateless`]).
     pub fn send(&self, raw: &[u8]) -> Frame {
         let mut frame = Frame::new(Direction::Sent, raw.to_vec(), self.elapsed());
         let data = String::from_utf8_lossy(raw).into_owned();
         let message: Value = serde_json::from_slice(raw).unwrap_or(Value::Null);
         let mut state = self.state();
+        let placed = match state.stateless {
+            true => Self::place_stateless(&state, data, &message),
+            false => Self::place(&mut state, data, &message, frame.at),
+        };
+        match placed {
+            Placement::Held { data, about } => {
+                let request = message.get("id").and_then(RequestId::from_value);
+                state.held.push(Held {
+                    data,
+                    message,
+                    since: Instant::now(),
+                    request,
+                    about,
+                });
+                frame.meta.stream = Some("held".into());
+            }
+            Placement::Routed(Some((origin, seq))) => {
+                if let Some(facts) = state.streams.get(&origin) {
+                    frame.meta = FrameMeta {
+                        http_status: Some(200),
+                        headers: facts.headers.clone(),
+                        sse_event_id: state.router.event_id(origin, seq),
+                        sse_event: Some("message".into()),
+                        stream: Some(facts.label.clone()),
+                    };
+                }
+            }
+            Placement::Routed(None) => {}
+        }
+        frame
+    }
+
+    /// Where a frame of ours goes in the eras with sessions: a response on
+    /// the stream of the POST that carried its request; a request or
+    /// notification on the standalone stream when the client has it open,
+    /// else on the stream of a client request still being read, else held
+    /// until one of those opens.
+    fn place(state: &mut State, data: String, message: &Value, at: Duration) -> Placement {
         let router = Arc::clone(&state.router);
-        let is_response = message.get("method").is_none() && message.get("id").is_some();
-        let routed = if is_response {
+        if is_response(message) {
             let id = message.get("id").map(id_key);
             if id.is_some() && id == state.initialize {
-                state.record.answered_at = Some(frame.at);
+                state.record.answered_at = Some(at);
                 state.record.version = message
                     .pointer("/result/protocolVersion")
                     .and_then(Value::as_str)
                     .map(str::to_owned);
             }
-            router.route(data, Some(&message), None)
-        } else {
-            let outlet = if state.record.legacy || router.standalone_open() {
-                Some(STANDALONE)
-            } else {
-                router.live_request_stream()
-            };
-            match outlet {
-                Some(origin) => router.route(data, Some(&message), Some(origin)),
-                None => {
-                    let request = message.get("id").and_then(RequestId::from_value);
-                    state.held.push(Held {
-                        data,
-                        message,
-                        since: Instant::now(),
-                        request,
-                    });
-                    frame.meta.stream = Some("held".into());
-                    return frame;
-                }
-            }
-        };
-        if let Some((origin, seq)) = routed
-            && let Some(facts) = state.streams.get(&origin)
-        {
-            frame.meta = FrameMeta {
-                http_status: Some(200),
-                headers: facts.headers.clone(),
-                sse_event_id: router.event_id(origin, seq),
-                sse_event: Some("message".into()),
-                stream: Some(facts.label.clone()),
-            };
+            return Placement::Routed(router.route(data, Some(message), None));
         }
-        frame
+        let outlet = if state.record.legacy || router.standalone_open() {
+            Some(STANDALONE)
+        } else {
+            router.live_request_stream()
+        };
+        match outlet {
+            Some(origin) => Placement::Routed(router.route(data, Some(message), Some(origin))),
+            None => Placement::Held { data, about: None },
+        }
     }
 
-    /// Routes what was held to `origin`, a stream about to be connected.
+    /// Routes what was held to `origin`, a stream about to be connected
+    /// (in the stateless era, what is about no request in particular).
     fn flush_held(state: &mut State, origin: Origin) {
-        for held in std::mem::take(&mut state.held) {
-            state.router.route(held.data, Some(&held.message), Some(origin));
+        let (flushed, kept) = std::mem::take(&mut state.held)
+            .into_iter()
+            .partition::<Vec<_>, _>(|held| held.about.is_none());
+        state.held = kept;
+        for held in flushed {
+            match state.stateless {
+                true => state.router.route_on(origin, held.data),
+                false => state
+                    .router
+                    .route(held.data, Some(&held.message), Some(origin))
+                    .map(|(_, seq)| seq),
+            };
         }
     }
 
@@ -496,6 +575,7 @@ impl Endpoint {
             .into_iter()
             .partition::<Vec<_>, _>(|held| now.duration_since(held.since) >= HOLD);
         state.held = kept;
+        let stateless = state.stateless;
         drop(state);
         for held in expired {
             let method = held
@@ -503,18 +583,14 @@ impl Endpoint {
                 .get("method")
                 .and_then(Value::as_str)
                 .unwrap_or("a message");
-            let description = format!(
-                "{method} could not be sent within {} ms: the client kept no stream open for the server's messages (no standalone GET stream, no request of its own in flight)",
-                HOLD.as_millis()
-            );
-            let _ = self.tx.send(TransportEvent::Http(HttpIncident {
-                at: self.elapsed(),
-                stream: "held".into(),
-                status: None,
-                unanswered: held.request.into_iter().collect(),
-                post_failed: false,
-                description,
-            }));
+            let why = match (&held.about, stateless) {
+                (Some(id), _) => format!("the stream of the client's request {id}, which it is about, is closed"),
+                (None, true) => "no request of the client's was in flight to carry it (2026-07-28 has no standalone stream)".into(),
+                (None, false) => "the client kept no stream open for the server's messages (no standalone GET stream, no request of its own in flight)".into(),
+            };
+            let description = format!("{method} could not be sent within {} ms: {why}", HOLD.as_millis());
+            let unanswered = held.request.into_iter().collect();
+            self.incident("held", None, unanswered, description);
         }
     }
 
@@ -550,6 +626,11 @@ impl Endpoint {
         state.closed = true;
         state.router.end();
     }
+}
+
+/// Whether `message` is a response (an id and no method).
+fn is_response(message: &Value) -> bool {
+    message.get("method").is_none() && message.get("id").is_some()
 }
 
 fn record_headers(map: &HeaderMap) -> BTreeMap<String, String> {

@@ -10,6 +10,9 @@
 //! the reference server's own (see `endpoint.rs` for where each frame
 //! goes). Every HTTP request is recorded ([`HttpClientRecord`]) so the
 //! client's transport rules can be judged once the scenario is over.
+//! From [`HttpServerTransport::serve_stateless`] on, it serves the
+//! stateless era (2026-07-28) instead: POST only, no session, one stream
+//! per request (`endpoint/stateless.rs`).
 //!
 //! [`FrameMeta`]: mcp_conform_core::wire::FrameMeta
 //! [`Router`]: crate::reference::http::streams::Router

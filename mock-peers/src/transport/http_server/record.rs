@@ -1,5 +1,6 @@
 //! What the client under test did over HTTP, kept so that the client's own
 //! transport rules (headers, sessions, DELETE) can be judged afterwards.
+//! The messages each POST carried are in the transcript, under its label.
 
 use std::collections::BTreeMap;
 use std::time::Duration;
@@ -26,6 +27,9 @@ pub struct InboundRequest {
     pub array: bool,
     /// Why the mock server turned it away, when it did.
     pub refusal: Option<String>,
+    /// The client closed the response stream before the response to its
+    /// request: in the stateless era, that cancels the request.
+    pub cancelled: bool,
 }
 
 impl InboundRequest {
@@ -49,6 +53,8 @@ pub struct HttpClientRecord {
     pub requests: Vec<InboundRequest>,
     /// The client chose the HTTP+SSE transport of 2024-11-05.
     pub legacy: bool,
+    /// The stateless era (2026-07-28+) was served: no session, POST only.
+    pub stateless: bool,
     /// The session id the mock server issued, if any.
     pub session_id: Option<String>,
     /// When our answer to `initialize` went out: from then on the client

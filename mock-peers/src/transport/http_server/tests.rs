@@ -4,6 +4,7 @@ use mcp_conform_core::wire::Direction;
 use serde_json::{Value, json};
 
 use super::*;
+use crate::transport::HttpIncident;
 use crate::transport::http::sse::SseDecoder;
 
 const BOTH: &str = "application/json, text/event-stream";
@@ -261,6 +262,249 @@ async fn the_legacy_endpoint_names_where_to_post_and_answers_on_its_stream() {
     drop(stream);
     let exit = server.wait_exit(Duration::from_secs(5)).await;
     assert!(exit.description.contains("HTTP+SSE"), "{}", exit.description);
+}
+
+/// A stateless mock server, a client for it, and its URL.
+async fn stateless_server() -> (HttpServerTransport, reqwest::Client, String) {
+    let mut server = server().await;
+    server.serve_stateless();
+    let url = server.url().to_owned();
+    (server, reqwest::Client::new(), url)
+}
+
+const META: &str = r#""_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28"}"#;
+
+/// A 2026-07-28 request body: `method` with `params` (JSON members) and the
+/// protocol version in its `_meta`.
+fn modern(id: &str, method: &str, params: &str) -> String {
+    let params = if params.is_empty() {
+        META.to_owned()
+    } else {
+        format!("{params},{META}")
+    };
+    format!(r#"{{"jsonrpc":"2.0","id":{id},"method":"{method}","params":{{{params}}}}}"#)
+}
+
+/// One POST's SSE answer, read event by event.
+struct Events {
+    response: reqwest::Response,
+    decoder: SseDecoder,
+    queue: std::collections::VecDeque<crate::transport::http::sse::SseEvent>,
+}
+
+impl Events {
+    async fn post(client: &reqwest::Client, url: &str, body: &str) -> Events {
+        let response = post(client, url, body).send().await.unwrap();
+        assert_eq!(response.status(), 200);
+        assert_eq!(response.headers()["content-type"], "text/event-stream");
+        assert!(!response.headers().contains_key("mcp-session-id"));
+        Events {
+            response,
+            decoder: SseDecoder::new(),
+            queue: Default::default(),
+        }
+    }
+
+    /// The next event, or `None` once the stream has ended.
+    async fn next(&mut self) -> Option<crate::transport::http::sse::SseEvent> {
+        while self.queue.is_empty() {
+            let chunk = tokio::time::timeout(Duration::from_secs(5), self.response.chunk())
+                .await
+                .expect("an event or the end in time")
+                .unwrap()?;
+            self.queue.extend(self.decoder.feed(&chunk));
+        }
+        self.queue.pop_front()
+    }
+
+    /// The next message; events carry no ids (nothing is resumable).
+    async fn message(&mut self) -> Value {
+        let event = self.next().await.expect("a message");
+        assert_eq!(event.id, None);
+        serde_json::from_str(&event.data).unwrap()
+    }
+
+    /// Whether nothing arrives within a moment.
+    async fn quiet(&mut self) -> bool {
+        tokio::time::timeout(Duration::from_millis(300), self.response.chunk())
+            .await
+            .is_err()
+    }
+}
+
+/// Sends `message` as the engine; returns the stream it went on.
+async fn engine_sends(server: &mut HttpServerTransport, message: Value) -> Option<String> {
+    let sent = server.send(message.to_string().as_bytes()).await.unwrap();
+    sent.meta.stream
+}
+
+/// The next incident (skipping frames).
+async fn next_incident(server: &mut HttpServerTransport, within: Duration) -> HttpIncident {
+    loop {
+        let event = tokio::time::timeout(within, server.recv())
+            .await
+            .expect("an incident in time")
+            .expect("the transport is open");
+        if let TransportEvent::Http(incident) = event {
+            return incident;
+        }
+    }
+}
+
+#[tokio::test]
+async fn the_stateless_era_serves_post_only_and_never_a_session() {
+    let (mut server, client, url) = stateless_server().await;
+    for method in [reqwest::Method::GET, reqwest::Method::DELETE] {
+        let refused = client.request(method, &url).send().await.unwrap();
+        assert_eq!(refused.status(), 405);
+        assert_eq!(refused.headers()["allow"], "POST");
+    }
+    let sse = client.get(url.replace(MCP_PATH, SSE_PATH)).send().await.unwrap();
+    assert_eq!(sse.status(), 404);
+    // A session id the server never issued is ignored, not refused.
+    let bogus = post(&client, &url, &modern("1", "tools/list", ""))
+        .header("mcp-session-id", "not-ours")
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(bogus.status(), 200);
+    assert!(!bogus.headers().contains_key("mcp-session-id"));
+    let frame = next_frame(&mut server).await;
+    assert_eq!(frame.meta.stream.as_deref(), Some("post#4"));
+    let note = r#"{"jsonrpc":"2.0","method":"notifications/mcp-conform/note"}"#;
+    let accepted = post(&client, &url, note).send().await.unwrap();
+    assert_eq!(accepted.status(), 202);
+    assert_eq!(accepted.text().await.unwrap(), "");
+    assert_eq!(next_frame(&mut server).await.meta.http_status, Some(202));
+    let record = server.record();
+    assert!(record.stateless && record.session_id.is_none());
+    let statuses: Vec<u16> = record.requests.iter().map(|r| r.status).collect();
+    assert_eq!(statuses, [405, 405, 404, 200, 202]);
+}
+
+#[tokio::test]
+async fn each_response_goes_on_the_stream_of_its_request_which_then_ends() {
+    let (mut server, client, url) = stateless_server().await;
+    let mut first = Events::post(&client, &url, &modern("1", "tools/list", "")).await;
+    let mut second = Events::post(&client, &url, &modern("2", "prompts/list", "")).await;
+    let _ = next_frame(&mut server).await;
+    let _ = next_frame(&mut server).await;
+    let answer = |id: u64| json!({"jsonrpc": "2.0", "id": id, "result": {}});
+    assert_eq!(
+        engine_sends(&mut server, answer(2)).await.as_deref(),
+        Some("post#2")
+    );
+    assert_eq!(second.message().await["id"], 2);
+    assert!(second.next().await.is_none(), "the stream ends with its response");
+    assert!(first.quiet().await);
+    assert_eq!(
+        engine_sends(&mut server, answer(1)).await.as_deref(),
+        Some("post#1")
+    );
+    assert_eq!(first.message().await["id"], 1);
+    assert!(first.next().await.is_none());
+}
+
+#[tokio::test]
+async fn notifications_go_on_the_stream_of_the_request_they_are_about() {
+    let (mut server, client, url) = stateless_server().await;
+    let filter = r#""notifications":{"toolsListChanged":true}"#;
+    let mut listen = Events::post(&client, &url, &modern(r#""L""#, "subscriptions/listen", filter)).await;
+    let call = r#"{"jsonrpc":"2.0","id":7,"method":"tools/call","params":{"name":"slow","arguments":{},"_meta":{"progressToken":"p","io.modelcontextprotocol/protocolVersion":"2026-07-28"}}}"#;
+    let mut called = Events::post(&client, &url, call).await;
+    let _ = next_frame(&mut server).await;
+    let _ = next_frame(&mut server).await;
+    let tagged = json!({"jsonrpc": "2.0", "method": "notifications/tools/list_changed",
+        "params": {"_meta": {"io.modelcontextprotocol/subscriptionId": "L"}}});
+    assert_eq!(engine_sends(&mut server, tagged).await.as_deref(), Some("post#1"));
+    assert_eq!(
+        listen.message().await["method"],
+        "notifications/tools/list_changed"
+    );
+    let progress = json!({"jsonrpc": "2.0", "method": "notifications/progress",
+        "params": {"progressToken": "p", "progress": 1}});
+    assert_eq!(
+        engine_sends(&mut server, progress).await.as_deref(),
+        Some("post#2")
+    );
+    assert_eq!(called.message().await["method"], "notifications/progress");
+    // About no request in particular: the newest request stream still open.
+    let log = json!({"jsonrpc": "2.0", "method": "notifications/message", "params": {"level": "info", "data": "x"}});
+    assert_eq!(engine_sends(&mut server, log).await.as_deref(), Some("post#2"));
+    assert_eq!(called.message().await["method"], "notifications/message");
+    assert!(listen.quiet().await, "nothing else reaches the listen stream");
+    let done = json!({"jsonrpc": "2.0", "id": 7, "result": {"content": []}});
+    assert_eq!(engine_sends(&mut server, done).await.as_deref(), Some("post#2"));
+    assert_eq!(called.message().await["id"], 7);
+    assert!(called.next().await.is_none());
+    // The listen stream stays open until its request is answered.
+    assert!(listen.quiet().await);
+    let ended = json!({"jsonrpc": "2.0", "id": "L", "result": {}});
+    assert_eq!(engine_sends(&mut server, ended).await.as_deref(), Some("post#1"));
+    assert_eq!(listen.message().await["id"], "L");
+    assert!(listen.next().await.is_none());
+}
+
+#[tokio::test]
+async fn a_notification_no_stream_can_carry_waits_for_the_next_request() {
+    let (mut server, client, url) = stateless_server().await;
+    let log = json!({"jsonrpc": "2.0", "method": "notifications/message", "params": {"level": "info", "data": "x"}});
+    assert_eq!(engine_sends(&mut server, log).await.as_deref(), Some("held"));
+    let mut events = Events::post(&client, &url, &modern("1", "tools/list", "")).await;
+    assert_eq!(events.message().await["method"], "notifications/message");
+}
+
+#[tokio::test]
+async fn closing_a_stream_before_its_response_cancels_the_request() {
+    let (mut server, client, url) = stateless_server().await;
+    let call = modern("9", "tools/call", r#""name":"slow","arguments":{}"#);
+    let events = Events::post(&client, &url, &call).await;
+    let _ = next_frame(&mut server).await;
+    drop(events);
+    let incident = next_incident(&mut server, Duration::from_secs(5)).await;
+    assert_eq!(incident.stream, "post#1");
+    assert!(incident.unanswered.is_empty() && incident.status.is_none());
+    assert!(
+        incident.description.contains("before the response to request 9")
+            && incident.description.contains("cancels"),
+        "{}",
+        incident.description
+    );
+    assert!(server.record().requests[0].cancelled);
+    // Nothing more goes out about it: its response goes nowhere, its progress waits in vain.
+    let done = json!({"jsonrpc": "2.0", "id": 9, "result": {"content": []}});
+    assert_eq!(engine_sends(&mut server, done).await, None);
+    let tagged = json!({"jsonrpc": "2.0", "method": "notifications/resources/updated",
+        "params": {"uri": "file:///x", "_meta": {"io.modelcontextprotocol/subscriptionId": 9}}});
+    assert_eq!(engine_sends(&mut server, tagged).await.as_deref(), Some("held"));
+    let expired = next_incident(&mut server, endpoint::HOLD + Duration::from_secs(2)).await;
+    assert!(
+        expired
+            .description
+            .contains("request 9, which it is about, is closed"),
+        "{}",
+        expired.description
+    );
+}
+
+#[tokio::test]
+async fn a_stream_that_ends_with_its_response_cancels_nothing() {
+    let (mut server, client, url) = stateless_server().await;
+    let mut events = Events::post(&client, &url, &modern("3", "tools/list", "")).await;
+    let _ = next_frame(&mut server).await;
+    engine_sends(
+        &mut server,
+        json!({"jsonrpc": "2.0", "id": 3, "result": {"tools": []}}),
+    )
+    .await;
+    assert_eq!(events.message().await["id"], 3);
+    drop(events);
+    assert!(
+        tokio::time::timeout(Duration::from_millis(500), server.recv())
+            .await
+            .is_err()
+    );
+    assert!(!server.record().requests[0].cancelled);
 }
 
 #[test]
