@@ -142,11 +142,14 @@ impl Endpoint {
         self.started.elapsed()
     }
 
-    /// Serves the stateless era (2026-07-28+) from now on (before the
-    /// client connects: streams open until then are forgotten).
+    /// Serves the stateless era (2026-07-28+) from now on, before the client
+    /// connects; a second call changes nothing.
     pub fn serve_stateless(&self) {
         let mut state = self.state();
-        state.stateless = true;
+        // Once only: a second switch must not drop the streams already open.
+        if std::mem::replace(&mut state.stateless, true) {
+            return;
+        }
         state.record.stateless = true;
         state.router = Arc::new(Router::stateless());
     }

@@ -389,6 +389,8 @@ async fn each_response_goes_on_the_stream_of_its_request_which_then_ends() {
     let mut second = Events::post(&client, &url, &modern("2", "prompts/list", "")).await;
     let _ = next_frame(&mut server).await;
     let _ = next_frame(&mut server).await;
+    // The engine's session switches too, once the client is there: the streams stay.
+    server.serve_stateless();
     let answer = |id: u64| json!({"jsonrpc": "2.0", "id": id, "result": {}});
     assert_eq!(
         engine_sends(&mut server, answer(2)).await.as_deref(),
