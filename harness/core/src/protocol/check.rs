@@ -510,8 +510,12 @@ impl FrameChecker {
         let Some(spec) = method_in(name, version) else {
             // A request of ours for an unknown method probes the peer, which
             // should answer -32601; so does a stateless client's request for
-            // a legacy method (a dual-era client falling back, MODN-009).
-            let probe = sender == self.us || (sender == PeerRole::Client && version.era() == Era::Stateless);
+            // a legacy method (a dual-era client falling back, MODN-009), and
+            // a client's `server/discover` before `initialize` (a dual-era
+            // client probing for the era, MODN-009).
+            let era_probe = name == "server/discover" && self.offered.is_none();
+            let probe = sender == self.us
+                || (sender == PeerRole::Client && (version.era() == Era::Stateless || era_probe));
             if !(probe && kind == MethodKind::Request) {
                 out.push(unknown_method(name, version));
             }
@@ -1206,6 +1210,17 @@ mod tests {
         assert_eq!(server.sent(result), []);
         assert_eq!(server.0.version(), Some(V2025_11_25));
         assert_eq!(server.received(r#"{"jsonrpc":"2.0","id":3,"method":"ping"}"#), []);
+    }
+
+    #[test]
+    fn a_dual_era_client_may_probe_a_legacy_server_before_initialize() {
+        let mut server = Session(FrameChecker::new(PeerRole::Server));
+        server.0.set_version(V2025_11_25);
+        assert_eq!(server.received(&stateless_request(1, "server/discover")), []);
+        let init = r#"{"jsonrpc":"2.0","id":2,"method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{},"clientInfo":{"name":"c","version":"1"}}}"#;
+        assert_eq!(server.received(init), []);
+        let late = server.received(&stateless_request(3, "server/discover"));
+        assert_eq!(requirements(&late), ["LIFE-011"], "no probe once initialized");
     }
 
     #[test]
