@@ -2,7 +2,8 @@
 //! `role: client` scenario, over stdio and over HTTP, and each broken
 //! variant (`reference-client --fault NAME`) is flagged under the
 //! requirement its fault breaks (the `http-` faults over HTTP; a broken
-//! MAY counts, though its verdict is not-observed).
+//! MAY counts, though its verdict is not-observed; the `modern-` faults
+//! wait for a mock server of 2026-07-28).
 //! fixtures/broken-clients/README.md lists the faults; a test keeps it true.
 
 use mcp_mock_peers::reference_client::ClientFault;
@@ -48,7 +49,17 @@ fn the_reference_client_passes_every_client_scenario_over_http() {
 
 #[test]
 fn every_broken_client_is_caught_under_the_requirement_it_breaks() {
-    faults::assert_each_caught("clients", &faults::fault_list!(ClientFault), |name| {
+    // The mock server does not serve 2026-07-28 to clients yet, so the
+    // `modern-` faults, which show only there, cannot be judged.
+    let legacy: Vec<faults::Fault> = faults::fault_list!(ClientFault)
+        .into_iter()
+        .filter(|f| {
+            !ClientFault::ALL
+                .iter()
+                .any(|c| c.name() == f.name && c.is_modern())
+        })
+        .collect();
+    faults::assert_each_caught("clients", &legacy, |name| {
         let over_http = ClientFault::ALL.iter().any(|f| f.name() == name && f.is_http());
         faults::judge_fixture(
             "test-client",

@@ -24,7 +24,7 @@ use mcp_conform_core::wire::{Classified, Frame, RequestId, classify};
 use serde_json::{Map, Value, json};
 use tokio::time::Instant;
 
-pub use self::modern::Envelope;
+pub use self::modern::{Envelope, RetryFault};
 pub use self::serving::{AskFate, ServerFacts};
 use crate::transport::{
     HttpClientRecord, HttpIncident, PeerExit, SessionFacts, Transport, TransportError, TransportEvent,
@@ -280,6 +280,12 @@ impl ClientSession {
         if let Some(id) = RequestId::from_value(id) {
             self.rounds.tamper(&id);
         }
+    }
+
+    /// Stateless era: the first retry of every request sent from now on
+    /// breaks MRTR-006 as `fault` says (a broken client, on purpose).
+    pub fn break_retries(&mut self, fault: RetryFault) {
+        self.rounds.break_retries(fault);
     }
 
     /// Whether request `id` was to have its `requestState` altered.
@@ -633,7 +639,11 @@ impl ClientSession {
         let Some(retry) = self.rounds.retry(id, result, responses).filter(|_| !give_up) else {
             return Ok(false);
         };
-        let retry_id = self.next_id();
+        let retry_id = if retry.same_id {
+            id.to_value()
+        } else {
+            self.next_id()
+        };
         let mut message = json!({"jsonrpc": "2.0", "id": retry_id, "method": retry.method});
         message["params"] = retry.params.clone();
         self.send(&message)

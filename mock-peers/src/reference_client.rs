@@ -4,6 +4,12 @@
 //! With a [`ClientFault`] it breaks one rule on purpose: the broken-client
 //! fixtures that prove each client check catches what it should.
 //!
+//! It is a dual-era client: a `server/discover` probe finds the server's
+//! era (`reference_client/era.rs`); a legacy server gets the `initialize`
+//! handshake, a modern one (2026-07-28) requests that each carry the
+//! client's envelope, input rounds instead of server requests, and a
+//! `subscriptions/listen` stream for list changes (`reference_client/modern.rs`).
+//!
 //! Over HTTP (`--url`) it speaks Streamable HTTP; its HTTP faults are a
 //! proxy in front of the correct transport (`reference_client/http_faults.rs`).
 //!
@@ -17,9 +23,16 @@
 //! progress), `roots_change_after_ms` (then a root is added, and announced),
 //! `withhold` (capabilities not declared: `roots`, `sampling`,
 //! `elicitation`), `linger_ms` (how long to keep serving before leaving).
+//! In the stateless era an ignored input request gives the call up at once
+//! (there is no request to answer later), and roots change unannounced
+//! (there is no notification for it), so `roots_change_after_ms` is skipped.
 
 mod answers;
+mod connect;
+mod era;
 mod http_faults;
+mod listen;
+mod modern;
 mod plan;
 
 use std::time::Duration;
@@ -29,9 +42,10 @@ use serde_json::{Value, json};
 use tokio::time::Instant;
 
 use self::answers::Answers;
+use self::era::ServerEra;
 pub use self::plan::Plan;
 use crate::client::{ClientSession, Received, WaitError};
-use crate::transport::{HttpMode, HttpOptions, HttpTransport, StdioCommand, StdioTransport, Transport};
+use crate::transport::StdioCommand;
 
 crate::faults::faults! {
     ClientFault, "client";
@@ -68,13 +82,30 @@ crate::faults::faults! {
     HttpNoSessionId = "http-no-session-id", "HTTP-016", "Over HTTP, requests leave out the Mcp-Session-Id the server issued.";
     HttpNoDelete = "http-no-delete", "HTTP-017", "Over HTTP, the client leaves without a DELETE for its session.";
     HttpNoVersionHeader = "http-no-version-header", "HTTP-018", "Over HTTP, requests after initialize leave out MCP-Protocol-Version.";
+    ModernNoProbe = "modern-no-probe", "MODN-009", "On stdio, it opens with initialize and probes server/discover only once initialize is refused.";
+    ModernNoCapabilities = "modern-no-capabilities", "MODN-001", "Under 2026-07-28, requests after the probe leave io.modelcontextprotocol/clientCapabilities out of _meta.";
+    ModernNoClientInfo = "modern-no-client-info", "MODN-003", "Under 2026-07-28, requests after the probe leave io.modelcontextprotocol/clientInfo out of _meta.";
+    ModernRetrySameId = "modern-retry-same-id", "MRTR-006", "Under 2026-07-28, the retry of an input-required request reuses its id.";
+    ModernStateAltered = "modern-state-altered", "MRTR-006", "Under 2026-07-28, the retry of an input-required request echoes an altered requestState.";
+    ModernStateInvented = "modern-state-invented", "MRTR-006", "Under 2026-07-28, the retry of an input-required result that carried no requestState sends one anyway.";
+    ModernMissingInput = "modern-missing-input", "MRTR-006", "Under 2026-07-28, the first retry of an input-required request leaves out one input response.";
+    ModernIgnoresEmptyCursor = "modern-ignores-empty-cursor", "PAGE-004", "Under 2026-07-28, a list walk stops at a nextCursor of \"\".";
+    ModernHttpNoMethodHeader = "modern-http-no-method-header", "HTTP-020", "Over HTTP under 2026-07-28, POSTs after the probe leave out Mcp-Method.";
+    ModernHttpVersionMismatch = "modern-http-version-mismatch", "HTTP-020", "Over HTTP under 2026-07-28, POSTs after the probe name MCP-Protocol-Version 2025-11-25 while the body says 2026-07-28.";
+    ModernHttpNoParamHeader = "modern-http-no-param-header", "HTTP-023", "Over HTTP under 2026-07-28, tools/call leaves out the Mcp-Param-{Name} headers of x-mcp-header arguments.";
 }
 
 impl ClientFault {
     /// Whether the fault breaks a rule of the HTTP transport (it shows only
     /// over `--url`).
     pub fn is_http(self) -> bool {
-        self.name().starts_with("http-")
+        self.name().starts_with("http-") || self.name().starts_with("modern-http-")
+    }
+
+    /// Whether the fault breaks a rule of the stateless revision
+    /// (2026-07-28); it does nothing to a legacy conversation.
+    pub fn is_modern(self) -> bool {
+        self.name().starts_with("modern-")
     }
 }
 
@@ -95,38 +126,25 @@ const TICK: Duration = Duration::from_millis(50);
 
 /// Starts (or reaches) the server, follows the plan, and leaves.
 pub async fn run(server: &ServerAddress, plan: Plan, fault: Option<ClientFault>) -> Result<(), String> {
-    let mut proxy = None;
-    let transport: Transport = match server {
-        ServerAddress::Command(command) => StdioTransport::spawn(command).map_err(|e| e.to_string())?.into(),
-        ServerAddress::Url(url) => {
-            let mut url = url.clone();
-            if let Some(fault) = fault.filter(|f| f.is_http()) {
-                let started = http_faults::FaultProxy::start(&url, fault).await?;
-                url = started.url().to_owned();
-                proxy = Some(started);
-            }
-            let options = HttpOptions {
-                mode: HttpMode::Streamable,
-                answer_timeout: ANSWER_TIMEOUT,
-                ..HttpOptions::new(url)
-            };
-            HttpTransport::new(options).map_err(|e| e.to_string())?.into()
-        }
-    };
+    let answers = Answers::new(plan, fault);
+    let envelope = era::envelope(answers.capabilities());
+    let connection = connect::connect(server, fault, &envelope).await?;
     let mut host = Host {
-        session: ClientSession::new(transport),
-        answers: Answers::new(plan, fault),
+        session: connection.session,
+        answers,
         fault,
+        modern: false,
         server_capabilities: json!({}),
         notifications_seen: 0,
+        listening: None,
         listed: Vec::new(),
         relist: Vec::new(),
         roots_change_at: None,
         calls: 0,
     };
-    let outcome = host.follow_plan().await;
+    let outcome = host.follow_plan(connection.found).await;
     host.session.shutdown(Duration::from_secs(1)).await;
-    drop(proxy);
+    drop(connection.proxy);
     outcome
 }
 
@@ -135,9 +153,13 @@ struct Host {
     session: ClientSession,
     answers: Answers,
     fault: Option<ClientFault>,
+    /// Whether the server speaks the stateless era (2026-07-28).
+    modern: bool,
     server_capabilities: Value,
     /// Notifications already acted on.
     notifications_seen: usize,
+    /// Stateless era: the listen request whose stream announces list changes.
+    listening: Option<Value>,
     /// The nouns whose lists were walked, and those to walk again.
     listed: Vec<String>,
     relist: Vec<String>,
@@ -147,16 +169,28 @@ struct Host {
 }
 
 impl Host {
-    async fn follow_plan(&mut self) -> Result<(), String> {
+    /// Opens the conversation in the era `found`, then follows the plan.
+    async fn follow_plan(&mut self, found: Result<ServerEra, String>) -> Result<(), String> {
         let plan = self.answers.plan.clone();
-        if !self.open().await? {
-            return Ok(());
+        let nouns: Vec<String> = plan
+            .list("list")
+            .iter()
+            .map(|noun| noun.as_str().unwrap_or("tools").to_owned())
+            .collect();
+        match found? {
+            ServerEra::Modern { capabilities } => self.go_modern(capabilities),
+            ServerEra::Legacy if !self.initialize().await? => return Ok(()),
+            ServerEra::Legacy => {}
         }
-        self.roots_change_at = plan
-            .optional_millis("roots_change_after_ms")
-            .map(|after| Instant::now() + after);
-        for noun in plan.list("list") {
-            self.walk(noun.as_str().unwrap_or("tools")).await?;
+        if self.modern {
+            self.listen(&nouns).await?;
+        } else {
+            self.roots_change_at = plan
+                .optional_millis("roots_change_after_ms")
+                .map(|after| Instant::now() + after);
+        }
+        for noun in &nouns {
+            self.walk(noun).await?;
         }
         let call_timeout = plan.millis("call_timeout_ms", 5000);
         for tool in plan.list("calls") {
@@ -180,9 +214,9 @@ impl Host {
         }
     }
 
-    /// The handshake; `false` when the server's version is one the client
-    /// cannot speak, and it leaves (LIFE-006).
-    async fn open(&mut self) -> Result<bool, String> {
+    /// The legacy handshake; `false` when the server's version is one the
+    /// client cannot speak, and it leaves (LIFE-006).
+    async fn initialize(&mut self) -> Result<bool, String> {
         if self.fault == Some(ClientFault::RequestBeforeInitialize) {
             self.send("tools/list", json!({})).await?;
         }
@@ -199,6 +233,9 @@ impl Host {
             self.send("tools/list", json!({})).await?;
         }
         let initialized = self.answer_to("initialize", &initialize, ANSWER_TIMEOUT).await?;
+        if self.fault == Some(ClientFault::ModernNoProbe) && initialized.get("error").is_some() {
+            return self.probe_after_refusal().await;
+        }
         self.server_capabilities = initialized
             .pointer("/result/capabilities")
             .cloned()
@@ -238,7 +275,11 @@ impl Host {
         self.answer_to(method, &id, timeout).await
     }
 
-    async fn send(&mut self, method: &str, params: Value) -> Result<Value, String> {
+    async fn send(&mut self, method: &str, mut params: Value) -> Result<Value, String> {
+        if let Some(key) = self.meta_left_out() {
+            // `null` tells the session to leave the envelope's key out.
+            params["_meta"][key] = Value::Null;
+        }
         self.session
             .request(method, Some(params), None)
             .await
@@ -254,9 +295,8 @@ impl Host {
             Err(WaitError::TimedOut) if method == "initialize" => Err("initialize: no answer".into()),
             Err(WaitError::TimedOut) if self.fault == Some(ClientFault::NoCancelOnTimeout) => Ok(Value::Null),
             Err(WaitError::TimedOut) => {
-                let cancel = json!({"requestId": id, "reason": "timed out"});
                 self.session
-                    .notify("notifications/cancelled", Some(cancel))
+                    .cancel(id, Some("timed out"))
                     .await
                     .map_err(|e| e.to_string())?;
                 Ok(Value::Null)
@@ -280,11 +320,19 @@ impl Host {
             let response = self.call(&method, params.clone(), ANSWER_TIMEOUT).await?;
             let next = response.pointer("/result/nextCursor").filter(|c| !c.is_null());
             match next {
-                Some(cursor) if self.fault != Some(ClientFault::IgnoresNextCursor) => {
-                    params = json!({"cursor": cursor});
-                }
+                Some(cursor) if !self.stops_at(cursor) => params = json!({"cursor": cursor}),
                 _ => return Ok(()),
             }
+        }
+    }
+
+    /// Whether a broken walk ends at `cursor` although it is one (PAGE-003;
+    /// PAGE-004, where an empty cursor is a cursor too).
+    fn stops_at(&self, cursor: &Value) -> bool {
+        match self.fault {
+            Some(ClientFault::IgnoresNextCursor) => true,
+            Some(ClientFault::ModernIgnoresEmptyCursor) => self.modern && cursor == "",
+            _ => false,
         }
     }
 
@@ -339,6 +387,7 @@ impl Host {
                 .strip_prefix("notifications/")
                 .and_then(|m| m.strip_suffix("/list_changed"));
             if let Some(noun) = changed
+                && self.heard(&notification)
                 && self.listed.iter().any(|n| n == noun)
                 && !self.relist.iter().any(|n| n == noun)
                 && self.fault != Some(ClientFault::IgnoresListChanged)

@@ -21,6 +21,9 @@ const RETRIED: [&str; 3] = ["tools/call", "prompts/get", "resources/read"];
 /// What a tampered `requestState` has appended (MRTR-005).
 const TAMPERED: &str = "-tampered-by-mcp-conform";
 
+/// The `requestState` a retry invents when the result gave none.
+const INVENTED: &str = "invented-by-mcp-conform";
+
 /// Who the client says it is on every request.
 #[derive(Debug, Clone, PartialEq)]
 pub struct Envelope {
@@ -67,6 +70,20 @@ impl Envelope {
     }
 }
 
+/// How a broken client's retries break MRTR-006, on purpose. Each acts on
+/// the first retry of every request; later rounds are retried correctly.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum RetryFault {
+    /// The retry reuses the id of the request it retries.
+    SameId,
+    /// The retry echoes an altered `requestState` (the tamper of MRTR-005).
+    AlteredState,
+    /// A retry of a result that carried no `requestState` sends one anyway.
+    InventedState,
+    /// The retry leaves out one input response.
+    MissingInput,
+}
+
 /// A request of ours in flight, kept so that an input-required answer can
 /// be retried.
 #[derive(Debug, Clone)]
@@ -88,6 +105,8 @@ pub(super) struct Rounds {
     /// those whose retry did.
     tamper_requested: HashSet<RequestId>,
     tampered: HashSet<RequestId>,
+    /// A broken client's way of retrying.
+    fault: Option<RetryFault>,
 }
 
 impl Rounds {
@@ -97,10 +116,16 @@ impl Rounds {
                 method: method.to_owned(),
                 params: params.clone(),
                 round: 0,
-                tamper: false,
+                tamper: self.fault == Some(RetryFault::AlteredState),
             };
             self.sent.insert(id, sent);
         }
+    }
+
+    /// Makes the first retry of every request sent from now on break
+    /// MRTR-006 as `fault` says.
+    pub fn break_retries(&mut self, fault: RetryFault) {
+        self.fault = Some(fault);
     }
 
     /// Makes the next retry of request `id` alter the `requestState` it
@@ -141,14 +166,20 @@ impl Rounds {
         responses: Option<Map<String, Value>>,
     ) -> Option<Retry> {
         let sent = self.sent.get(id).filter(|s| s.round < MAX_INPUT_ROUNDS)?;
+        let fault = self.fault.filter(|_| sent.round == 0);
         let mut params = sent.params.clone();
         let object = params.as_object_mut()?;
         object.remove("inputResponses");
         object.remove("requestState");
         if let Some(responses) = responses {
+            let left_out = usize::from(fault == Some(RetryFault::MissingInput));
+            let responses = responses.into_iter().skip(left_out).collect();
             object.insert("inputResponses".into(), Value::Object(responses));
         }
         let state = result.get("requestState");
+        if state.is_none() && fault == Some(RetryFault::InventedState) {
+            object.insert("requestState".into(), json!(INVENTED));
+        }
         let tampered = sent.tamper && state.is_some_and(Value::is_string);
         if let Some(state) = state {
             let echoed = match state.as_str().filter(|_| tampered) {
@@ -167,16 +198,20 @@ impl Rounds {
                 sent.round + 1
             },
             tampered,
+            same_id: fault == Some(RetryFault::SameId),
         })
     }
 
-    /// Records that request `id` goes on as `retry_id`.
+    /// Records that request `id` goes on as `retry_id` (the same id, for a
+    /// broken retry).
     pub fn retried(&mut self, id: &RequestId, retry_id: &Value, retry: Retry) {
         let Some(retry_id) = RequestId::from_value(retry_id) else {
             return;
         };
         self.sent.remove(id);
-        self.retried_as.insert(id.clone(), retry_id.clone());
+        if retry_id != *id {
+            self.retried_as.insert(id.clone(), retry_id.clone());
+        }
         if retry.tampered {
             let first = self.first(&retry_id);
             self.tampered.insert(first);
@@ -212,6 +247,8 @@ pub(super) struct Retry {
     pub params: Value,
     round: u32,
     tampered: bool,
+    /// It goes out under the id of the request it retries (a broken client).
+    pub same_id: bool,
 }
 
 #[cfg(test)]
@@ -297,5 +334,47 @@ mod tests {
         let retry = rounds.retry(&RequestId::Int(3), &json!({}), None).unwrap();
         rounds.retried(&RequestId::Int(3), &json!(4), retry);
         assert!(!rounds.was_tampered(&RequestId::Int(3)));
+    }
+
+    /// The first retry of a request sent with `fault`, answered with `result`
+    /// asking for two inputs, and the second retry, if any.
+    fn broken_rounds(fault: RetryFault, result: &Value) -> (Retry, Option<Retry>) {
+        let mut rounds = Rounds::default();
+        rounds.break_retries(fault);
+        rounds.sent(&json!(1), "tools/call", &json!({"name": "t"}));
+        let answers = || Map::from_iter([("a".into(), json!(1)), ("b".into(), json!(2))]);
+        let first = rounds.retry(&RequestId::Int(1), result, Some(answers())).unwrap();
+        let first_id = if first.same_id { json!(1) } else { json!(2) };
+        rounds.retried(&RequestId::Int(1), &first_id, first.clone());
+        let latest = rounds.latest(&RequestId::Int(1));
+        (first, rounds.retry(&latest, result, Some(answers())))
+    }
+
+    #[test]
+    fn a_broken_retry_breaks_the_first_round_only() {
+        let stateless = json!({"resultType": "input_required"});
+        let stateful = json!({"resultType": "input_required", "requestState": "s"});
+        let (first, second) = broken_rounds(RetryFault::SameId, &stateful);
+        assert!(first.same_id && !second.unwrap().same_id);
+        let (first, second) = broken_rounds(RetryFault::InventedState, &stateless);
+        assert_eq!(first.params["requestState"], INVENTED);
+        assert!(second.unwrap().params.get("requestState").is_none());
+        let (first, second) = broken_rounds(RetryFault::MissingInput, &stateful);
+        assert_eq!(first.params["inputResponses"], json!({"b": 2}));
+        assert_eq!(second.unwrap().params["inputResponses"], json!({"a": 1, "b": 2}));
+        // An altered state is the last round, as a tampered one is.
+        let (first, second) = broken_rounds(RetryFault::AlteredState, &stateful);
+        assert_eq!(first.params["requestState"], format!("s{TAMPERED}"));
+        assert!(second.is_none());
+    }
+
+    #[test]
+    fn a_retry_under_the_same_id_carries_the_request_on() {
+        let mut rounds = Rounds::default();
+        rounds.sent(&json!(7), "tools/call", &json!({}));
+        let retry = rounds.retry(&RequestId::Int(7), &json!({}), None).unwrap();
+        rounds.retried(&RequestId::Int(7), &json!(7), retry);
+        assert_eq!(rounds.latest(&RequestId::Int(7)), RequestId::Int(7));
+        assert!(rounds.is_ours(&RequestId::Int(7)));
     }
 }

@@ -28,6 +28,9 @@ pub(super) struct Answers {
     pub(super) roots_changed: bool,
     /// A faulty host busy showing the progress of its call answers nothing.
     pub(super) stalled: bool,
+    /// The stateless era: an input request is answered within its round or
+    /// never (no JSON-RPC response goes to the server, RPC-017).
+    pub(super) stateless: bool,
 }
 
 impl Answers {
@@ -38,6 +41,7 @@ impl Answers {
             overdue: Vec::new(),
             roots_changed: false,
             stalled: false,
+            stateless: false,
         }
     }
 
@@ -73,9 +77,12 @@ impl Answers {
     }
 
     /// The person never answers; with `host_timeout_ms` the host answers
-    /// `on_timeout` itself when that time is up.
+    /// `on_timeout` itself when that time is up (in the stateless era the
+    /// call is given up at once instead: its round cannot wait).
     fn never_answered(&mut self, request: &PeerRequest, on_timeout: Reply) -> Reply {
-        if let Some(timeout) = self.plan.optional_millis("host_timeout_ms") {
+        if !self.stateless
+            && let Some(timeout) = self.plan.optional_millis("host_timeout_ms")
+        {
             self.overdue
                 .push((request.id.clone(), Instant::now() + timeout, on_timeout));
         }

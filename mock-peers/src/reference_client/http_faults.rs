@@ -2,6 +2,10 @@
 //! the correct client transport and the server, rewriting each request the
 //! way the fault says. The transport itself stays correct and free of fault
 //! switches, as the reference server's HTTP faults leave its server alone.
+//! The proxy stands in front of the transport of its fault's era only; the
+//! modern faults leave the `server/discover` probe intact, so that a strict
+//! server still takes the client for a modern one and the fault shows on
+//! every request after it.
 
 use std::sync::Arc;
 
@@ -20,6 +24,13 @@ use crate::reference::http::streams::{Body, EventBody};
 use crate::reference::http::{
     SESSION_HEADER, VERSION_HEADER, read_body, refuse, serve_connections, status_only,
 };
+
+/// The request headers of 2026-07-28 that the modern faults break.
+const METHOD_HEADER: &str = "mcp-method";
+const PARAM_HEADER_PREFIX: &str = "mcp-param-";
+
+/// The version a mismatched `MCP-Protocol-Version` names.
+const MISMATCHED_VERSION: &str = "2025-11-25";
 
 /// Headers about one hop, never passed on.
 const HOP_BY_HOP: [header::HeaderName; 4] = [
@@ -123,6 +134,10 @@ impl Forward {
 
     /// The fault's rewrite of one request; returns the body to send.
     fn rewrite(&self, method: &Method, headers: &mut HeaderMap, body: String) -> String {
+        if self.fault.is_modern() {
+            rewrite_modern(self.fault, headers, &body);
+            return body;
+        }
         match (self.fault, method) {
             (ClientFault::HttpAcceptJsonOnly, &Method::POST)
             | (ClientFault::HttpGetWrongAccept, &Method::GET) => {
@@ -143,6 +158,31 @@ impl Forward {
             _ => {}
         }
         body
+    }
+}
+
+/// A modern fault's rewrite of the headers of a POST carrying `body`.
+fn rewrite_modern(fault: ClientFault, headers: &mut HeaderMap, body: &str) {
+    let message: Value = serde_json::from_str(body).unwrap_or(Value::Null);
+    match (fault, message.get("method").and_then(Value::as_str)) {
+        (_, None | Some("server/discover")) => {}
+        (ClientFault::ModernHttpNoMethodHeader, _) => {
+            headers.remove(METHOD_HEADER);
+        }
+        (ClientFault::ModernHttpVersionMismatch, _) => {
+            headers.insert(VERSION_HEADER, HeaderValue::from_static(MISMATCHED_VERSION));
+        }
+        (ClientFault::ModernHttpNoParamHeader, Some("tools/call")) => {
+            let params: Vec<_> = headers
+                .keys()
+                .filter(|name| name.as_str().starts_with(PARAM_HEADER_PREFIX))
+                .cloned()
+                .collect();
+            for name in params {
+                headers.remove(name);
+            }
+        }
+        _ => {}
     }
 }
 

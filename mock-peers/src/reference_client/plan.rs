@@ -10,10 +10,15 @@ use serde_json::{Value, json};
 pub struct Plan(Value);
 
 impl Plan {
+    /// The plan as JSON.
+    pub fn new(plan: Value) -> Plan {
+        Plan(plan)
+    }
+
     /// Reads `MCP_CONFORM_PLAN` (an empty plan when unset or not JSON).
     pub fn from_env() -> Plan {
         let text = std::env::var("MCP_CONFORM_PLAN").unwrap_or_default();
-        Plan(serde_json::from_str(&text).unwrap_or_else(|_| json!({})))
+        Plan::new(serde_json::from_str(&text).unwrap_or_else(|_| json!({})))
     }
 
     pub(super) fn word(&self, key: &str, default: &'static str) -> String {

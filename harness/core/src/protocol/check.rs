@@ -514,9 +514,11 @@ impl FrameChecker {
             // A request of ours for an unknown method probes the peer, which
             // should answer -32601; so does a stateless client's request for
             // a legacy method (a dual-era client falling back, MODN-009), and
-            // a legacy client's `server/discover` (a dual-era client probing).
+            // a client's `server/discover` before `initialize` (a dual-era
+            // client probing for the era, MODN-009).
+            let era_probe = name == DISCOVER && self.offered.is_none();
             let probe = sender == self.us
-                || (sender == PeerRole::Client && (version.era() == Era::Stateless || name == DISCOVER));
+                || (sender == PeerRole::Client && (version.era() == Era::Stateless || era_probe));
             if !(probe && kind == MethodKind::Request) {
                 out.push(unknown_method(name, version));
             }
@@ -1214,13 +1216,15 @@ mod tests {
     }
 
     #[test]
-    fn a_legacy_server_hears_a_dual_era_clients_probe_without_complaint() {
+    fn a_dual_era_client_may_probe_a_legacy_server_before_initialize() {
         let mut server = Session(FrameChecker::new(PeerRole::Server));
         server.0.set_version(V2025_11_25);
         assert_eq!(server.received(&stateless_request(1, "server/discover")), []);
-        let refused = r#"{"jsonrpc":"2.0","id":1,"error":{"code":-32601,"message":"Method not found"}}"#;
-        assert_eq!(server.sent(refused), []);
-        let other = server.received(&stateless_request(2, "mcp-conform/unknown"));
+        let init = r#"{"jsonrpc":"2.0","id":2,"method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{},"clientInfo":{"name":"c","version":"1"}}}"#;
+        assert_eq!(server.received(init), []);
+        let late = server.received(&stateless_request(3, "server/discover"));
+        assert_eq!(requirements(&late), ["LIFE-011"], "no probe once initialized");
+        let other = server.received(&stateless_request(4, "mcp-conform/unknown"));
         assert!(!other.is_empty(), "only the probe is excused");
     }
 

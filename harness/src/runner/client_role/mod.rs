@@ -244,9 +244,9 @@ fn never_came(
     Handshaken::Stopped(Stop::Done)
 }
 
-/// LIFE-001: before `initialize`, the client sent nothing but pings and
-/// the `server/discover` probe of a dual-era client (MODN-009), which a
-/// server of the handshake era refuses.
+/// LIFE-001: before `initialize`, the client sent nothing but pings and,
+/// as a dual-era client does on a server of unknown era, the
+/// `server/discover` probe of 2026-07-28 (MODN-009).
 pub(super) fn opens_with_initialize(transcript: &[mcp_conform_core::wire::Frame], span: Span) -> Check {
     use mcp_conform_core::wire::Direction;
     let name = "the connection opens with initialize";
@@ -555,4 +555,38 @@ async fn serve(
         ..ScenarioOutcome::new(scenario)
     };
     run_session(scenario, config, session, outcome, Instant::now(), None).await
+}
+
+#[cfg(test)]
+mod tests {
+    use mcp_conform_core::wire::{Direction, Frame};
+
+    use super::*;
+
+    fn opening(methods: &[&str]) -> Verdict {
+        let transcript: Vec<Frame> = methods
+            .iter()
+            .enumerate()
+            .map(|(id, method)| {
+                let message = json!({"jsonrpc": "2.0", "id": id, "method": method});
+                Frame::new(
+                    Direction::Received,
+                    message.to_string().into_bytes(),
+                    Duration::ZERO,
+                )
+            })
+            .collect();
+        opens_with_initialize(&transcript, Span::default()).verdict
+    }
+
+    #[test]
+    fn only_pings_and_a_dual_era_probe_may_come_before_initialize() {
+        assert_eq!(opening(&["initialize"]), Verdict::Pass);
+        assert_eq!(opening(&["ping", "server/discover", "initialize"]), Verdict::Pass);
+        assert_eq!(
+            opening(&["server/discover", "tools/list", "initialize"]),
+            Verdict::Fail
+        );
+        assert_eq!(opening(&["server/discover"]), Verdict::Fail);
+    }
 }

@@ -1,0 +1,88 @@
+//! Reaching the server and finding its era. On stdio the probe goes first
+//! on the one connection there is. Over HTTP it is a modern POST of its
+//! own: a modern server goes on over that stateless transport, a legacy one
+//! over a fresh Streamable HTTP transport, exactly as a legacy client would.
+
+use super::era::{self, ServerEra};
+use super::http_faults::FaultProxy;
+use super::{ANSWER_TIMEOUT, ClientFault, ServerAddress};
+use crate::client::{ClientSession, Envelope};
+use crate::transport::{HttpMode, HttpOptions, HttpTransport, StdioTransport, Transport};
+
+/// A connection ready for the plan.
+pub(super) struct Connection {
+    pub session: ClientSession,
+    /// The era the probe found, or why the client cannot go on.
+    pub found: Result<ServerEra, String>,
+    /// The HTTP fault's proxy; it stops when dropped.
+    pub proxy: Option<FaultProxy>,
+}
+
+/// Starts (or reaches) the server and probes its era, announcing the client
+/// as `envelope` says.
+pub(super) async fn connect(
+    server: &ServerAddress,
+    fault: Option<ClientFault>,
+    envelope: &Envelope,
+) -> Result<Connection, String> {
+    match server {
+        ServerAddress::Command(command) => {
+            let transport = StdioTransport::spawn(command).map_err(|e| e.to_string())?;
+            let mut session = ClientSession::new(transport);
+            // Without the probe, initialize goes first (see `Host::initialize`).
+            let found = if fault == Some(ClientFault::ModernNoProbe) {
+                Ok(ServerEra::Legacy)
+            } else {
+                era::probe(&mut session, envelope).await
+            };
+            Ok(Connection {
+                session,
+                found,
+                proxy: None,
+            })
+        }
+        ServerAddress::Url(url) => connect_http(url, fault, envelope).await,
+    }
+}
+
+async fn connect_http(
+    url: &str,
+    fault: Option<ClientFault>,
+    envelope: &Envelope,
+) -> Result<Connection, String> {
+    let proxy = match fault.filter(|f| f.is_http()) {
+        Some(fault) => Some(FaultProxy::start(url, fault).await?),
+        None => None,
+    };
+    // The proxy stands in front of the transport of its fault's era only.
+    let through_proxy = |modern: bool| {
+        proxy
+            .as_ref()
+            .filter(|_| fault.is_some_and(|f| f.is_modern()) == modern)
+            .map_or(url, FaultProxy::url)
+            .to_owned()
+    };
+    let mut session = ClientSession::new(http(through_proxy(true), true)?);
+    let found = era::probe(&mut session, envelope).await;
+    if found == Ok(ServerEra::Legacy) {
+        session = ClientSession::new(http(through_proxy(false), false)?);
+    }
+    Ok(Connection {
+        session,
+        found,
+        proxy,
+    })
+}
+
+/// A Streamable HTTP transport of the stateless era, or of the legacy one.
+fn http(url: String, stateless: bool) -> Result<Transport, String> {
+    let options = HttpOptions {
+        mode: HttpMode::Streamable,
+        answer_timeout: ANSWER_TIMEOUT,
+        stateless,
+        ..HttpOptions::new(url)
+    };
+    HttpTransport::new(options)
+        .map(Transport::from)
+        .map_err(|e| e.to_string())
+}
