@@ -6,8 +6,10 @@
 //! tables are snapshotted, as are those of a real bridge (npm
 //! `supergateway`, stdio to Streamable HTTP, with the server suite through
 //! it) and a real aggregating proxy (PyPI `fastmcp`, with the gateway
-//! scenarios' mock servers behind it) under `test-gateway`. Without the
-//! peers the tests skip visibly, except under `CI=true`.
+//! scenarios' mock servers behind it) under `test-gateway`. The Python
+//! fixture is a dual-era host (`mode="auto"`), so it is judged on 2026-07-28
+//! too (`test-client --protocol 2026-07-28`). Without the peers the tests
+//! skip visibly, except under `CI=true`.
 
 use std::sync::{Mutex, PoisonError};
 
@@ -21,6 +23,11 @@ static ONE_CLIENT_AT_A_TIME: Mutex<()> = Mutex::new(());
 /// Runs `mcp-conform SUBCOMMAND --command <peers.env COMMAND_KEY>` and
 /// snapshots its verdict table, which must have at least `rows` rows.
 fn judge(subcommand: &str, command_key: &str, rows: usize, snapshot: &str) {
+    judge_with(&[], subcommand, command_key, rows, snapshot);
+}
+
+/// [`judge`] with more arguments for the subcommand (`--protocol VERSION`).
+fn judge_with(args: &[&str], subcommand: &str, command_key: &str, rows: usize, snapshot: &str) {
     let Some(env) = common::peers_or_skip() else {
         return;
     };
@@ -34,6 +41,7 @@ fn judge(subcommand: &str, command_key: &str, rows: usize, snapshot: &str) {
         .unwrap()
         .env("NO_COLOR", "1")
         .args([subcommand, "--command", command, "--jobs", "2"])
+        .args(args)
         .timeout(std::time::Duration::from_secs(300))
         .output()
         .unwrap();
@@ -58,6 +66,17 @@ fn python_sdk_client_over_stdio() {
 }
 
 #[test]
+fn python_sdk_client_over_stdio_on_2026_07_28() {
+    judge_with(
+        &["--protocol", "2026-07-28"],
+        "test-client",
+        "PY_CLIENT_CMD",
+        31,
+        "python_client_stdio_2026_07_28",
+    );
+}
+
+#[test]
 fn inspector_cli_over_stdio() {
     judge("test-client", "INSPECTOR_CLIENT_CMD", 27, "inspector_cli_stdio");
 }
@@ -70,6 +89,17 @@ fn typescript_sdk_client_over_http() {
 #[test]
 fn python_sdk_client_over_http() {
     judge("test-client", "PY_CLIENT_HTTP_CMD", 27, "python_client_http");
+}
+
+#[test]
+fn python_sdk_client_over_http_on_2026_07_28() {
+    judge_with(
+        &["--protocol", "2026-07-28"],
+        "test-client",
+        "PY_CLIENT_HTTP_CMD",
+        31,
+        "python_client_http_2026_07_28",
+    );
 }
 
 #[test]
