@@ -11,7 +11,7 @@ mod faults;
 
 #[test]
 fn the_reference_gateway_passes_every_gateway_scenario() {
-    let stdout = faults::judge_fixture("test-gateway", "reference-gateway", None, "{config}").stdout;
+    let stdout = faults::judge_fixture("test-gateway", "reference-gateway", None, "{config}", &[]).stdout;
     let summary = Regex::new(r"(?m)^(\d+) scenarios: (\d+) pass(?:, (\d+) not-applicable)? in").unwrap();
     let counts = summary
         .captures(&stdout)
@@ -37,7 +37,7 @@ fn the_reference_gateway_passes_every_gateway_scenario() {
 #[test]
 fn every_broken_gateway_is_caught_under_the_requirement_it_breaks() {
     faults::assert_each_caught("gateways", &faults::fault_list!(GatewayFault), |name| {
-        faults::judge_fixture("test-gateway", "reference-gateway", Some(name), "{config}")
+        faults::judge_fixture("test-gateway", "reference-gateway", Some(name), "{config}", &[])
     });
 }
 

@@ -46,6 +46,7 @@ use self::era::ServerEra;
 pub use self::plan::Plan;
 use crate::client::{ClientSession, Received, WaitError};
 use crate::transport::StdioCommand;
+use crate::transport::http::mirror;
 
 crate::faults::faults! {
     ClientFault, "client";
@@ -58,6 +59,7 @@ crate::faults::faults! {
     DeclineWithContent = "decline-with-content", "ELIC-009", "A declined elicitation still carries content.";
     UndeclaredUrlMode = "undeclared-url-mode", "ELIC-004", "A URL-mode elicitation is accepted although only form mode was declared.";
     SamplingWithoutModel = "sampling-without-model", "SAMP-004", "A sampling result names no model.";
+    AltersCursor = "alters-cursor", "PAGE-002", "A list walk hands the next cursor back with a suffix of its own.";
     IgnoresNextCursor = "ignores-next-cursor", "PAGE-003", "A list walk stops after the first page despite nextCursor.";
     NoCancelOnTimeout = "no-cancel-on-timeout", "LIFE-015", "A request that timed out is abandoned without notifications/cancelled.";
     IgnoresServerCapabilities = "ignores-server-capabilities", "LIST-006", "Lists what the plan names even when the server did not declare it.";
@@ -83,6 +85,7 @@ crate::faults::faults! {
     HttpNoDelete = "http-no-delete", "HTTP-017", "Over HTTP, the client leaves without a DELETE for its session.";
     HttpNoVersionHeader = "http-no-version-header", "HTTP-018", "Over HTTP, requests after initialize leave out MCP-Protocol-Version.";
     ModernNoProbe = "modern-no-probe", "MODN-009", "On stdio, it opens with initialize and probes server/discover only once initialize is refused.";
+    ProbeFallsBackOnOneCode = "probe-falls-back-on-one-code", "MODN-010", "It falls back to initialize only when server/discover is refused with -32601, and leaves on any other error.";
     ModernNoCapabilities = "modern-no-capabilities", "MODN-001", "Under 2026-07-28, requests after the probe leave io.modelcontextprotocol/clientCapabilities out of _meta.";
     ModernNoClientInfo = "modern-no-client-info", "MODN-003", "Under 2026-07-28, requests after the probe leave io.modelcontextprotocol/clientInfo out of _meta.";
     ModernRetrySameId = "modern-retry-same-id", "MRTR-006", "Under 2026-07-28, the retry of an input-required request reuses its id.";
@@ -93,6 +96,7 @@ crate::faults::faults! {
     ModernHttpNoMethodHeader = "modern-http-no-method-header", "HTTP-020", "Over HTTP under 2026-07-28, POSTs after the probe leave out Mcp-Method.";
     ModernHttpVersionMismatch = "modern-http-version-mismatch", "HTTP-020", "Over HTTP under 2026-07-28, POSTs after the probe name MCP-Protocol-Version 2025-11-25 while the body says 2026-07-28.";
     ModernHttpNoParamHeader = "modern-http-no-param-header", "HTTP-023", "Over HTTP under 2026-07-28, tools/call leaves out the Mcp-Param-{Name} headers of x-mcp-header arguments.";
+    ModernHttpKeepsInvalidTool = "modern-http-keeps-invalid-tool", "HTTP-024", "Over HTTP under 2026-07-28, a tool whose x-mcp-header use is invalid stays in its list and is called.";
 }
 
 impl ClientFault {
@@ -138,6 +142,7 @@ pub async fn run(server: &ServerAddress, plan: Plan, fault: Option<ClientFault>)
         notifications_seen: 0,
         listening: None,
         listed: Vec::new(),
+        tools: None,
         relist: Vec::new(),
         roots_change_at: None,
         calls: 0,
@@ -162,6 +167,9 @@ struct Host {
     listening: Option<Value>,
     /// The nouns whose lists were walked, and those to walk again.
     listed: Vec<String>,
+    /// The tools the last walk of `tools/list` kept, once there was one: a
+    /// host offers its model only those.
+    tools: Option<Vec<String>>,
     relist: Vec<String>,
     roots_change_at: Option<Instant>,
     /// Calls made so far (for fresh progress tokens).
@@ -194,6 +202,10 @@ impl Host {
         }
         let call_timeout = plan.millis("call_timeout_ms", 5000);
         for tool in plan.list("calls") {
+            let kept = |tools: &Vec<String>| tools.iter().any(|t| tool["name"] == t.as_str());
+            if self.tools.as_ref().is_some_and(|tools| !kept(tools)) {
+                continue;
+            }
             let mut params = json!({"name": tool["name"], "arguments": tool.get("arguments").cloned().unwrap_or(json!({}))});
             if plan.flag("progress") {
                 params["_meta"] = json!({"progressToken": self.progress_token()});
@@ -316,13 +328,41 @@ impl Host {
         }
         let method = format!("{noun}/list");
         let mut params = json!({});
+        let mut tools = Vec::new();
         loop {
             let response = self.call(&method, params.clone(), ANSWER_TIMEOUT).await?;
+            let listed = response.pointer("/result/tools").and_then(Value::as_array);
+            let kept = listed.into_iter().flatten().filter(|tool| self.keeps(tool));
+            tools.extend(kept.filter_map(|tool| tool["name"].as_str()).map(str::to_owned));
             let next = response.pointer("/result/nextCursor").filter(|c| !c.is_null());
             match next {
-                Some(cursor) if !self.stops_at(cursor) => params = json!({"cursor": cursor}),
-                _ => return Ok(()),
+                Some(cursor) if !self.stops_at(cursor) => {
+                    params = json!({"cursor": self.handed_back(cursor)})
+                }
+                _ => break,
             }
+        }
+        if noun == "tools" {
+            self.tools = Some(tools);
+        }
+        Ok(())
+    }
+
+    /// Whether a listed tool stays in the host's list: over HTTP from
+    /// 2026-07-28, not when its `x-mcp-header` use is invalid (HTTP-024).
+    fn keeps(&self, tool: &Value) -> bool {
+        let drops = self.modern && self.session.http_facts().is_some();
+        !drops
+            || self.fault == Some(ClientFault::ModernHttpKeepsInvalidTool)
+            || mirror::header_params(tool).is_ok()
+    }
+
+    /// The cursor as the next page's request carries it: unaltered, but
+    /// by a broken walk (PAGE-002).
+    fn handed_back(&self, cursor: &Value) -> Value {
+        match (self.fault, cursor.as_str()) {
+            (Some(ClientFault::AltersCursor), Some(text)) => json!(format!("{text}-next")),
+            _ => cursor.clone(),
         }
     }
 

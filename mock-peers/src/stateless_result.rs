@@ -41,16 +41,18 @@ pub fn cacheable(result: Value, ttl_ms: u64, scope: &str) -> Value {
 }
 
 /// An interim result: the client answers `input_requests` (key → request)
-/// and retries with `request_state` echoed.
+/// and retries with `request_state`, if given, echoed.
 pub fn input_required(
     input_requests: Map<String, Value>,
-    request_state: String,
+    request_state: Option<String>,
     server_info: &Value,
 ) -> Value {
     let mut result = Map::new();
     result.insert("resultType".to_owned(), json!(INPUT_REQUIRED));
     result.insert("inputRequests".to_owned(), Value::Object(input_requests));
-    result.insert("requestState".to_owned(), json!(request_state));
+    if let Some(state) = request_state {
+        result.insert("requestState".to_owned(), json!(state));
+    }
     with_server_info(&mut result, server_info);
     Value::Object(result)
 }
@@ -75,8 +77,13 @@ mod tests {
         assert_eq!(kept["ttlMs"], 5);
         assert_eq!(kept["_meta"]["x"], 1);
         assert_eq!(kept["_meta"][SERVER_INFO], info);
-        let asked = input_required(Map::new(), "s1".into(), &info);
+        let asked = input_required(Map::new(), Some("s1".into()), &info);
         assert_eq!(asked["resultType"], INPUT_REQUIRED);
         assert_eq!(asked["requestState"], "s1");
+        assert!(
+            input_required(Map::new(), None, &info)
+                .get("requestState")
+                .is_none()
+        );
     }
 }

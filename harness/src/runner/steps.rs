@@ -250,6 +250,7 @@ impl<'s> StepRunner<'s> {
                 within,
                 name,
                 require,
+                leaving_fails,
                 tag,
             } => {
                 let expected = ExpectedRequest {
@@ -257,6 +258,7 @@ impl<'s> StepRunner<'s> {
                     params: params.as_ref(),
                     name: name.as_deref(),
                     require: *require,
+                    leaving_fails: *leaving_fails,
                 };
                 self.expect_request(expected, *within, tag).await
             }
@@ -763,6 +765,11 @@ impl<'s> StepRunner<'s> {
                     let check = Check::broken_for(name, tag, message);
                     return self.record(check, expected.require);
                 }
+                Err(WaitError::Closed(exit)) if expected.leaving_fails => {
+                    let message = format!("the peer left without sending {method}: {}", exit.description);
+                    self.checks.push(Check::broken_for(name, tag, message));
+                    return Stop::halted(Verdict::Pass, format!("the client left: {}", exit.description));
+                }
                 Err(error) => return self.peer_gone(tag, &error),
             }
         }
@@ -1103,6 +1110,8 @@ struct ExpectedRequest<'e> {
     /// Holds the request under this name.
     name: Option<&'e str>,
     require: bool,
+    /// A peer that leaves instead breaks the check.
+    leaving_fails: bool,
 }
 
 /// Whether we already sent a response with this id.

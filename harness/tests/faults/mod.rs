@@ -43,8 +43,14 @@ impl Judged {
 }
 
 /// Runs `mcp-conform SUBCOMMAND --command "mcp-conform FIXTURE [--fault
-/// NAME] PLACEHOLDER"` on the bundled scenarios, with a report.
-pub fn judge_fixture(subcommand: &str, fixture: &str, fault: Option<&str>, placeholder: &str) -> Judged {
+/// NAME] PLACEHOLDER" ARGS…` on the bundled scenarios, with a report.
+pub fn judge_fixture(
+    subcommand: &str,
+    fixture: &str,
+    fault: Option<&str>,
+    placeholder: &str,
+    args: &[&str],
+) -> Judged {
     let exe = assert_cmd::cargo::cargo_bin("mcp-conform");
     let fault = fault.map(|f| format!(" --fault {f}")).unwrap_or_default();
     let command = format!("{} {fixture}{fault} {placeholder}", exe.display());
@@ -54,6 +60,7 @@ pub fn judge_fixture(subcommand: &str, fixture: &str, fault: Option<&str>, place
         .env("NO_COLOR", "1")
         .args([subcommand, "--command", &command, "--jobs", "4", "--report-dir"])
         .arg(reports.path())
+        .args(args)
         .timeout(Duration::from_secs(300))
         .output()
         .unwrap();

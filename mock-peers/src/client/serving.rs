@@ -47,6 +47,8 @@ pub struct ServerFacts {
     /// Its `serverInfo`.
     pub info: Value,
     pub instructions: Option<String>,
+    /// Input-required results carry a `requestState`.
+    pub request_state: bool,
 }
 
 /// A request of ours, waiting for a client request to carry it.
@@ -78,7 +80,8 @@ impl Ask {
 /// An input-required result we gave, awaiting the client's retry.
 #[derive(Debug)]
 struct Round {
-    state: String,
+    /// The `requestState` it gave, if it gave one.
+    state: Option<String>,
     asks: Vec<Ask>,
 }
 
@@ -217,7 +220,7 @@ impl Serving {
         let Some(position) = self
             .rounds
             .iter()
-            .position(|round| Some(round.state.as_str()) == state)
+            .position(|round| round.state.is_some() && round.state.as_deref() == state)
             .or_else(|| self.rounds.iter().position(keys))
         else {
             return Vec::new();
@@ -291,7 +294,10 @@ impl Serving {
             }
         }
         self.next_state += 1;
-        let state = format!("mcp-conform-round-{}", self.next_state);
+        let state = self
+            .facts
+            .request_state
+            .then(|| format!("mcp-conform-round-{}", self.next_state));
         let result = stateless_result::input_required(requests, state.clone(), &self.facts.info);
         self.rounds.push(Round { state, asks });
         result
@@ -403,6 +409,7 @@ mod tests {
             capabilities: json!({"tools": {"listChanged": true}}),
             info: json!({"name": "mock", "version": "1"}),
             instructions: None,
+            request_state: true,
         })
     }
 
@@ -468,6 +475,22 @@ mod tests {
             "nothing more to ask"
         );
         assert!(serving.harvest(&retry).is_empty(), "a round is answered once");
+    }
+
+    #[test]
+    fn a_round_without_state_is_known_by_its_keys() {
+        let mut serving = serving();
+        serving.facts.request_state = false;
+        serving.ask(RequestId::Int(3), ELICIT, None);
+        let round = answer(serving.decide(&request(1, "tools/call", json!({"name": "t"}))));
+        assert!(round.get("requestState").is_none());
+        let retry = request(
+            2,
+            "tools/call",
+            json!({"name": "t",
+            "inputResponses": {"elicitation-3": {"action": "accept", "content": {}}}}),
+        );
+        assert_eq!(serving.harvest(&retry).len(), 1);
     }
 
     #[test]

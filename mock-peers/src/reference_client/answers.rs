@@ -77,15 +77,18 @@ impl Answers {
     }
 
     /// The person never answers; with `host_timeout_ms` the host answers
-    /// `on_timeout` itself when that time is up (in the stateless era the
-    /// call is given up at once instead: its round cannot wait).
+    /// `on_timeout` itself when that time is up. In the stateless era the
+    /// round is the answer's only chance: the host's own answer goes into
+    /// it at once (or, without one, the call is given up).
     fn never_answered(&mut self, request: &PeerRequest, on_timeout: Reply) -> Reply {
-        if !self.stateless
-            && let Some(timeout) = self.plan.optional_millis("host_timeout_ms")
-        {
-            self.overdue
-                .push((request.id.clone(), Instant::now() + timeout, on_timeout));
+        let Some(timeout) = self.plan.optional_millis("host_timeout_ms") else {
+            return Reply::NoReply;
+        };
+        if self.stateless {
+            return on_timeout;
         }
+        self.overdue
+            .push((request.id.clone(), Instant::now() + timeout, on_timeout));
         Reply::NoReply
     }
 
@@ -241,7 +244,19 @@ fn value_of_type(field: &Value) -> Value {
 }
 
 impl RequestHandler for Answers {
+    /// In the stateless era a refusal is no input response: a host that
+    /// refuses an input request gives its call up rather than retry
+    /// without the input (MRTR-006).
     fn answer(&mut self, request: &PeerRequest) -> Reply {
+        match self.reply(request) {
+            Reply::Error { .. } if self.stateless => Reply::NoReply,
+            reply => reply,
+        }
+    }
+}
+
+impl Answers {
+    fn reply(&mut self, request: &PeerRequest) -> Reply {
         let params = request.params.clone().unwrap_or_else(|| json!({}));
         let feature = FEATURES.iter().find(|(_, method)| *method == request.method);
         if let Some((capability, _)) = feature

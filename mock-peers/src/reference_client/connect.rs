@@ -33,7 +33,7 @@ pub(super) async fn connect(
             let found = if fault == Some(ClientFault::ModernNoProbe) {
                 Ok(ServerEra::Legacy)
             } else {
-                era::probe(&mut session, envelope).await
+                era::probe(&mut session, envelope, any_code(fault)).await
             };
             Ok(Connection {
                 session,
@@ -63,7 +63,7 @@ async fn connect_http(
             .to_owned()
     };
     let mut session = ClientSession::new(http(through_proxy(true), true)?);
-    let found = era::probe(&mut session, envelope).await;
+    let found = era::probe(&mut session, envelope, any_code(fault)).await;
     if found == Ok(ServerEra::Legacy) {
         session = ClientSession::new(http(through_proxy(false), false)?);
     }
@@ -72,6 +72,11 @@ async fn connect_http(
         found,
         proxy,
     })
+}
+
+/// Whether any error but a modern one means a legacy server (MODN-010).
+fn any_code(fault: Option<ClientFault>) -> bool {
+    fault != Some(ClientFault::ProbeFallsBackOnOneCode)
 }
 
 /// A Streamable HTTP transport of the stateless era, or of the legacy one.

@@ -8,7 +8,7 @@
 
 use std::time::Duration;
 
-use mcp_conform_core::protocol::errors::{DEFINED, UNSUPPORTED_PROTOCOL_VERSION};
+use mcp_conform_core::protocol::errors::{DEFINED, METHOD_NOT_FOUND, UNSUPPORTED_PROTOCOL_VERSION};
 use mcp_conform_core::version::{Era, ProtocolVersion};
 use serde_json::{Value, json};
 use tokio::time::Instant;
@@ -46,8 +46,14 @@ pub(super) fn envelope(capabilities: Value) -> Envelope {
 }
 
 /// Sends the probe and reads its answer; an error when the server is
-/// modern but no version or request of ours will do.
-pub(super) async fn probe(session: &mut ClientSession, envelope: &Envelope) -> Result<ServerEra, String> {
+/// modern but no version or request of ours will do. `any_code`: any error
+/// that is not a modern one means a legacy server (a broken client takes
+/// only `-32601` for one, MODN-010).
+pub(super) async fn probe(
+    session: &mut ClientSession,
+    envelope: &Envelope,
+    any_code: bool,
+) -> Result<ServerEra, String> {
     let id = session
         .request(
             "server/discover",
@@ -58,7 +64,7 @@ pub(super) async fn probe(session: &mut ClientSession, envelope: &Envelope) -> R
         .map_err(|e| e.to_string())?;
     let deadline = Instant::now() + PROBE_TIMEOUT;
     match session.wait_response(&id, deadline, &mut DefaultHandler).await {
-        Ok(answer) => classify(&answer.message),
+        Ok(answer) => classify(&answer.message, any_code),
         Err(WaitError::TimedOut | WaitError::Transport(_)) => Ok(ServerEra::Legacy),
         Err(WaitError::Closed(exit)) => Err(format!(
             "the server exited before answering server/discover ({})",
@@ -68,7 +74,7 @@ pub(super) async fn probe(session: &mut ClientSession, envelope: &Envelope) -> R
 }
 
 /// Reads the answer to the probe.
-fn classify(response: &Value) -> Result<ServerEra, String> {
+fn classify(response: &Value, any_code: bool) -> Result<ServerEra, String> {
     if let Some(result) = response.get("result") {
         let versions = result.get("supportedVersions");
         if known_versions(versions).contains(&MODERN) {
@@ -81,6 +87,9 @@ fn classify(response: &Value) -> Result<ServerEra, String> {
     match error.get("code").and_then(Value::as_i64) {
         Some(UNSUPPORTED_PROTOCOL_VERSION) => fall_back(error.pointer("/data/supported")),
         Some(code) if DEFINED.contains(&code) => Err(format!("the server refused server/discover: {error}")),
+        Some(code) if !any_code && code != METHOD_NOT_FOUND => Err(format!(
+            "server/discover was refused with {code}, which this client does not read as a legacy server"
+        )),
         _ => Ok(ServerEra::Legacy),
     }
 }
@@ -121,34 +130,40 @@ mod tests {
         let modern = ServerEra::Modern {
             capabilities: json!({"tools": {}}),
         };
-        assert_eq!(classify(&result), Ok(modern));
+        assert_eq!(classify(&result, true), Ok(modern));
         let other = json!({"result": {"supportedVersions": ["2031-01-01"], "capabilities": {}}});
-        assert!(classify(&other).is_err());
+        assert!(classify(&other, true).is_err());
         let dual = json!({"result": {"supportedVersions": ["2025-11-25"], "capabilities": {}}});
-        assert_eq!(classify(&dual), Ok(ServerEra::Legacy));
+        assert_eq!(classify(&dual, true), Ok(ServerEra::Legacy));
     }
 
     #[test]
     fn any_error_but_a_modern_one_is_a_legacy_server() {
         for code in [-32601, -32600, -32602, -32603, -32000, 1] {
             assert_eq!(
-                classify(&error(code, Value::Null)),
+                classify(&error(code, Value::Null), true),
                 Ok(ServerEra::Legacy),
                 "{code}"
             );
         }
-        assert_eq!(classify(&json!({"id": 1})), Ok(ServerEra::Legacy));
+        assert_eq!(classify(&json!({"id": 1}), true), Ok(ServerEra::Legacy));
         let legacy_listed = error(
             -32022,
             json!({"supported": ["2025-06-18"], "requested": "2026-07-28"}),
         );
-        assert_eq!(classify(&legacy_listed), Ok(ServerEra::Legacy));
+        assert_eq!(classify(&legacy_listed, true), Ok(ServerEra::Legacy));
         let modern_only = error(
             -32022,
             json!({"supported": ["2031-01-01"], "requested": "2026-07-28"}),
         );
-        assert!(classify(&modern_only).is_err());
-        assert!(classify(&error(-32020, Value::Null)).is_err());
-        assert!(classify(&error(-32021, json!({"requiredCapabilities": {}}))).is_err());
+        assert!(classify(&modern_only, true).is_err());
+        assert!(classify(&error(-32020, Value::Null), true).is_err());
+        assert!(classify(&error(-32021, json!({"requiredCapabilities": {}})), true).is_err());
+        // A broken client reads -32601 only as a legacy server.
+        assert_eq!(
+            classify(&error(-32601, Value::Null), false),
+            Ok(ServerEra::Legacy)
+        );
+        assert!(classify(&error(-32603, Value::Null), false).is_err());
     }
 }

@@ -29,7 +29,7 @@ impl Host {
     /// all; `false` (the client leaves) when it finds no modern server.
     pub(super) async fn probe_after_refusal(&mut self) -> Result<bool, String> {
         let envelope = era::envelope(self.answers.capabilities());
-        match era::probe(&mut self.session, &envelope).await? {
+        match era::probe(&mut self.session, &envelope, true).await? {
             ServerEra::Modern { capabilities } => {
                 self.go_modern(capabilities);
                 Ok(true)

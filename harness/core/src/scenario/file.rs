@@ -160,6 +160,11 @@ pub struct ServerSetup {
     /// Instructions for the client's model.
     #[serde(default)]
     pub instructions: Option<String>,
+    /// From 2026-07-28: whether input-required results carry a
+    /// `requestState` (default `true`; `false` tests a client's retry of a
+    /// round that gave none).
+    #[serde(default)]
+    pub request_state: Option<bool>,
 }
 
 /// Who performs the handshake.
@@ -549,6 +554,11 @@ pub struct ExpectRequestStep {
     /// the plan asks is not judged on what would follow).
     #[serde(default)]
     pub require: bool,
+    /// `role: client`: what a client that leaves before sending it means.
+    /// Default `not-observed` (one-shot clients leave when their work is
+    /// done); `fail` where leaving is how a client breaks the rule.
+    #[serde(default)]
+    pub on_leave: Option<OnLeave>,
     #[serde(default)]
     pub level: Option<Located<LevelName>>,
     #[serde(default)]
@@ -557,6 +567,15 @@ pub struct ExpectRequestStep {
     /// connections) instead of the front.
     #[serde(default)]
     pub backend: Option<Located<String>>,
+}
+
+/// What a peer that leaves before an expected request means.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize, JsonSchema)]
+pub enum OnLeave {
+    #[serde(rename = "not-observed")]
+    NotObserved,
+    #[serde(rename = "fail")]
+    Fail,
 }
 
 /// `respond`: the answer to a held request of the peer. Give `result`

@@ -87,6 +87,8 @@ pub struct ServerModel {
     /// Verbatim version to answer; `None`: negotiated.
     pub protocol_version: Option<String>,
     pub instructions: Option<String>,
+    /// From 2026-07-28: input-required results carry a `requestState`.
+    pub request_state: bool,
 }
 
 /// Level and requirement of one expectation, and where it is written.
@@ -138,6 +140,9 @@ pub enum StepKind {
         name: Option<String>,
         /// A precondition: unmet, the rest is not-observed.
         require: bool,
+        /// A peer that leaves before sending it breaks the check (else the
+        /// rest is not-observed).
+        leaving_fails: bool,
         tag: CheckTag,
     },
     Await {

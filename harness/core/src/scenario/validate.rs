@@ -566,6 +566,7 @@ impl Validator<'_> {
                     within: self.millis(e.within_ms, STEP_TIMEOUT, span),
                     name: e.name.as_ref().map(|n| n.value.clone()),
                     require: e.require,
+                    leaving_fails: e.on_leave == Some(file::OnLeave::Fail),
                     tag: self.tag(e.level.as_ref(), e.requirement.as_ref(), span),
                 }
             }
@@ -818,6 +819,7 @@ fn server_model(setup: file::ServerSetup) -> model::ServerModel {
         info: setup.info,
         protocol_version: setup.protocol_version,
         instructions: setup.instructions,
+        request_state: setup.request_state.unwrap_or(true),
     }
 }
 

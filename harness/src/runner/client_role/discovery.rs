@@ -34,6 +34,7 @@ pub fn serve_stateless(session: &mut ClientSession, scenario: &Scenario, version
         capabilities: server.capabilities.clone(),
         info: server.info.clone().unwrap_or_else(mock_server_info),
         instructions: server.instructions.clone(),
+        request_state: server.request_state,
     });
     session.expect_asks(asks_anything(&scenario.steps, version));
 }

@@ -42,7 +42,11 @@ pub(crate) fn complete_for(method: &str, result: Value) -> Value {
 /// An interim result: the client answers `input_requests` (key → request)
 /// and retries with `request_state` echoed.
 pub(crate) fn input_required(input_requests: Map<String, Value>, request_state: String) -> Value {
-    stateless_result::input_required(input_requests, request_state, &identity::server_info(MODERN))
+    stateless_result::input_required(
+        input_requests,
+        Some(request_state),
+        &identity::server_info(MODERN),
+    )
 }
 
 #[cfg(test)]
