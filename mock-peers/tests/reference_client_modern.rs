@@ -277,17 +277,31 @@ async fn an_empty_cursor_is_a_cursor_unless_the_walk_ignores_it() {
 }
 
 #[tokio::test]
-async fn an_ignored_input_request_gives_the_call_up_without_a_retry() {
-    let plan = json!({
-        "elicitation": "ignore",
-        "host_timeout_ms": 100,
-        "calls": [{"name": "elicit", "arguments": {}}],
-        "linger_ms": 400,
-    });
-    let wire = stdio::run(Server::Reference, plan, None).await;
-    assert_eq!(wire.outcome, Ok(()));
-    assert_eq!(calls_of(&wire.requests(), "elicit").len(), 1, "no retry");
-    for sent in &wire.sent {
+async fn an_ignored_input_request_gives_the_call_up_or_gets_the_hosts_own_answer() {
+    let ignored = |host_timeout: Option<u64>| {
+        let mut plan = json!({
+            "elicitation": "ignore",
+            "calls": [{"name": "elicit", "arguments": {}}],
+            "linger_ms": 400,
+        });
+        if let Some(ms) = host_timeout {
+            plan["host_timeout_ms"] = json!(ms);
+        }
+        stdio::run(Server::Reference, plan, None)
+    };
+    let given_up = ignored(None).await;
+    assert_eq!(given_up.outcome, Ok(()));
+    assert_eq!(calls_of(&given_up.requests(), "elicit").len(), 1, "no retry");
+    // The round is the only chance to answer: the host's own answer goes in it.
+    let answered = ignored(Some(100)).await;
+    let calls = calls_of(&answered.requests(), "elicit");
+    assert_eq!(calls.len(), 2, "one retry");
+    let responses = calls[1]["params"]["inputResponses"].as_object().unwrap();
+    assert!(
+        responses.values().all(|r| r["action"] == "cancel"),
+        "{responses:?}"
+    );
+    for sent in given_up.sent.iter().chain(&answered.sent) {
         assert!(sent.get("method").is_some(), "no late answer: {sent}");
     }
 }
