@@ -1,9 +1,13 @@
 //! The shape of a fault list: each fault of a broken fixture peer has a
-//! command-line name, the requirement it breaks and a sentence.
+//! command-line name, the requirement it breaks, a sentence, and the
+//! scenarios that catch it.
 
-/// Declares a fault enum: `faults! { Name, "server"; Variant = "name", "REQ-001", "What it does."; ... }`.
+/// Declares a fault enum: `faults! { Name, "server"; Variant = "name",
+/// "REQ-001", "What it does." => ["scenario.id", ...]; ... }`. The scenarios
+/// after `=>` are the ones a fault sweep runs the fault against: each of them
+/// must flag the requirement (so the list is never wider than the truth).
 macro_rules! faults {
-    ($enum:ident, $peer:literal; $($variant:ident = $name:literal, $requirement:literal, $what:literal;)*) => {
+    ($enum:ident, $peer:literal; $($variant:ident = $name:literal, $requirement:literal, $what:literal $(=> [$($scenario:literal),* $(,)?])?;)*) => {
         /// One deliberate divergence from the spec.
         #[derive(Debug, Clone, Copy, PartialEq, Eq)]
         pub enum $enum {
@@ -27,6 +31,12 @@ macro_rules! faults {
             /// What the faulty peer does, in a sentence.
             pub fn description(self) -> &'static str {
                 match self { $($enum::$variant => $what,)* }
+            }
+
+            /// The ids of the bundled scenarios that catch the fault under
+            /// its requirement (the scenarios a fault sweep runs).
+            pub fn caught_by(self) -> &'static [&'static str] {
+                match self { $($enum::$variant => &[$($($scenario),*)?],)* }
             }
         }
 
