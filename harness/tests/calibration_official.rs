@@ -573,9 +573,9 @@ pass           lifecycle.ping                            0.90s
 non-strict     logging.set-level                         0.91s
 not-observed   list-changed.tools                        0.00s  (needs trigger list_changed_tool)
 
-── logging.set-level (non-strict) ── scenarios/logging/set-level.yaml:14:15
+── logging.set-level (non-strict) ── scenarios/server/logging/set-level.yaml:14:15
    logging/setLevel accepts a known level and refuses an unknown one with -32602
-   non-strict response to logging/setLevel [LOG-004 SHOULD] at scenarios/logging/set-level.yaml:14:15
+   non-strict response to logging/setLevel [LOG-004 SHOULD] at scenarios/server/logging/set-level.yaml:14:15
      at /code: expected -32602, got -32603: values differ
 
 3 scenarios: 1 pass, 1 non-strict, 1 not-observed in 1.00s

@@ -12,7 +12,7 @@ use assert_cmd::Command;
 use serde_json::{Value, json};
 
 /// The transport scenario whose own POST (a ping) meets the misbehaviour.
-const POST_ANSWER: &str = "http/post-answer-forms.yaml";
+const POST_ANSWER: &str = "server/http/post-answer-forms.yaml";
 
 /// How the scripted server answers a ping.
 #[derive(Clone, Copy)]
@@ -129,7 +129,8 @@ fn assert_located_failure(stdout: &str, why: &str) {
         "{stdout}"
     );
     assert!(
-        stdout.contains("[HTTP-007 MUST] at ") && stdout.contains("scenarios/http/post-answer-forms.yaml:"),
+        stdout.contains("[HTTP-007 MUST] at ")
+            && stdout.contains("scenarios/server/http/post-answer-forms.yaml:"),
         "located under HTTP-007:\n{stdout}"
     );
     assert!(stdout.contains(why), "says why ({why}):\n{stdout}");
@@ -165,7 +166,7 @@ fn the_engine_transport_reports_each_misbehaviour_located() {
         Misbehaviour::CutMidEvent,
         Misbehaviour::MalformedSse,
     ] {
-        let (took, stdout) = judge(misbehaviour, "lifecycle/ping.yaml");
+        let (took, stdout) = judge(misbehaviour, "server/lifecycle/ping.yaml");
         assert!(stdout.contains("FAIL           lifecycle.ping"), "{stdout}");
         assert!(stdout.contains("[PING-001 MUST] at "), "{stdout}");
         assert!(took < Duration::from_secs(15), "took {took:?}:\n{stdout}");

@@ -11,6 +11,14 @@ use std::sync::{Mutex, PoisonError};
 use std::time::{Duration, Instant};
 
 mod common;
+
+/// The profiles of the project's own SDK peers, kept beside them (the binary
+/// does not bundle them).
+const PYTHON_PROFILE: &str = concat!(
+    env!("CARGO_MANIFEST_DIR"),
+    "/../fixtures/peers/python/profile.yaml"
+);
+const RMCP_PROFILE: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/../fixtures/peers/rust/profile.yaml");
 mod http_server;
 
 use http_server::{free_port, start};
@@ -132,12 +140,12 @@ fn everything_server_over_http_with_sse() {
 
 #[test]
 fn python_sdk_server_over_streamable_http() {
-    judge(python, "streamable", "python", "python_http");
+    judge(python, "streamable", PYTHON_PROFILE, "python_http");
 }
 
 #[test]
 fn rmcp_sdk_server_over_streamable_http() {
-    judge(rmcp, "streamable", "rmcp", "rmcp_http");
+    judge(rmcp, "streamable", RMCP_PROFILE, "rmcp_http");
 }
 
 /// The stateless revision: both SDKs speak 2026-07-28 over HTTP.
@@ -146,7 +154,7 @@ fn python_sdk_server_on_2026_07_28() {
     judge_on(
         python,
         "streamable",
-        "python",
+        PYTHON_PROFILE,
         "2026-07-28",
         "python_http_2026_07_28",
     );
@@ -154,18 +162,24 @@ fn python_sdk_server_on_2026_07_28() {
 
 #[test]
 fn rmcp_sdk_server_on_2026_07_28() {
-    judge_on(rmcp, "streamable", "rmcp", "2026-07-28", "rmcp_http_2026_07_28");
+    judge_on(
+        rmcp,
+        "streamable",
+        RMCP_PROFILE,
+        "2026-07-28",
+        "rmcp_http_2026_07_28",
+    );
 }
 
 /// Every version each SDK speaks, in one run: the version matrix.
 #[test]
 fn python_sdk_server_on_every_version() {
-    judge_on(python, "streamable", "python", "all", "python_http_all");
+    judge_on(python, "streamable", PYTHON_PROFILE, "all", "python_http_all");
 }
 
 #[test]
 fn rmcp_sdk_server_on_every_version() {
-    judge_on(rmcp, "streamable", "rmcp", "all", "rmcp_http_all");
+    judge_on(rmcp, "streamable", RMCP_PROFILE, "all", "rmcp_http_all");
 }
 
 /// The correct reference server over both HTTP transports: every scenario

@@ -10,6 +10,14 @@ use assert_cmd::Command;
 
 mod common;
 
+/// The profiles of the project's own SDK peers, kept beside them (the binary
+/// does not bundle them).
+const PYTHON_PROFILE: &str = concat!(
+    env!("CARGO_MANIFEST_DIR"),
+    "/../fixtures/peers/python/profile.yaml"
+);
+const RMCP_PROFILE: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/../fixtures/peers/rust/profile.yaml");
+
 /// The peers run one at a time. Each run already uses two jobs; three runs at once
 /// on a small machine slowed the Python peer's start-up past the 5 s that the
 /// manual-handshake lifecycle scenarios give `initialize`, failing them at random.
@@ -67,12 +75,12 @@ fn everything_server_over_stdio() {
 
 #[test]
 fn python_sdk_server_over_stdio() {
-    judge("PYTHON_SERVER_CMD", "python", "python_stdio");
+    judge("PYTHON_SERVER_CMD", PYTHON_PROFILE, "python_stdio");
 }
 
 #[test]
 fn rmcp_sdk_server_over_stdio() {
-    judge("RMCP_SERVER_CMD", "rmcp", "rmcp_stdio");
+    judge("RMCP_SERVER_CMD", RMCP_PROFILE, "rmcp_stdio");
 }
 
 /// The stateless revision over stdio: both SDKs serve a connection whose
@@ -81,7 +89,7 @@ fn rmcp_sdk_server_over_stdio() {
 fn python_sdk_server_over_stdio_on_2026_07_28() {
     judge_on(
         "PYTHON_SERVER_CMD",
-        "python",
+        PYTHON_PROFILE,
         "2026-07-28",
         "python_stdio_2026_07_28",
     );
@@ -89,5 +97,10 @@ fn python_sdk_server_over_stdio_on_2026_07_28() {
 
 #[test]
 fn rmcp_sdk_server_over_stdio_on_2026_07_28() {
-    judge_on("RMCP_SERVER_CMD", "rmcp", "2026-07-28", "rmcp_stdio_2026_07_28");
+    judge_on(
+        "RMCP_SERVER_CMD",
+        RMCP_PROFILE,
+        "2026-07-28",
+        "rmcp_stdio_2026_07_28",
+    );
 }
