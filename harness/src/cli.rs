@@ -7,11 +7,8 @@
 
 mod error;
 
-use std::io::Write as _;
 use std::path::PathBuf;
 use std::sync::Arc;
-use std::sync::atomic::{AtomicBool, Ordering};
-use std::time::Instant;
 
 use clap::{Parser, Subcommand};
 use mcp_conform_core::protocol::official::OfficialSchemas;
@@ -22,12 +19,12 @@ use mcp_mock_peers::transport::http::headers::parse_header;
 use mcp_mock_peers::transport::{HttpMode, StdioCommand};
 
 use crate::coverage::{self, Coverage};
-use crate::output::{self, LiveOutput};
-use crate::report::{self, baseline::Baseline, shard};
-use crate::runner::{RunConfig, Target, case_count, run_matrix, supported_versions};
+use crate::output;
+use crate::pipeline::Judged;
+use crate::report::{self, shard};
+use crate::runner::{RunConfig, Target, supported_versions};
 use crate::schemas;
 use crate::select::{keep_role, load_profile, load_scenarios};
-use mcp_conform_core::scenario::Scenario;
 use mcp_conform_core::scenario::model::Role;
 
 pub use error::CliError;
@@ -356,87 +353,6 @@ pub(crate) fn jobs_or_default(jobs: Option<usize>) -> usize {
     jobs.unwrap_or_else(|| std::thread::available_parallelism().map_or(2, |n| n.get()))
 }
 
-/// A run about to be judged: the selected scenarios and how to run them.
-#[derive(Debug)]
-pub(crate) struct Judged<'a> {
-    pub scenarios: &'a [Scenario],
-    pub config: &'a RunConfig,
-    /// The versions to run each scenario on (one, or with `--protocol all`
-    /// those the server speaks).
-    pub versions: Vec<ProtocolVersion>,
-    pub jobs: usize,
-    /// The whole selection's fingerprint (before sharding).
-    pub suite: mcp_conform_report::Suite,
-    pub shard: Option<mcp_conform_report::Shard>,
-}
-
-impl Judged<'_> {
-    /// Runs the scenarios with a line per scenario (and a progress bar on a
-    /// terminal), prints failures, summary and gate, writes the report
-    /// files; returns the gate's exit code.
-    pub fn run(&self, gate: &GateArgs) -> Result<ExitCode, CliError> {
-        let baseline = gate
-            .baseline
-            .as_deref()
-            .map(Baseline::load)
-            .transpose()
-            .map_err(|diagnostics| CliError::Diagnostics {
-                diagnostics,
-                what: "the baseline",
-            })?;
-        let config = self.config;
-        let profile_name = config.profile.as_ref().map_or("none".into(), |p| p.name.clone());
-        let versions: Vec<String> = self.versions.iter().map(ToString::to_string).collect();
-        println!(
-            "mcp-conform {} · {} · protocol {} · profile {profile_name} · {} scenarios · {} jobs\n",
-            env!("CARGO_PKG_VERSION"),
-            config.target.display(),
-            versions.join(", "),
-            self.scenarios.len(),
-            self.jobs
-        );
-        let interrupted = interrupt_flag();
-        let started = Instant::now();
-        let named = self.versions.len() > 1;
-        let mut live = LiveOutput::new(case_count(self.scenarios, &self.versions), named);
-        // The cases come from the run's events; the outcomes it also returns
-        // are the same ones, already converted.
-        run_matrix(
-            self.scenarios,
-            config,
-            &self.versions,
-            self.jobs,
-            &interrupted,
-            |event| live.on_event(event),
-        );
-        let cases = live.finish();
-        anstream::print!("{}", output::failure_details(&cases, named));
-        println!("{}", output::summary(&cases, started.elapsed(), named));
-        let run_info = mcp_conform_report::RunInfo {
-            target: config.target.display(),
-            protocol_versions: versions,
-            profile: config.profile.as_ref().map(|p| p.name.clone()),
-            suite: self.suite.clone(),
-            strict: gate.strict,
-            shard: self.shard,
-            baseline: baseline.as_ref().map(|b| b.info.clone()),
-        };
-        let report = report::build(cases, run_info, baseline.as_ref());
-        print!("{}", output::gate_lines(&report));
-        let _ = std::io::stdout().flush();
-        if interrupted.load(Ordering::SeqCst) {
-            eprintln!("interrupted: the results above are those of the scenarios that finished");
-        }
-        if let Some(dir) = &gate.report_dir {
-            report::write_dir(dir, &report).map_err(|error| {
-                CliError::Infrastructure(format!("--report-dir {}: {error}", dir.display()))
-            })?;
-            println!("reports written to {}", dir.display());
-        }
-        Ok(report.gate.exit_code)
-    }
-}
-
 fn merge(reports: &[PathBuf], dir: &std::path::Path) -> Result<ExitCode, CliError> {
     let merged =
         report::merge_files(reports, dir).map_err(|error| CliError::Usage(format!("merge: {error}")))?;
@@ -569,20 +485,4 @@ fn reference_server_command() -> Result<StdioCommand, mcp_mock_peers::transport:
         env: Vec::new(),
         cwd: None,
     })
-}
-
-/// Set on Ctrl-C: running scenarios stop and kill their peers, and what
-/// finished is still reported.
-pub(crate) fn interrupt_flag() -> Arc<AtomicBool> {
-    let flag = Arc::new(AtomicBool::new(false));
-    let set = flag.clone();
-    std::thread::spawn(move || {
-        let Ok(runtime) = tokio::runtime::Builder::new_current_thread().enable_io().build() else {
-            return;
-        };
-        if runtime.block_on(tokio::signal::ctrl_c()).is_ok() {
-            set.store(true, Ordering::SeqCst);
-        }
-    });
-    flag
 }

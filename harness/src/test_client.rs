@@ -9,8 +9,9 @@ use mcp_conform_report::ExitCode;
 use mcp_mock_peers::reference_client::{self, ClientFault, Plan, ServerAddress};
 use mcp_mock_peers::transport::StdioCommand;
 
-use crate::cli::{CliError, GateArgs, Judged, ProtocolChoice, runtime};
+use crate::cli::{CliError, GateArgs, ProtocolChoice, runtime};
 use crate::output;
+use crate::pipeline::Judged;
 use crate::report;
 use crate::runner::{
     ClientUnderTest, RunConfig, ScenarioOutcome, Target, serve_connected, serve_http, serve_stdio,

@@ -16,7 +16,8 @@ use mcp_conform_report::ExitCode;
 use mcp_mock_peers::reference_gateway::{self, GatewayFault};
 use mcp_mock_peers::transport::{HttpMode, StdioCommand, StdioTransport};
 
-use crate::cli::{CliError, GateArgs, Judged, runtime};
+use crate::cli::{CliError, GateArgs, runtime};
+use crate::pipeline::Judged;
 use crate::report;
 use crate::runner::{GatewayUnderTest, RunConfig, Target, free_loopback_port, shell_word, wait_for_port};
 use crate::select::{keep_role, load_profile, load_scenarios};
