@@ -264,3 +264,74 @@ pub fn gate_lines(report: &Report) -> String {
 fn seconds(duration: Duration) -> String {
     format!("{:.2}s", duration.as_secs_f64())
 }
+
+#[cfg(test)]
+mod tests {
+    use mcp_conform_report::{Direction, Level, WireFrame};
+    use serde_json::json;
+
+    use super::*;
+
+    fn failing_case(version: &str) -> Case {
+        let check = CheckResult {
+            requirement: "TOOL-004".into(),
+            name: "response to tools/call".into(),
+            level: Level::Must,
+            verdict: Verdict::Fail,
+            message: Some("expected an error".into()),
+            expected: Some(json!({"code": -32602})),
+            actual: Some(json!({"code": -32601})),
+            location: Some("11:15".into()),
+            frame: Some(0),
+            accepted: None,
+        };
+        Case {
+            scenario: "tools.unknown-tool".into(),
+            title: "Calling an unknown tool gets a JSON-RPC error".into(),
+            area: "tools".into(),
+            file: "scenarios/tools/unknown-tool.yaml".into(),
+            protocol_version: Some(version.into()),
+            verdict: Verdict::Fail,
+            note: None,
+            checks: vec![check],
+            remarks: Vec::new(),
+            transcript: vec![WireFrame {
+                index: 0,
+                direction: Direction::Received,
+                text: r#"{"jsonrpc":"2.0","id":1,"error":{"code":-32601}}"#.into(),
+                answers: None,
+                http: None,
+            }],
+            stderr_tail: None,
+        }
+    }
+
+    #[test]
+    fn a_failure_shows_its_location_diff_and_frame() {
+        let details = failure_details(&[failing_case("2025-11-25")], true);
+        assert_eq!(
+            details,
+            concat!(
+                "\n── tools.unknown-tool@2025-11-25 (FAIL) ── scenarios/tools/unknown-tool.yaml:11:15\n",
+                "   Calling an unknown tool gets a JSON-RPC error\n",
+                "   FAIL response to tools/call [TOOL-004 MUST] at scenarios/tools/unknown-tool.yaml:11:15\n",
+                "     expected an error\n",
+                "     diff (- expected, + actual):\n",
+                "      {\n",
+                "     -  \"code\": -32602\n",
+                "     +  \"code\": -32601\n",
+                "      }\n",
+                "     frame: {\"jsonrpc\":\"2.0\",\"id\":1,\"error\":{\"code\":-32601}}\n",
+            )
+        );
+    }
+
+    #[test]
+    fn the_summary_counts_each_version_in_date_order() {
+        let cases = [failing_case("2025-11-25"), failing_case("2024-11-05")];
+        assert_eq!(
+            summary(&cases, Duration::from_millis(1500), true),
+            "\n2 cases: 0 pass, 2 fail in 1.50s\n  2024-11-05   0 pass, 1 fail\n  2025-11-25   0 pass, 1 fail"
+        );
+    }
+}

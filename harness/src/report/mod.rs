@@ -243,4 +243,21 @@ mod tests {
         assert_eq!(answers, [None, None, Some(1), Some(0)]);
         assert!(wire.iter().all(|f| f.http.is_none()));
     }
+
+    #[test]
+    fn the_log_keeps_the_run_order_whatever_the_finish_order() {
+        let scenario = mcp_conform_core::scenario::load::load_str(
+            Path::new("s.yaml"),
+            "id: a.b\ntitle: t\nrequirements: [RPC-011]\nsteps:\n  - alive: {}\n",
+        )
+        .expect("a valid scenario");
+        let outcome = |note: &str| {
+            ScenarioOutcome::unrun(&scenario, mcp_conform_core::Verdict::NotApplicable, note.into())
+        };
+        let mut log = CaseLog::default();
+        log.record(2, &outcome("third"));
+        log.record(0, &outcome("first"));
+        let notes: Vec<Option<String>> = log.into_cases().into_iter().map(|c| c.note).collect();
+        assert_eq!(notes, [Some("first".into()), Some("third".into())]);
+    }
 }
