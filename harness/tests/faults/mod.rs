@@ -12,7 +12,7 @@ use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
 use assert_cmd::Command;
-use mcp_conform::runner::{Check, RunConfig, ScenarioOutcome, run_matrix};
+use mcp_conform::runner::{Check, RunConfig, ScenarioOutcome, run_suite};
 use mcp_conform::select::{keep_role, load_scenarios};
 use mcp_conform_core::scenario::Scenario;
 use mcp_conform_core::scenario::model::Role;
@@ -64,7 +64,7 @@ pub fn bundled(role: Role) -> Vec<Scenario> {
 
 /// Whether a check found something broken: failed, non-strict, or a broken
 /// MAY (whose verdict is not-observed, a MAY never failing).
-pub fn is_finding(verdict: Verdict, level: Level) -> bool {
+fn is_finding(verdict: Verdict, level: Level) -> bool {
     match verdict {
         Verdict::Fail | Verdict::NonStrict => true,
         Verdict::NotObserved => level == Level::May,
@@ -163,10 +163,9 @@ fn judge<'a>(fault: &'a Fault, suite: &[Scenario], config: &RunConfig) -> Swept<
             Some(s) => scenarios.push(s.clone()),
         }
     }
-    let outcomes = run_matrix(
+    let outcomes = run_suite(
         &scenarios,
         config,
-        &[config.protocol],
         JOBS,
         &Arc::new(AtomicBool::new(false)),
         |_| {},
