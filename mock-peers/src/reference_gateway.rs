@@ -27,19 +27,33 @@ pub const PAGE: usize = 3;
 
 faults! {
     GatewayFault, "gateway";
-    NoNamespacing = "no-namespacing", "GATE-001", "Lists every backend's items under their own names, so colliding names appear twice.";
-    PrefixedCall = "prefixed-call", "GATE-001", "Forwards a call under its aggregated name instead of the backend's own.";
-    CallEveryBackend = "call-every-backend", "GATE-006", "Sends a tools/call to every backend, not only to the one that owns the tool.";
-    FirstPageOnly = "first-page-only", "GATE-002", "Reads only the first page of each backend's list.";
-    AnswerWrongBackend = "answer-wrong-backend", "GATE-003", "Sends the client's answer to a backend's elicitation or sampling request to another backend.";
-    AlteredElicitation = "altered-elicitation", "GATE-003", "Drops `required` from the schema of an elicitation it passes on.";
-    SamplingRefused = "sampling-refused", "GATE-003", "Declares sampling to its backends but refuses their sampling requests itself instead of asking the client.";
-    DropListChanged = "drop-list-changed", "GATE-004", "Does not pass the backends' list_changed notifications on.";
-    StaleLists = "stale-lists", "GATE-004", "Serves the lists the backends gave at startup, never fetched again.";
-    SwallowErrors = "swallow-errors", "GATE-005", "Turns a backend's JSON-RPC error into an empty successful result.";
-    NoInitialized = "no-initialized", "LIFE-007", "Never sends notifications/initialized to its backends.";
-    ListUndeclared = "list-undeclared", "LIST-006", "Lists tools, resources and prompts of every backend at startup, declared or not.";
-    ElicitUndeclared = "elicit-undeclared", "ELIC-002", "Declares elicitation to its backends whatever the client declared, and passes elicitation on to a client that never declared it.";
+    NoNamespacing = "no-namespacing", "GATE-001", "Lists every backend's items under their own names, so colliding names appear twice." => [
+        "gateway.elicitation", "gateway.elicitation-undeclared", "gateway.list-changed",
+        "gateway.prompts", "gateway.resources", "gateway.sampling", "gateway.tools",
+    ];
+    PrefixedCall = "prefixed-call", "GATE-001", "Forwards a call under its aggregated name instead of the backend's own." => [
+        "gateway.elicitation", "gateway.elicitation-undeclared", "gateway.list-changed",
+        "gateway.prompts", "gateway.resources", "gateway.sampling", "gateway.tools",
+    ];
+    CallEveryBackend = "call-every-backend", "GATE-006", "Sends a tools/call to every backend, not only to the one that owns the tool." => ["gateway.tools"];
+    FirstPageOnly = "first-page-only", "GATE-002", "Reads only the first page of each backend's list." => ["gateway.pagination"];
+    AnswerWrongBackend = "answer-wrong-backend", "GATE-003", "Sends the client's answer to a backend's elicitation or sampling request to another backend." => ["gateway.elicitation", "gateway.sampling"];
+    AlteredElicitation = "altered-elicitation", "GATE-003", "Drops `required` from the schema of an elicitation it passes on." => ["gateway.elicitation"];
+    SamplingRefused = "sampling-refused", "GATE-003", "Declares sampling to its backends but refuses their sampling requests itself instead of asking the client." => ["gateway.sampling"];
+    DropListChanged = "drop-list-changed", "GATE-004", "Does not pass the backends' list_changed notifications on." => ["gateway.list-changed"];
+    StaleLists = "stale-lists", "GATE-004", "Serves the lists the backends gave at startup, never fetched again." => ["gateway.list-changed"];
+    SwallowErrors = "swallow-errors", "GATE-005", "Turns a backend's JSON-RPC error into an empty successful result." => ["gateway.errors"];
+    NoInitialized = "no-initialized", "LIFE-007", "Never sends notifications/initialized to its backends." => [
+        "gateway.elicitation", "gateway.elicitation-undeclared", "gateway.errors",
+        "gateway.list-changed", "gateway.pagination", "gateway.prompts", "gateway.resources",
+        "gateway.sampling", "gateway.tools",
+    ];
+    ListUndeclared = "list-undeclared", "LIST-006", "Lists tools, resources and prompts of every backend at startup, declared or not." => [
+        "gateway.elicitation", "gateway.elicitation-undeclared", "gateway.errors",
+        "gateway.list-changed", "gateway.pagination", "gateway.prompts", "gateway.resources",
+        "gateway.sampling", "gateway.tools",
+    ];
+    ElicitUndeclared = "elicit-undeclared", "ELIC-002", "Declares elicitation to its backends whatever the client declared, and passes elicitation on to a client that never declared it." => ["gateway.elicitation-undeclared"];
 }
 
 /// The lists a gateway aggregates: method, result member, the member that
