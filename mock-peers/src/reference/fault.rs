@@ -15,7 +15,7 @@ use std::sync::{Arc, Mutex};
 
 use serde_json::{Map, Value, json};
 
-use super::jsonrpc::{code, id_key};
+use mcp_conform_core::wire::jsonrpc::{code, id_key};
 
 crate::faults::faults! {
     Fault, "server";
@@ -373,7 +373,7 @@ impl FaultLayer {
         }
         match (self.fault, method, error_code) {
             (Fault::UnknownMethodCode, _, Some(code::METHOD_NOT_FOUND))
-            | (Fault::ResourceNotFoundCode, "resources/read", Some(code::RESOURCE_NOT_FOUND))
+            | (Fault::ResourceNotFoundCode, "resources/read", Some(code::LEGACY_RESOURCE_NOT_FOUND))
             | (Fault::UnknownPromptCode, "prompts/get", Some(_)) => {
                 frame["error"]["code"] = json!(code::INTERNAL_ERROR);
             }

@@ -21,7 +21,6 @@ mod fault;
 pub(crate) mod http;
 mod identity;
 mod inflight;
-pub(crate) mod jsonrpc;
 mod modern;
 mod outbound;
 mod pagination;
@@ -38,8 +37,9 @@ use tokio::io::{AsyncBufReadExt, AsyncRead, AsyncWrite, BufReader};
 use self::dual::DualEra;
 pub use self::fault::Fault;
 use self::fault::FaultLayer;
-pub use self::http::{MCP_PATH, MESSAGES_PATH, SSE_PATH, serve_http};
+pub use self::http::serve_http;
 use self::sink::Sink;
+use crate::transport::http_server::MCP_PATH;
 
 /// Serves one MCP session over `input`/`output` until `input` ends,
 /// breaking the rule `fault` names, if any.

@@ -10,8 +10,8 @@ use crate::reference::era::{
     self, CLIENT_CAPABILITIES, LOG_LEVEL, PROTOCOL_VERSION, SERVER_INFO, SUBSCRIPTION_ID,
 };
 use crate::reference::identity;
-use crate::reference::jsonrpc::{code, id_key};
 use crate::reference::session;
+use mcp_conform_core::wire::jsonrpc::{code, id_key};
 
 /// The methods that may ask for input (MRTR-001).
 const MAY_ASK: [&str; 3] = ["tools/call", "prompts/get", "resources/read"];
@@ -212,7 +212,7 @@ impl FaultLayer {
                 around.before.push(log_message(None));
             }
             (Fault::ModernLegacyNotFoundCode, "resources/read") if missing_resource => {
-                frame["error"]["code"] = json!(code::RESOURCE_NOT_FOUND);
+                frame["error"]["code"] = json!(code::LEGACY_RESOURCE_NOT_FOUND);
             }
             (Fault::ModernEmptyContentsNotFound, "resources/read") if missing_resource => {
                 let meta = json!({ SERVER_INFO: identity::server_info(ProtocolVersion::V2026_07_28) });

@@ -21,19 +21,23 @@ use mcp_conform_core::version::{Era, ProtocolVersion};
 use serde_json::Value;
 use tokio::sync::mpsc;
 
-use super::mirror::{self, VERSION_HEADER};
-use super::streams::{Body, EventBody, sse_event};
-use super::{header_str, json_response, status_only, unbuffered_event_stream};
+use mcp_conform_core::wire::headers::PROTOCOL_VERSION;
+use mcp_conform_core::wire::jsonrpc::{self, Incoming, RpcError, code};
+
+use super::mirror;
 use crate::reference::era;
 use crate::reference::fault::{Emit, FaultLayer};
-use crate::reference::jsonrpc::{self, Incoming, RpcError, code};
 use crate::reference::modern::{self, Connection, ModernServer};
-use crate::reference::sink::{Origin, Route, Sink};
+use crate::reference::sink::{Route, Sink};
+use crate::transport::http::sse;
+use crate::transport::http_server::request::header_str;
+use crate::transport::http_server::respond::{Body, json_response, status_only, unbuffered_event_stream};
+use crate::transport::http_server::streams::{EventBody, Origin};
 
 /// Whether a request speaks 2026-07-28: its `MCP-Protocol-Version` is a
 /// stateless version, or its body is a stateless request.
 pub(super) fn speaks_modern(headers: &HeaderMap, body: &str) -> bool {
-    let header = header_str(headers, VERSION_HEADER)
+    let header = header_str(headers, PROTOCOL_VERSION)
         .and_then(|v| v.parse::<ProtocolVersion>().ok())
         .is_some_and(|v| v.era() == Era::Stateless);
     header || serde_json::from_str::<Value>(body).is_ok_and(|message| era::is_modern_request(&message))
@@ -80,7 +84,7 @@ pub(super) async fn post(
             let error = RpcError::invalid_request("JSON-RPC batches do not exist in 2026-07-28");
             refuse(&Value::Null, error, StatusCode::BAD_REQUEST)
         }
-        Some(Ok(message)) => match Incoming::classify(message) {
+        Some(Ok(message)) => match Incoming::read(&message) {
             Incoming::Invalid { id, error } => refuse(&id, error, StatusCode::BAD_REQUEST),
             Incoming::Response { id, .. } => {
                 let error = RpcError::invalid_request("clients send no JSON-RPC responses in 2026-07-28");
@@ -194,5 +198,5 @@ fn event(emit: &Emit) -> Bytes {
         Emit::Frame(frame) => frame.to_string(),
         Emit::Raw(text) => text.clone(),
     };
-    Bytes::from(sse_event(None, Some(&data)))
+    Bytes::from(sse::encode(None, Some(&data)))
 }

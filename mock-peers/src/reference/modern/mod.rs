@@ -25,11 +25,11 @@ use self::listen::ListKind;
 use self::meta::{MODERN, RequestMeta};
 use super::dispatch::SHUTDOWN_GRACE;
 use super::inflight::Inflight;
-use super::jsonrpc::{self, Incoming, RpcError, code, id_key};
 use super::sink::Sink;
 use super::tools::args::{ArgError, Args};
 use super::tools::{self, Call, text_result};
 use super::{completion, identity, prompts, resources};
+use mcp_conform_core::wire::jsonrpc::{self, Incoming, RpcError, code, id_key};
 
 /// The methods of 2026-07-28 this server serves.
 const METHODS: [&str; 10] = [
@@ -127,7 +127,7 @@ impl Connection {
                 return self.sink.send(jsonrpc::response(&Value::Null, Err(error)));
             }
         };
-        match Incoming::classify(message) {
+        match Incoming::read(&message) {
             Incoming::Invalid { id, error } => self.sink.send(jsonrpc::response(&id, Err(error))),
             Incoming::Response { id, .. } => {
                 eprintln!("reference server: a stateless client sent a response (id {id}); ignored");

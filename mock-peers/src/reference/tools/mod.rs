@@ -10,9 +10,9 @@ use serde_json::{Map, Value, json};
 
 use self::args::{ArgError, Args};
 use super::dispatch::Server;
-use super::jsonrpc::RpcError;
 use super::pagination;
 use super::sink::Sink;
+use mcp_conform_core::wire::jsonrpc::RpcError;
 
 /// Tools per `tools/list` page.
 const PAGE_SIZE: usize = 4;
