@@ -12,13 +12,12 @@
 //! `tools/call` waiting on the client (elicitation, sampling, roots) or
 //! sleeping never blocks `ping` or other requests.
 
-pub(crate) mod base64;
 mod completion;
 mod dispatch;
 mod dual;
 mod era;
 mod fault;
-pub(crate) mod http;
+mod http;
 mod identity;
 mod inflight;
 mod modern;

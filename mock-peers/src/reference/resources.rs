@@ -3,9 +3,9 @@
 use mcp_conform_core::version::{Era, ProtocolVersion};
 use serde_json::{Map, Value, json};
 
-use super::base64;
 use super::pagination;
 use super::session::Session;
+use crate::base64;
 use mcp_conform_core::wire::jsonrpc::{RpcError, code};
 
 /// Resources per `resources/list` page.

@@ -15,7 +15,7 @@ use mcp_conform_core::protocol::meta_key::PROTOCOL_VERSION;
 use serde_json::Value;
 
 use super::headers::is_token_byte;
-use crate::reference::base64;
+use crate::base64;
 
 const SENTINEL_START: &str = "=?base64?";
 const SENTINEL_END: &str = "?=";
