@@ -12,6 +12,7 @@
 use std::collections::HashMap;
 
 use mcp_conform_core::protocol::meta_key::PROTOCOL_VERSION;
+use mcp_conform_core::wire;
 use serde_json::Value;
 
 use super::headers::is_token_byte;
@@ -45,7 +46,11 @@ pub struct ParamHeader {
 impl ParamHeader {
     /// The header's name as recorded (lower case).
     pub fn header(&self) -> String {
-        format!("mcp-param-{}", self.name.to_ascii_lowercase())
+        format!(
+            "{}{}",
+            wire::headers::PARAM_PREFIX,
+            self.name.to_ascii_lowercase()
+        )
     }
 
     /// The argument this header mirrors, unless it is absent or null.
@@ -178,15 +183,15 @@ pub fn mirrored(message: &Value, tools: &ToolHeaders) -> Vec<(String, String)> {
         .and_then(|m| m.get(PROTOCOL_VERSION))
         .and_then(Value::as_str)
     {
-        headers.push(("mcp-protocol-version".to_owned(), version.to_owned()));
+        headers.push((wire::headers::PROTOCOL_VERSION.to_owned(), version.to_owned()));
     }
     let Some(method) = message.get("method").and_then(Value::as_str) else {
         return headers;
     };
-    headers.push(("mcp-method".to_owned(), encode(method)));
+    headers.push((wire::headers::METHOD.to_owned(), encode(method)));
     let named = named(method, params);
     if let Some(name) = named {
-        headers.push(("mcp-name".to_owned(), encode(name)));
+        headers.push((wire::headers::NAME.to_owned(), encode(name)));
     }
     let tool = (method == "tools/call")
         .then_some(named)
