@@ -9,12 +9,12 @@
 //! In the stateless era ([`ClientSession::speak_stateless`]) the same
 //! answers travel differently: the input requests of an input-required
 //! result are offered to the handler like the peer's own requests, and the
-//! session retries the request with the answers (see [`modern`]). As the
+//! session retries the request with the answers (see [`stateless`]). As the
 //! mock server of that era ([`ClientSession::serve_stateless`]) our requests
 //! travel inside results instead (see [`serving`]).
 
-mod modern;
 mod serving;
+mod stateless;
 
 use std::time::Duration;
 
@@ -24,8 +24,8 @@ use mcp_conform_core::wire::{Classified, Frame, RequestId, classify};
 use serde_json::{Map, Value, json};
 use tokio::time::Instant;
 
-pub use self::modern::{Envelope, RetryFault};
 pub use self::serving::{AskFate, ServerFacts};
+pub use self::stateless::{Envelope, RetryFault};
 use crate::transport::{
     HttpClientRecord, HttpIncident, PeerExit, SessionFacts, Transport, TransportError, TransportEvent,
 };
@@ -117,7 +117,7 @@ pub struct ClientSession {
     /// Stateless era: the envelope every request carries.
     envelope: Option<Envelope>,
     /// Stateless era: our requests in flight and their retries.
-    rounds: modern::Rounds,
+    rounds: stateless::Rounds,
     /// As the mock server of the stateless era: what it asks and serves.
     serving: Option<serving::Serving>,
 }
@@ -135,7 +135,7 @@ impl ClientSession {
             incidents: Vec::new(),
             unclaimed: Vec::new(),
             envelope: None,
-            rounds: modern::Rounds::default(),
+            rounds: stateless::Rounds::default(),
             serving: None,
         }
     }

@@ -2,7 +2,7 @@
 //! each protocol version exactly, so that `mcp-conform run` without a server
 //! argument comes out all green. It is dual-era: the stateful versions
 //! (2024-11-05 through 2025-11-25) after an `initialize` handshake, and the
-//! stateless 2026-07-28 ([`modern`]) for requests carrying its per-request
+//! stateless 2026-07-28 ([`stateless`]) for requests carrying its per-request
 //! `_meta`; the first request that tells them apart settles the mode of a
 //! stdio connection ([`dual`]), and each HTTP POST is judged on its own.
 //!
@@ -20,13 +20,13 @@ mod fault;
 mod http;
 mod identity;
 mod inflight;
-mod modern;
 mod outbound;
 mod pagination;
 mod prompts;
 mod resources;
 mod session;
 pub(crate) mod sink;
+mod stateless;
 mod tools;
 
 use std::sync::Arc;

@@ -223,8 +223,8 @@ mod tests {
             (legacy.code, legacy.data),
             (-32002, Some(json!({"uri": "ref://nope"})))
         );
-        let modern = read(&params, ProtocolVersion::V2026_07_28).unwrap_err();
-        assert_eq!(modern.code, -32602);
+        let stateless = read(&params, ProtocolVersion::V2026_07_28).unwrap_err();
+        assert_eq!(stateless.code, -32602);
         let item = json!({"uri": "ref://items/42"}).as_object().unwrap().clone();
         assert_eq!(
             read(&item, ProtocolVersion::V2026_07_28).unwrap()["contents"][0]["text"],

@@ -3,8 +3,8 @@
 //! way the fault says. The transport itself stays correct and free of fault
 //! switches, as the reference server's HTTP faults leave its server alone.
 //! The proxy stands in front of the transport of its fault's era only; the
-//! modern faults leave the `server/discover` probe intact, so that a strict
-//! server still takes the client for a modern one and the fault shows on
+//! stateless faults leave the `server/discover` probe intact, so that a strict
+//! server still takes the client for a stateless one and the fault shows on
 //! every request after it.
 
 use std::sync::Arc;
@@ -132,7 +132,7 @@ impl Forward {
     /// The fault's rewrite of one request; returns the body to send.
     fn rewrite(&self, method: &Method, headers: &mut HeaderMap, body: String) -> String {
         if self.fault.is_modern() {
-            rewrite_modern(self.fault, headers, &body);
+            rewrite_stateless(self.fault, headers, &body);
             return body;
         }
         match (self.fault, method) {
@@ -158,8 +158,8 @@ impl Forward {
     }
 }
 
-/// A modern fault's rewrite of the headers of a POST carrying `body`.
-fn rewrite_modern(fault: ClientFault, headers: &mut HeaderMap, body: &str) {
+/// A stateless fault's rewrite of the headers of a POST carrying `body`.
+fn rewrite_stateless(fault: ClientFault, headers: &mut HeaderMap, body: &str) {
     let message: Value = serde_json::from_str(body).unwrap_or(Value::Null);
     match (fault, message.get("method").and_then(Value::as_str)) {
         (_, None | Some("server/discover")) => {}

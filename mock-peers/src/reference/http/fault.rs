@@ -15,7 +15,7 @@ use tokio::sync::mpsc;
 use mcp_conform_core::wire;
 use mcp_conform_core::wire::headers::{LAST_EVENT_ID, METHOD, NAME, PARAM_PREFIX, SESSION_ID};
 
-use super::modern;
+use super::stateless;
 use crate::reference::Fault;
 use crate::reference::era::PROTOCOL_VERSION;
 use crate::reference::tools;
@@ -37,7 +37,7 @@ pub(super) fn before(
 ) -> Result<Inbound, Box<Response<Body>>> {
     let on_endpoint = parts.uri.path() == MCP_PATH;
     let method = parts.method.clone();
-    let speaks_modern = modern::speaks_modern(&parts.headers, &body);
+    let speaks_stateless = stateless::speaks_stateless(&parts.headers, &body);
     let headers = &mut parts.headers;
     match fault {
         Fault::HttpOriginIgnored => {
@@ -55,14 +55,14 @@ pub(super) fn before(
         {
             return Err(Box::new(json_response(StatusCode::OK, "{}".into())));
         }
-        Fault::ModernHttpGetAllowed if method != Method::POST && on_endpoint && speaks_modern => {
+        Fault::ModernHttpGetAllowed if method != Method::POST && on_endpoint && speaks_stateless => {
             let (_, nothing) = mpsc::unbounded_channel();
             return Err(Box::new(match method {
                 Method::GET => event_stream(EventBody::from_channel(nothing)),
                 _ => status_only(StatusCode::OK),
             }));
         }
-        Fault::ModernHttpHeaderMismatchIgnored if speaks_modern => mirror_body(headers, &body),
+        Fault::ModernHttpHeaderMismatchIgnored if speaks_stateless => mirror_body(headers, &body),
         _ => {}
     }
     Ok(Inbound { parts, body })
@@ -109,18 +109,22 @@ fn mirror_body(headers: &mut HeaderMap, body: &str) {
     }
 }
 
-/// Rewrites the server's answer; `speaks_modern` when the request spoke 2026-07-28.
-pub(super) async fn after(fault: Fault, speaks_modern: bool, mut response: Response<Body>) -> Response<Body> {
+/// Rewrites the server's answer; `speaks_stateless` when the request spoke 2026-07-28.
+pub(super) async fn after(
+    fault: Fault,
+    speaks_stateless: bool,
+    mut response: Response<Body>,
+) -> Response<Body> {
     let status = response.status();
     match fault {
-        Fault::ModernHttpSessionMinted if speaks_modern => {
+        Fault::ModernHttpSessionMinted if speaks_stateless => {
             response.headers_mut().insert(
                 SESSION_ID,
                 HeaderValue::from_static("0123456789abcdef0123456789abcdef"),
             );
             response
         }
-        Fault::ModernHttpUnknownMethod200 if speaks_modern && status == StatusCode::NOT_FOUND => {
+        Fault::ModernHttpUnknownMethod200 if speaks_stateless && status == StatusCode::NOT_FOUND => {
             *response.status_mut() = StatusCode::OK;
             response
         }

@@ -1,7 +1,7 @@
 //! The reference server over HTTP: Streamable HTTP (2025-03-26 and later) at
 //! `/mcp`, and the older HTTP+SSE transport (2024-11-05) at `/sse` and
 //! `/messages`. A POST that speaks 2026-07-28 (by its `MCP-Protocol-Version`
-//! or its body's `_meta`) is served statelessly (`modern.rs`); everything
+//! or its body's `_meta`) is served statelessly (`stateless.rs`); everything
 //! else as below.
 //!
 //! Each MCP session is one [`Server`], exactly as on stdio; its sink hands
@@ -25,7 +25,7 @@
 
 mod fault;
 mod mirror;
-mod modern;
+mod stateless;
 
 use std::collections::HashMap;
 use std::sync::{Arc, Mutex};
@@ -40,9 +40,9 @@ use tokio::net::TcpListener;
 
 use super::dispatch::Server;
 use super::fault::{self as rpc_fault, Emit, Fault, FaultLayer};
-use super::modern::ModernServer;
 use super::session::SUPPORTED;
 use super::sink::{self, Route, Sink};
+use super::stateless::StatelessServer;
 use crate::transport::http_server::request::{
     BodyShape, accepts, header_str, legacy_session_id, media_types, new_session_id, read_body,
 };
@@ -60,7 +60,7 @@ pub async fn serve_http(listener: TcpListener, fault: Option<Fault>) -> std::io:
     let shared = Arc::new(Shared {
         fault,
         sessions: Mutex::new(HashMap::new()),
-        modern: ModernServer::new(),
+        stateless: StatelessServer::new(),
         fault_memory: Arc::default(),
     });
     serve::serve(listener, "reference server", shared).await
@@ -72,7 +72,7 @@ struct Shared {
     fault: Option<Fault>,
     sessions: Mutex<HashMap<String, Arc<HttpSession>>>,
     /// What every stateless (2026-07-28) request shares.
-    modern: Arc<ModernServer>,
+    stateless: Arc<StatelessServer>,
     /// What the fault layers of stateless requests share.
     fault_memory: Arc<Mutex<rpc_fault::Memory>>,
 }
@@ -217,17 +217,22 @@ impl Handler for Shared {
         let Some(fault) = self.fault else {
             return answer(route(self, request, &mut ()).await);
         };
-        let speaks_modern = modern::speaks_modern(&request.parts.headers, &request.body);
+        let speaks_stateless = stateless::speaks_stateless(&request.parts.headers, &request.body);
         match fault::before(fault, request) {
             Ok(request) => {
-                fault::after(fault, speaks_modern, answer(route(self, request, &mut ()).await)).await
+                fault::after(
+                    fault,
+                    speaks_stateless,
+                    answer(route(self, request, &mut ()).await),
+                )
+                .await
             }
             Err(answered) => *answered,
         }
     }
 
     fn stateless(&self, request: &Inbound) -> bool {
-        modern::speaks_modern(&request.parts.headers, &request.body)
+        stateless::speaks_stateless(&request.parts.headers, &request.body)
     }
 
     async fn stateless_post(self: Arc<Self>, request: Inbound, _: &mut ()) -> Answer {
@@ -235,7 +240,7 @@ impl Handler for Shared {
         let fault = self
             .fault
             .map(|fault| FaultLayer::sharing(fault, Arc::clone(&self.fault_memory)));
-        Ok(modern::post(&self.modern, fault, &request.parts.headers, &request.body).await)
+        Ok(stateless::post(&self.stateless, fault, &request.parts.headers, &request.body).await)
     }
 
     async fn post(self: Arc<Self>, Inbound { parts, body: text }: Inbound, _: &mut ()) -> Answer {

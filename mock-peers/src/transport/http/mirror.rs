@@ -171,7 +171,7 @@ fn is_primitive(kind: Option<&Value>) -> bool {
     }
 }
 
-/// The headers a modern POST carries for `message` (a request or a
+/// The headers a stateless POST carries for `message` (a request or a
 /// notification): the protocol version of its `_meta` (none when it has
 /// none), its method, the name or URI of `tools/call`, `prompts/get` and
 /// `resources/read`, and the mirrored arguments of a tool call.

@@ -49,15 +49,15 @@ fn target(params: &Value) -> String {
 
 impl FaultLayer {
     /// Whether a stateless fault acts on this connection.
-    fn acts_modern(&self) -> bool {
-        self.fault.is_modern() && self.state().modern
+    fn acts_stateless(&self) -> bool {
+        self.fault.is_modern() && self.state().stateless
     }
 
     /// Rewrites or drops one incoming message; `None` when it is not this
     /// layer's to touch.
-    pub(super) fn modern_incoming(&self, message: &mut Value, method: &str) -> Option<Inbound> {
-        self.state().modern |= era::is_modern_request(message);
-        if !self.acts_modern() {
+    pub(super) fn stateless_incoming(&self, message: &mut Value, method: &str) -> Option<Inbound> {
+        self.state().stateless |= era::is_stateless_request(message);
+        if !self.acts_stateless() {
             return None;
         }
         let is_request = message.get("id").is_some();
@@ -121,7 +121,7 @@ impl FaultLayer {
 
     /// Rewrites the answer to a stateless request; `around` gets frames
     /// that go out before and after it.
-    pub(super) fn modern_response(
+    pub(super) fn stateless_response(
         &self,
         method: &str,
         params: &Value,
@@ -133,7 +133,7 @@ impl FaultLayer {
             let key = (method.to_owned(), target(params));
             self.memory().issued_states.insert(key, issued.to_owned());
         }
-        if !self.acts_modern() {
+        if !self.acts_stateless() {
             return;
         }
         let id = frame["id"].clone();
@@ -238,8 +238,8 @@ impl FaultLayer {
     }
 
     /// Rewrites a notification of a stateless connection; `true` drops it.
-    pub(super) fn modern_message(&self, frame: &mut Value, around: &mut Around) -> bool {
-        if !self.acts_modern() {
+    pub(super) fn stateless_message(&self, frame: &mut Value, around: &mut Around) -> bool {
+        if !self.acts_stateless() {
             return false;
         }
         let method = frame["method"].as_str().unwrap_or_default().to_owned();
