@@ -9,7 +9,7 @@
 //!   come from the core crate (`mcp_conform_core::wire`).
 //! - The peers, on top: [`client`] (the session the engine drives, as mock
 //!   client or mock server), and the correct peers with their fault layers
-//!   (their mutants): [`reference`] (the reference server, a handler on the
+//!   (their mutants): [`reference`](mod@reference) (the reference server, a handler on the
 //!   HTTP core), [`reference_client`], [`reference_gateway`].
 //!
 //! `base64`, `faults` and `stateless_result` are leaves any layer may use.

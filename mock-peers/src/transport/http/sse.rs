@@ -1,4 +1,4 @@
-//! `text/event-stream`, both ways: [`encode`] writes the events our servers
+//! `text/event-stream`, both ways: `encode` writes the events our servers
 //! send, and a decoder reads bodies, fed whatever chunks the network
 //! delivers. It follows the event-stream interpretation rules of the HTML
 //! standard: lines end in CRLF, LF or CR; a line starting with `:` is a

@@ -248,8 +248,8 @@ impl Endpoint {
         } else {
             let router = Arc::clone(&state.router);
             let origin = router.open(shape.requests.clone());
-            let body = router.connect(origin, Self::primes(&state), None);
             Self::flush_held(&mut state, origin);
+            let body = router.connect(origin, Self::primes(&state), None);
             let issued = state.record.session_id.clone().filter(|_| minted);
             Self::stream_answer(&mut state, origin, body, &seen.label, issued)?
         };

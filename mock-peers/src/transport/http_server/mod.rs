@@ -2,7 +2,7 @@
 //! connections, the loopback guard, routes; `streams.rs`: SSE streams with
 //! event ids, priming and replay; `request.rs`, `respond.rs`), which the
 //! reference server and the mock server each serve through a
-//! [`serve::Handler`] of their own, and the mock server's transport.
+//! `serve::Handler` of their own, and the mock server's transport.
 //!
 //! Under a `role: client` scenario the engine plays a server, and
 //! [`HttpServerTransport`] serves it to the client under test over
@@ -10,16 +10,15 @@
 //! 2024-11-05 (at `/sse`). The client's messages come out as
 //! [`TransportEvent::Frame`]s carrying the HTTP facts of the request that
 //! brought them ([`FrameMeta`]: our status, the request's headers,
-//! `post#N`); ours go out on the SSE streams of the session's [`Router`],
-//! so the stream rules are the reference server's own (see `endpoint.rs`
-//! for where each frame goes). Every HTTP request is recorded ([`HttpClientRecord`]) so the
-//! client's transport rules can be judged once the scenario is over.
-//! From [`HttpServerTransport::serve_stateless`] on, it serves the
-//! stateless era (2026-07-28) instead: POST only, no session, one stream
-//! per request (`endpoint/stateless.rs`).
+//! `post#N`); ours go out on the session's SSE streams, by the same stream
+//! rules as the reference server's (see `endpoint.rs` for where each frame
+//! goes). Every HTTP request is recorded ([`HttpClientRecord`]) so that the
+//! client's transport rules can be judged once the scenario is over. From
+//! [`HttpServerTransport::serve_stateless`] on, it serves the stateless era
+//! (2026-07-28) instead: POST only, no session, one stream per request
+//! (`endpoint/stateless.rs`).
 //!
 //! [`FrameMeta`]: mcp_conform_core::wire::FrameMeta
-//! [`Router`]: streams::Router
 
 mod endpoint;
 mod record;
