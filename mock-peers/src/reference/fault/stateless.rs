@@ -11,7 +11,7 @@ use crate::reference::era::{
 };
 use crate::reference::identity;
 use crate::reference::session;
-use mcp_conform_core::wire::jsonrpc::{code, id_key};
+use mcp_conform_core::wire::jsonrpc::{self, RpcError, code, id_key};
 
 /// The methods that may ask for input (MRTR-001).
 const MAY_ASK: [&str; 3] = ["tools/call", "prompts/get", "resources/read"];
@@ -25,11 +25,11 @@ fn log_message(meta: Option<Value>) -> Value {
     if let Some(meta) = meta {
         params["_meta"] = meta;
     }
-    json!({ "jsonrpc": "2.0", "method": "notifications/message", "params": params })
+    jsonrpc::notification("notifications/message", params)
 }
 
 fn error(id: &Value, code: i64, message: &str) -> Value {
-    json!({ "jsonrpc": "2.0", "id": id, "error": { "code": code, "message": message } })
+    jsonrpc::response(id, Err(RpcError::new(code, message)))
 }
 
 /// The `_meta` member of a request's params.
