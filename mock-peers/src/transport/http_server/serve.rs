@@ -203,3 +203,117 @@ pub(crate) fn legacy_stream(
 pub(crate) fn stream_failed() -> Refusal {
     Refusal::new(StatusCode::INTERNAL_SERVER_ERROR, "the stream could not open")
 }
+
+#[cfg(test)]
+mod tests {
+    use http_body_util::BodyExt;
+
+    use super::*;
+    use crate::transport::http_server::respond::json_response;
+
+    /// Answers each route with its name; stateless when asked to be.
+    struct Routes {
+        stateless: bool,
+    }
+
+    fn named(route: &str) -> Answer {
+        Ok(json_response(StatusCode::OK, route.to_owned()))
+    }
+
+    impl Handler for Routes {
+        type Seen = Vec<&'static str>;
+
+        async fn handle(self: Arc<Self>, _: Request<Incoming>) -> Response<Body> {
+            unreachable!("the tests call route")
+        }
+
+        fn stateless(&self, _: &Inbound) -> bool {
+            self.stateless
+        }
+
+        async fn post(self: Arc<Self>, _: Inbound, seen: &mut Self::Seen) -> Answer {
+            seen.push("post");
+            named("post")
+        }
+
+        async fn stateless_post(self: Arc<Self>, _: Inbound, _: &mut Self::Seen) -> Answer {
+            named("stateless post")
+        }
+
+        fn get(self: Arc<Self>, _: &Inbound, _: &mut Self::Seen) -> Answer {
+            named("get")
+        }
+
+        fn delete(self: Arc<Self>, _: &Inbound) -> Answer {
+            named("delete")
+        }
+
+        fn legacy_open(self: Arc<Self>, _: &Inbound, _: &mut Self::Seen) -> Answer {
+            named("legacy open")
+        }
+
+        async fn legacy_post(self: Arc<Self>, _: Inbound, _: &mut Self::Seen) -> Answer {
+            named("legacy post")
+        }
+
+        fn not_found(&self) -> Refusal {
+            Refusal::new(StatusCode::NOT_FOUND, "nowhere")
+        }
+    }
+
+    /// The status, `Allow` header and body (or refusal) of one request.
+    async fn answer(stateless: bool, method: Method, path: &str, host: &str) -> (u16, String, String) {
+        let (parts, ()) = Request::builder()
+            .method(method)
+            .uri(path)
+            .header("host", host)
+            .body(())
+            .unwrap()
+            .into_parts();
+        let request = Inbound {
+            parts,
+            body: String::new(),
+        };
+        match route(Arc::new(Routes { stateless }), request, &mut Vec::new()).await {
+            Ok(response) => {
+                let status = response.status().as_u16();
+                let allow = response
+                    .headers()
+                    .get("allow")
+                    .map_or("", |v| v.to_str().unwrap())
+                    .to_owned();
+                let body = response.into_body().collect().await.unwrap().to_bytes();
+                (status, allow, String::from_utf8_lossy(&body).into_owned())
+            }
+            Err(refused) => (refused.status.as_u16(), String::new(), refused.message),
+        }
+    }
+
+    #[tokio::test]
+    async fn each_request_goes_to_its_route_or_gets_its_status() {
+        let local = "127.0.0.1:1";
+        let cases = [
+            (false, Method::POST, MCP_PATH, (200, "", "post")),
+            (true, Method::POST, MCP_PATH, (200, "", "stateless post")),
+            (false, Method::GET, MCP_PATH, (200, "", "get")),
+            (false, Method::DELETE, MCP_PATH, (200, "", "delete")),
+            (false, Method::PUT, MCP_PATH, (405, "GET, POST, DELETE", "")),
+            (true, Method::GET, MCP_PATH, (405, "POST", "")),
+            (true, Method::DELETE, MCP_PATH, (405, "POST", "")),
+            (false, Method::GET, SSE_PATH, (200, "", "legacy open")),
+            (false, Method::POST, MESSAGES_PATH, (200, "", "legacy post")),
+            (false, Method::POST, SSE_PATH, (405, "", "")),
+            (false, Method::GET, "/elsewhere", (404, "", "nowhere")),
+        ];
+        for (stateless, method, path, (status, allow, body)) in cases {
+            let got = answer(stateless, method.clone(), path, local).await;
+            assert_eq!(
+                got,
+                (status, allow.to_owned(), body.to_owned()),
+                "{method} {path}"
+            );
+        }
+        let foreign = answer(false, Method::POST, MCP_PATH, "evil.example").await;
+        assert_eq!(foreign.0, 403);
+    }
+}
