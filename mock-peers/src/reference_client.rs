@@ -6,9 +6,9 @@
 //!
 //! It is a dual-era client: a `server/discover` probe finds the server's
 //! era (`reference_client/era.rs`); a legacy server gets the `initialize`
-//! handshake, a modern one (2026-07-28) requests that each carry the
+//! handshake, a stateless one (2026-07-28) requests that each carry the
 //! client's envelope, input rounds instead of server requests, and a
-//! `subscriptions/listen` stream for list changes (`reference_client/modern.rs`).
+//! `subscriptions/listen` stream for list changes (`reference_client/stateless.rs`).
 //!
 //! Over HTTP (`--url`) it speaks Streamable HTTP; its HTTP faults are a
 //! proxy in front of the correct transport (`reference_client/http_faults.rs`).
@@ -32,8 +32,8 @@ mod connect;
 mod era;
 mod http_faults;
 mod listen;
-mod modern;
 mod plan;
+mod stateless;
 
 use std::time::Duration;
 
@@ -269,7 +269,7 @@ pub async fn run(server: &ServerAddress, plan: Plan, fault: Option<ClientFault>)
         session: connection.session,
         answers,
         fault,
-        modern: false,
+        stateless: false,
         server_capabilities: json!({}),
         notifications_seen: 0,
         listening: None,
@@ -291,7 +291,7 @@ struct Host {
     answers: Answers,
     fault: Option<ClientFault>,
     /// Whether the server speaks the stateless era (2026-07-28).
-    modern: bool,
+    stateless: bool,
     server_capabilities: Value,
     /// Notifications already acted on.
     notifications_seen: usize,
@@ -318,11 +318,11 @@ impl Host {
             .map(|noun| noun.as_str().unwrap_or("tools").to_owned())
             .collect();
         match found? {
-            ServerEra::Modern { capabilities } => self.go_modern(capabilities),
+            ServerEra::Modern { capabilities } => self.go_stateless(capabilities),
             ServerEra::Legacy if !self.initialize().await? => return Ok(()),
             ServerEra::Legacy => {}
         }
-        if self.modern {
+        if self.stateless {
             self.listen(&nouns).await?;
         } else {
             self.roots_change_at = plan
@@ -483,7 +483,7 @@ impl Host {
     /// Whether a listed tool stays in the host's list: over HTTP from
     /// 2026-07-28, not when its `x-mcp-header` use is invalid (HTTP-024).
     fn keeps(&self, tool: &Value) -> bool {
-        let drops = self.modern && self.session.http_facts().is_some();
+        let drops = self.stateless && self.session.http_facts().is_some();
         !drops
             || self.fault == Some(ClientFault::ModernHttpKeepsInvalidTool)
             || mirror::header_params(tool).is_ok()
@@ -503,7 +503,7 @@ impl Host {
     fn stops_at(&self, cursor: &Value) -> bool {
         match self.fault {
             Some(ClientFault::IgnoresNextCursor) => true,
-            Some(ClientFault::ModernIgnoresEmptyCursor) => self.modern && cursor == "",
+            Some(ClientFault::ModernIgnoresEmptyCursor) => self.stateless && cursor == "",
             _ => false,
         }
     }

@@ -15,6 +15,7 @@ use std::collections::HashMap;
 use std::path::Path;
 use std::process::Stdio;
 
+use mcp_conform_core::wire::jsonrpc::{self, RpcError, code};
 use serde_json::{Map, Value, json};
 use tokio::io::{AsyncBufReadExt, AsyncRead, AsyncWriteExt, BufReader};
 use tokio::process::{Child, ChildStdin, Command};
@@ -231,11 +232,11 @@ async fn write(to: &mut (impl AsyncWriteExt + Unpin), message: &Value) {
 }
 
 fn result(id: &Value, result: Value) -> Value {
-    json!({"jsonrpc": "2.0", "id": id, "result": result})
+    jsonrpc::response(id, Ok(result))
 }
 
 fn error(id: &Value, code: i64, message: &str) -> Value {
-    json!({"jsonrpc": "2.0", "id": id, "error": {"code": code, "message": message}})
+    jsonrpc::response(id, Err(RpcError::new(code, message)))
 }
 
 impl Gateway {
@@ -253,8 +254,7 @@ impl Gateway {
         let id = target.next_id;
         target.next_id += 1;
         target.pending.insert(id, pending);
-        let message = json!({"jsonrpc": "2.0", "id": id, "method": method, "params": params});
-        write(&mut target.stdin, &message).await;
+        write(&mut target.stdin, &jsonrpc::request(id, method, params)).await;
         id
     }
 
@@ -289,13 +289,17 @@ impl Gateway {
                         .and_then(|c| c.strip_prefix("gateway-page-"))
                         .and_then(|n| n.parse().ok());
                     match (offset, params.get("cursor")) {
-                        (None, Some(_)) => self.send_front(&error(&id, -32602, "invalid cursor")).await,
+                        (None, Some(_)) => {
+                            self.send_front(&error(&id, code::INVALID_PARAMS, "invalid cursor"))
+                                .await
+                        }
                         (offset, _) => self.aggregate(Some(id), list.0, offset.unwrap_or(0)).await,
                     }
                 } else if let Some((naming, key)) = routed(method) {
                     self.route(id, method, params, naming, key).await;
                 } else {
-                    self.send_front(&error(&id, -32601, "method not found")).await;
+                    self.send_front(&error(&id, code::METHOD_NOT_FOUND, "method not found"))
+                        .await;
                 }
             }
         }
@@ -516,6 +520,7 @@ impl Gateway {
                     Some(_) if self.faulty(GatewayFault::SwallowErrors) => {
                         result(&id, json!({"content": []}))
                     }
+                    // The backend's error as it sent it, members and all.
                     Some(failure) => json!({"jsonrpc": "2.0", "id": id, "error": failure}),
                     None => result(&id, message["result"].clone()),
                 };
@@ -534,7 +539,11 @@ impl Gateway {
             "sampling/createMessage" => "sampling",
             "roots/list" => "roots",
             "ping" => return self.tell(backend, &result(&id, json!({}))).await,
-            _ => return self.tell(backend, &error(&id, -32601, "method not found")).await,
+            _ => {
+                return self
+                    .tell(backend, &error(&id, code::METHOD_NOT_FOUND, "method not found"))
+                    .await;
+            }
         };
         let declared = self.client_capabilities.get(capability).is_some();
         let refused = (capability == "sampling" && self.faulty(GatewayFault::SamplingRefused))

@@ -5,17 +5,17 @@
 //! A fault is a layer between the wire and the correct server: it rewrites,
 //! drops or adds frames on their way in or out. The server itself stays
 //! correct and free of fault switches; every broken behaviour lives here.
-//! The faults of the stateless revision (`modern-…`) live in `modern.rs`
+//! The faults of the stateless revision (`modern-…`) live in `stateless.rs`
 //! and act only once the connection speaks 2026-07-28.
 
-mod modern;
+mod stateless;
 
 use std::collections::{HashMap, HashSet};
 use std::sync::{Arc, Mutex};
 
 use serde_json::{Map, Value, json};
 
-use super::jsonrpc::{code, id_key};
+use mcp_conform_core::wire::jsonrpc::{code, id_key};
 
 crate::faults::faults! {
     Fault, "server";
@@ -279,7 +279,7 @@ struct State {
     /// Ids of the client's requests the server has answered.
     answered: HashSet<String>,
     /// The connection speaks 2026-07-28.
-    modern: bool,
+    stateless: bool,
 }
 
 /// Frames that go out with the one being rewritten.
@@ -396,7 +396,7 @@ impl FaultLayer {
             }
             None => {}
         }
-        if let Some(inbound) = self.modern_incoming(&mut message, &method) {
+        if let Some(inbound) = self.stateless_incoming(&mut message, &method) {
             return inbound;
         }
         if self.fault == Fault::UpdatedAfterUnsubscribe && method == "resources/unsubscribe" {
@@ -464,10 +464,10 @@ impl FaultLayer {
         match &answered {
             Some((method, params)) => {
                 self.distort_response(method, params, &mut frame, &mut around.after);
-                self.modern_response(method, params, &mut frame, &mut around);
+                self.stateless_response(method, params, &mut frame, &mut around);
             }
             None => {
-                if self.distort_message(&mut frame) || self.modern_message(&mut frame, &mut around) {
+                if self.distort_message(&mut frame) || self.stateless_message(&mut frame, &mut around) {
                     return Vec::new();
                 }
             }
@@ -489,7 +489,7 @@ impl FaultLayer {
         }
         match (self.fault, method, error_code) {
             (Fault::UnknownMethodCode, _, Some(code::METHOD_NOT_FOUND))
-            | (Fault::ResourceNotFoundCode, "resources/read", Some(code::RESOURCE_NOT_FOUND))
+            | (Fault::ResourceNotFoundCode, "resources/read", Some(code::LEGACY_RESOURCE_NOT_FOUND))
             | (Fault::UnknownPromptCode, "prompts/get", Some(_)) => {
                 frame["error"]["code"] = json!(code::INTERNAL_ERROR);
             }
