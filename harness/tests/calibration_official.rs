@@ -324,10 +324,15 @@ fn ours(report: &Report) -> OurRun {
     };
     for case in &report.cases {
         run.verdicts.insert(case.scenario.clone(), case.verdict);
-        let short = case.checks.iter().filter(|check| check.verdict >= Verdict::NonStrict);
+        let short = case
+            .checks
+            .iter()
+            .filter(|check| check.verdict >= Verdict::NonStrict);
         run.flagged.insert(
             case.scenario.clone(),
-            short.map(|check| (check.verdict, check.requirement.clone())).collect(),
+            short
+                .map(|check| (check.verdict, check.requirement.clone()))
+                .collect(),
         );
     }
     run
@@ -338,7 +343,8 @@ fn ours(report: &Report) -> OurRun {
 fn our_verdict(run: &OurRun, entry: &Entry) -> Option<Verdict> {
     let scenario = entry.ours.as_ref()?;
     let verdict = *run.verdicts.get(scenario)?;
-    if entry.requirements.is_empty() || !matches!(verdict, Verdict::Pass | Verdict::Fail | Verdict::NonStrict) {
+    if entry.requirements.is_empty() || !matches!(verdict, Verdict::Pass | Verdict::Fail | Verdict::NonStrict)
+    {
         return Some(verdict);
     }
     let steps: Vec<Verdict> = run.flagged[scenario]
@@ -373,7 +379,12 @@ fn verdicts_agree_with_the_official_suite(env: PeersEnv) {
     let ours = run_ours(&server.url);
     let our_time = t0.elapsed();
     drop(server);
-    assert_eq!(ours.verdicts.len(), ours.selected, "our whole suite ran:\n{}", ours.stdout);
+    assert_eq!(
+        ours.verdicts.len(),
+        ours.selected,
+        "our whole suite ran:\n{}",
+        ours.stdout
+    );
 
     // Every check of theirs is mapped; every entry matches a check.
     for check in &theirs {
@@ -552,9 +563,15 @@ fn our_verdicts_narrow_to_the_cited_requirements() {
     let run = sample_run();
     let verdict = |ours, requirements: &[&str]| our_verdict(&run, &entry(ours, requirements));
     assert_eq!(verdict("logging.set-level", &[]), Some(Verdict::NonStrict));
-    assert_eq!(verdict("logging.set-level", &["LOG-004"]), Some(Verdict::NonStrict));
+    assert_eq!(
+        verdict("logging.set-level", &["LOG-004"]),
+        Some(Verdict::NonStrict)
+    );
     assert_eq!(verdict("logging.set-level", &["SCHEMA-001"]), Some(Verdict::Pass));
-    assert_eq!(verdict("list-changed.tools", &["LIST-001"]), Some(Verdict::NotObserved));
+    assert_eq!(
+        verdict("list-changed.tools", &["LIST-001"]),
+        Some(Verdict::NotObserved)
+    );
     assert_eq!(verdict("no.such-scenario", &[]), None);
 }
 
@@ -577,7 +594,12 @@ fn the_mapping_is_well_formed() {
 
 fn main() -> std::process::ExitCode {
     // A peers.env from before the referee was installed counts as missing.
-    let referee = peers_with(&["NODE22", "CONFORMANCE_CLI", "EVERYTHING_SERVER_JS", "LOOPBACK_SHIM"]);
+    let referee = peers_with(&[
+        "NODE22",
+        "CONFORMANCE_CLI",
+        "EVERYTHING_SERVER_JS",
+        "LOOPBACK_SHIM",
+    ]);
     Tests::default()
         .test("the_mapping_is_well_formed", the_mapping_is_well_formed)
         .test(

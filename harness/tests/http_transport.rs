@@ -128,7 +128,8 @@ fn judged(
 
 fn main() -> std::process::ExitCode {
     let peers = peers();
-    let latest = |launch, transport, profile, snapshot| judged(launch, transport, profile, "2025-11-25", snapshot);
+    let latest =
+        |launch, transport, profile, snapshot| judged(launch, transport, profile, "2025-11-25", snapshot);
     Tests::default()
         .needing(
             &peers,
@@ -154,7 +155,13 @@ fn main() -> std::process::ExitCode {
         .needing(
             &peers,
             "python_sdk_server_on_2026_07_28",
-            judged(python, "streamable", "python", "2026-07-28", "python_http_2026_07_28"),
+            judged(
+                python,
+                "streamable",
+                "python",
+                "2026-07-28",
+                "python_http_2026_07_28",
+            ),
         )
         .needing(
             &peers,

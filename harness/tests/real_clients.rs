@@ -91,7 +91,11 @@ fn main() -> std::process::ExitCode {
         .needing(
             &peers,
             "python_sdk_client_over_http_on_2026_07_28",
-            client("PY_CLIENT_HTTP_CMD", ON_2026_07_28, "python_client_http_2026_07_28"),
+            client(
+                "PY_CLIENT_HTTP_CMD",
+                ON_2026_07_28,
+                "python_client_http_2026_07_28",
+            ),
         )
         .needing(
             &peers,

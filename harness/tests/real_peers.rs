@@ -53,7 +53,13 @@ fn judge_on(env: &PeersEnv, command_key: &str, profile: &str, protocol: &str, sn
 /// writes all four, its report matches the schema, and its gate says what
 /// the process exit said.
 fn everything_server_over_stdio(env: PeersEnv) {
-    let run = judge_on(&env, "EVERYTHING_SERVER_CMD", "everything", "2025-11-25", "everything_stdio");
+    let run = judge_on(
+        &env,
+        "EVERYTHING_SERVER_CMD",
+        "everything",
+        "2025-11-25",
+        "everything_stdio",
+    );
     assert!(matches!(run.code(), Some(0 | 1)), "{}", run.stdout());
     assert_eq!(run.code(), Some(i32::from(run.report.gate.exit_code)));
     for name in ["report.json", "junit.xml", "report.md", "report.html"] {
@@ -70,7 +76,11 @@ fn main() -> std::process::ExitCode {
         }
     };
     Tests::default()
-        .needing(&peers, "everything_server_over_stdio", everything_server_over_stdio)
+        .needing(
+            &peers,
+            "everything_server_over_stdio",
+            everything_server_over_stdio,
+        )
         .needing(
             &peers,
             "python_sdk_server_over_stdio",
@@ -86,7 +96,12 @@ fn main() -> std::process::ExitCode {
         .needing(
             &peers,
             "python_sdk_server_over_stdio_on_2026_07_28",
-            stdio("PYTHON_SERVER_CMD", "python", "2026-07-28", "python_stdio_2026_07_28"),
+            stdio(
+                "PYTHON_SERVER_CMD",
+                "python",
+                "2026-07-28",
+                "python_stdio_2026_07_28",
+            ),
         )
         .needing(
             &peers,

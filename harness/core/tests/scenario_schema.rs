@@ -21,7 +21,9 @@ fn the_checked_in_schema_is_current() {
         checked_in == generated,
         "scenarios/scenario.schema.json is out of date:\n{}\nto accept: \
          cargo run -p mcp-conform -- schema > scenarios/scenario.schema.json",
-        TextDiff::from_lines(&checked_in, &generated).unified_diff().header("checked in", "generated")
+        TextDiff::from_lines(&checked_in, &generated)
+            .unified_diff()
+            .header("checked in", "generated")
     );
 }
 

@@ -82,7 +82,11 @@ pub fn verdict_table(report: &Report) -> String {
         .cases
         .iter()
         .map(|case| {
-            let name = if versioned { case.name() } else { case.scenario.clone() };
+            let name = if versioned {
+                case.name()
+            } else {
+                case.scenario.clone()
+            };
             format!("{name:<40} {}", case.verdict)
         })
         .collect();
