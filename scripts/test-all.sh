@@ -22,9 +22,11 @@ logs=$(mktemp -d)
 trap 'rm -rf "$logs"' EXIT
 passed=0 failed=0 skipped=0 failing_tiers=()
 
-# count WORD LOG: the number before WORD on nextest's summary line.
+# count WORDS LOG: the number before WORDS on nextest's summary line, or 0.
 count() {
-  grep -E '^ *Summary ' "$2" | tail -1 | grep -oE "[0-9]+ $1" | grep -oE '^[0-9]+' || echo 0
+  local n
+  n=$(grep -E '^ *Summary ' "$2" | tail -1 | grep -oE "[0-9]+ $1" | grep -oE '^[0-9]+') || true
+  echo "${n:-0}"
 }
 
 for tier in default mutation real-peers browser; do
@@ -35,7 +37,7 @@ for tier in default mutation real-peers browser; do
   cargo nextest run --workspace --locked --profile "$tier" --no-tests=warn 2>&1 | tee "$log" || status=$?
   echo "=== tier $tier: $((SECONDS - started)) s, exit $status"
   passed=$((passed + $(count passed "$log")))
-  failed=$((failed + $(count failed "$log")))
+  failed=$((failed + $(count failed "$log") + $(count "timed out" "$log")))
   skipped=$((skipped + $(count skipped "$log")))
   if [ "$status" -ne 0 ]; then
     failing_tiers+=("$tier")
