@@ -1,41 +1,33 @@
 //! The `mcp-conform` command line.
+//!
+//! Every command returns `Result<ExitCode, CliError>`: the exit code a
+//! finished command decided (a run's comes from its report's gate), or the
+//! error that stopped it. [`main`] is the one place either becomes the
+//! process's exit status.
 
-use std::io::Write as _;
+mod error;
+
 use std::path::PathBuf;
-use std::process::ExitCode;
 use std::sync::Arc;
-use std::sync::atomic::{AtomicBool, Ordering};
-use std::time::Instant;
 
 use clap::{Parser, Subcommand};
-use mcp_conform_core::diag::Diagnostic;
 use mcp_conform_core::protocol::official::OfficialSchemas;
 use mcp_conform_core::requirements::catalogue;
 use mcp_conform_core::version::ProtocolVersion;
+use mcp_conform_report::ExitCode;
 use mcp_mock_peers::transport::http::headers::parse_header;
 use mcp_mock_peers::transport::{HttpMode, StdioCommand};
 
 use crate::coverage::{self, Coverage};
 use crate::output;
-use crate::progress::Progress;
-use crate::report::{self, baseline::Baseline, shard};
-use crate::runner::{RunConfig, Target, case_count, run_matrix, supported_versions};
+use crate::pipeline::Judged;
+use crate::report::{self, shard};
+use crate::runner::{RunConfig, Target, supported_versions};
 use crate::schemas;
 use crate::select::{keep_role, load_profile, load_scenarios};
-use mcp_conform_core::scenario::Scenario;
 use mcp_conform_core::scenario::model::Role;
 
-/// Exit codes, as documented in README.
-pub mod exit {
-    /// Every scenario passed, was not applicable or not observed.
-    pub const OK: u8 = 0;
-    /// At least one conformance failure.
-    pub const FAILURES: u8 = 1;
-    /// Bad invocation or a bad scenario file.
-    pub const USAGE: u8 = 2;
-    /// Infrastructure error: the peer could not be started, a run was interrupted.
-    pub const ERROR: u8 = 3;
-}
+pub use error::CliError;
 
 #[derive(Debug, Parser)]
 #[command(
@@ -229,10 +221,21 @@ pub struct GateArgs {
     pub strict: bool,
 }
 
-/// Runs the command line; returns the process exit code.
-pub fn main() -> ExitCode {
-    let cli = Cli::parse();
-    ExitCode::from(match cli.command {
+/// Runs the command line; returns the process exit status.
+pub fn main() -> std::process::ExitCode {
+    let exit = match execute(Cli::parse().command) {
+        Ok(exit) => exit,
+        Err(error) => {
+            let color = anstream::AutoStream::choice(&std::io::stderr()) != anstream::ColorChoice::Never;
+            eprint!("{}", error.render(color));
+            error.exit_code()
+        }
+    };
+    exit.into()
+}
+
+fn execute(command: Command) -> Result<ExitCode, CliError> {
+    match command {
         Command::Run(args) => run(*args),
         Command::Serve(args) => crate::test_client::serve(args),
         Command::TestClient(args) => crate::test_client::test_client(args),
@@ -254,7 +257,7 @@ pub fn main() -> ExitCode {
         Command::Schema => {
             let schema = mcp_conform_core::scenario::schema::scenario_json_schema();
             println!("{}", serde_json::to_string_pretty(&schema).unwrap_or_default());
-            exit::OK
+            Ok(ExitCode::Ok)
         }
         Command::Schemas {
             command: SchemasCommand::Fetch { url, dest, versions },
@@ -264,60 +267,41 @@ pub fn main() -> ExitCode {
                 Some(address) => mcp_mock_peers::reference::serve_http_blocking(&address, fault),
                 None => mcp_mock_peers::reference::serve_stdio_blocking_with(fault),
             };
-            match served {
-                Ok(()) => exit::OK,
-                Err(error) => {
-                    eprintln!("reference server: {error}");
-                    exit::ERROR
-                }
-            }
+            served.map(|()| ExitCode::Ok).map_err(|error| CliError::Peer {
+                peer: "reference server",
+                error: error.to_string(),
+            })
         }
-    })
+    }
 }
 
-fn run(args: RunArgs) -> u8 {
-    let mut scenarios = match load_scenarios(&args.paths, &args.filters) {
-        Ok(scenarios) => scenarios,
-        Err(diagnostics) => return report_diagnostics(&diagnostics),
-    };
+fn run(args: RunArgs) -> Result<ExitCode, CliError> {
+    let mut scenarios = load_scenarios(&args.paths, &args.filters).map_err(CliError::scenarios)?;
     keep_role(&mut scenarios, Role::Server);
     if scenarios.is_empty() {
-        eprintln!(
-            "error: no scenario selected (check the paths and --filter); a run that tests nothing is not a pass"
-        );
-        return exit::USAGE;
+        return Err(CliError::Usage(
+            "no scenario selected (check the paths and --filter); a run that tests nothing is not a pass"
+                .into(),
+        ));
     }
     let suite = report::suite(&scenarios);
     if let Some(slice) = args.shard {
         scenarios = shard::select(scenarios, slice);
         if scenarios.is_empty() {
-            eprintln!(
-                "error: shard {}/{} selected no scenario (only {} in the run); a run that tests nothing is not a pass",
+            return Err(CliError::Usage(format!(
+                "shard {}/{} selected no scenario (only {} in the run); a run that tests nothing is not a pass",
                 slice.index, slice.count, suite.scenarios
-            );
-            return exit::USAGE;
+            )));
         }
     }
     let bundled_server = args.stdio.is_none() && args.url.is_none();
-    let target = match target(&args) {
-        Ok(target) => target,
-        Err(message) => {
-            eprintln!("error: {message}");
-            return exit::USAGE;
-        }
-    };
-    let mut config = RunConfig::new(target);
+    let mut config = RunConfig::new(target(&args).map_err(CliError::Usage)?);
     config.startup_timeout = std::time::Duration::from_secs(args.startup_timeout);
     let _started = match (&args.start, &args.url) {
-        (Some(command_line), Some(url)) => {
-            match crate::start::StartedServer::start(command_line, url, config.startup_timeout) {
-                Ok(server) => Some(server),
-                Err(message) => {
-                    eprintln!("error: --start: {message}");
-                    return exit::ERROR;
-                }
-            }
-        }
+        (Some(command_line), Some(url)) => Some(
+            crate::start::StartedServer::start(command_line, url, config.startup_timeout)
+                .map_err(|message| CliError::Infrastructure(format!("--start: {message}")))?,
+        ),
         _ => None,
     };
     let profile = args
@@ -325,32 +309,19 @@ fn run(args: RunArgs) -> u8 {
         .clone()
         .or_else(|| bundled_server.then(|| "reference".to_owned()));
     if let Some(profile) = profile {
-        match load_profile(&profile) {
-            Ok(profile) => config.profile = Some(profile),
-            Err(error) => {
-                eprintln!("error: --profile: {error}");
-                return exit::USAGE;
-            }
-        }
+        let profile =
+            load_profile(&profile).map_err(|error| CliError::Usage(format!("--profile: {error}")))?;
+        config.profile = Some(profile);
     }
     if let Some(dir) = &args.schema_dir {
-        match OfficialSchemas::load_dir(dir) {
-            Ok(official) => config.official = Some(Arc::new(official)),
-            Err(error) => {
-                eprintln!("error: --schema-dir: {error}");
-                return exit::USAGE;
-            }
-        }
+        let official = OfficialSchemas::load_dir(dir)
+            .map_err(|error| CliError::Usage(format!("--schema-dir: {error}")))?;
+        config.official = Some(Arc::new(official));
     }
     let versions = match args.protocol {
         ProtocolChoice::One(version) => vec![version],
-        ProtocolChoice::All => match spoken_versions(&config) {
-            Ok(versions) => versions,
-            Err(message) => {
-                eprintln!("error: --protocol all: {message}");
-                return exit::ERROR;
-            }
-        },
+        ProtocolChoice::All => spoken_versions(&config)
+            .map_err(|message| CliError::Infrastructure(format!("--protocol all: {message}")))?,
     };
     config.protocol = versions
         .last()
@@ -382,98 +353,17 @@ pub(crate) fn jobs_or_default(jobs: Option<usize>) -> usize {
     jobs.unwrap_or_else(|| std::thread::available_parallelism().map_or(2, |n| n.get()))
 }
 
-/// A run about to be judged: the selected scenarios and how to run them.
-#[derive(Debug)]
-pub(crate) struct Judged<'a> {
-    pub scenarios: &'a [Scenario],
-    pub config: &'a RunConfig,
-    /// The versions to run each scenario on (one, or with `--protocol all`
-    /// those the server speaks).
-    pub versions: Vec<ProtocolVersion>,
-    pub jobs: usize,
-    /// The whole selection's fingerprint (before sharding).
-    pub suite: mcp_conform_report::Suite,
-    pub shard: Option<mcp_conform_report::Shard>,
-}
-
-impl Judged<'_> {
-    /// Runs the scenarios with a line per scenario (and a progress bar on a
-    /// terminal), prints failures, summary and gate, writes the report
-    /// files; returns the exit code.
-    pub fn run(&self, gate: &GateArgs) -> u8 {
-        let baseline = match gate.baseline.as_deref().map(Baseline::load).transpose() {
-            Ok(baseline) => baseline,
-            Err(diagnostics) => return print_diagnostics(&diagnostics, "the baseline"),
-        };
-        let config = self.config;
-        let profile_name = config.profile.as_ref().map_or("none".into(), |p| p.name.clone());
-        let versions: Vec<String> = self.versions.iter().map(ToString::to_string).collect();
-        println!(
-            "mcp-conform {} · {} · protocol {} · profile {profile_name} · {} scenarios · {} jobs\n",
-            env!("CARGO_PKG_VERSION"),
-            config.target.display(),
-            versions.join(", "),
-            self.scenarios.len(),
-            self.jobs
-        );
-        let interrupted = interrupt_flag();
-        let started = Instant::now();
-        let named = self.versions.len() > 1;
-        let progress = Progress::new(case_count(self.scenarios, &self.versions), named);
-        let outcomes = run_matrix(
-            self.scenarios,
-            config,
-            &self.versions,
-            self.jobs,
-            &interrupted,
-            |event| progress.on_event(event),
-        );
-        progress.finish();
-        anstream::print!("{}", output::case_failure_details(&outcomes, named));
-        println!("{}", output::summary(&outcomes, started.elapsed(), named));
-        let run_info = mcp_conform_report::RunInfo {
-            target: config.target.display(),
-            protocol_versions: versions,
-            profile: config.profile.as_ref().map(|p| p.name.clone()),
-            suite: self.suite.clone(),
-            strict: gate.strict,
-            shard: self.shard,
-            baseline: baseline.as_ref().map(|b| b.info.clone()),
-        };
-        let report = report::build(&outcomes, run_info, baseline.as_ref());
-        print!("{}", report::gate_lines(&report));
-        let _ = std::io::stdout().flush();
-        if interrupted.load(Ordering::SeqCst) {
-            eprintln!("interrupted: the results above are those of the scenarios that finished");
-        }
-        if let Some(dir) = &gate.report_dir {
-            if let Err(error) = report::write_dir(dir, &report) {
-                eprintln!("error: --report-dir {}: {error}", dir.display());
-                return exit::ERROR;
-            }
-            println!("reports written to {}", dir.display());
-        }
-        report.gate.exit_code
-    }
-}
-
-fn merge(reports: &[PathBuf], dir: &std::path::Path) -> u8 {
-    match report::merge_files(reports, dir) {
-        Ok(merged) => {
-            println!(
-                "{} cases from {} shards merged into {}",
-                merged.summary.cases,
-                reports.len(),
-                dir.display()
-            );
-            print!("{}", report::gate_lines(&merged));
-            merged.gate.exit_code
-        }
-        Err(error) => {
-            eprintln!("error: merge: {error}");
-            exit::USAGE
-        }
-    }
+fn merge(reports: &[PathBuf], dir: &std::path::Path) -> Result<ExitCode, CliError> {
+    let merged =
+        report::merge_files(reports, dir).map_err(|error| CliError::Usage(format!("merge: {error}")))?;
+    println!(
+        "{} cases from {} shards merged into {}",
+        merged.summary.cases,
+        reports.len(),
+        dir.display()
+    );
+    print!("{}", output::gate_lines(&merged));
+    Ok(merged.gate.exit_code)
 }
 
 /// The peer under test, from `--stdio`, `--url` or the bundled default.
@@ -503,29 +393,21 @@ fn target(args: &RunArgs) -> Result<Target, String> {
     command.map(Target::Stdio).map_err(|e| format!("--stdio: {e}"))
 }
 
-fn list(paths: &[PathBuf]) -> u8 {
-    match load_scenarios(paths, &[]) {
-        Ok(scenarios) => {
-            for scenario in scenarios {
-                println!(
-                    "{:<40} {:<22} {:<24} {}",
-                    scenario.id,
-                    scenario.versions.to_string(),
-                    scenario.requirements.join(","),
-                    scenario.title
-                );
-            }
-            exit::OK
-        }
-        Err(diagnostics) => report_diagnostics(&diagnostics),
+fn list(paths: &[PathBuf]) -> Result<ExitCode, CliError> {
+    for scenario in load_scenarios(paths, &[]).map_err(CliError::scenarios)? {
+        println!(
+            "{:<40} {:<22} {:<24} {}",
+            scenario.id,
+            scenario.versions.to_string(),
+            scenario.requirements.join(","),
+            scenario.title
+        );
     }
+    Ok(ExitCode::Ok)
 }
 
-fn list_requirements(paths: &[PathBuf], version: Option<ProtocolVersion>) -> u8 {
-    let scenarios = match load_scenarios(paths, &[]) {
-        Ok(scenarios) => scenarios,
-        Err(diagnostics) => return report_diagnostics(&diagnostics),
-    };
+fn list_requirements(paths: &[PathBuf], version: Option<ProtocolVersion>) -> Result<ExitCode, CliError> {
+    let scenarios = load_scenarios(paths, &[]).map_err(CliError::scenarios)?;
     let mut counts = std::collections::BTreeMap::new();
     for requirement in catalogue()
         .iter()
@@ -553,57 +435,44 @@ fn list_requirements(paths: &[PathBuf], version: Option<ProtocolVersion>) -> u8 
     }
     let summary: Vec<String> = counts.iter().map(|(status, n)| format!("{n} {status}")).collect();
     println!("\n{}", summary.join(", "));
-    exit::OK
+    Ok(ExitCode::Ok)
 }
 
-fn explain(id: &str) -> u8 {
-    let Some(requirement) = catalogue().get(id) else {
-        eprintln!("error: unknown requirement `{id}` (see `mcp-conform list --requirements`)");
-        return exit::USAGE;
-    };
-    match load_scenarios(&[], &[]) {
-        Ok(scenarios) => {
-            print!("{}", coverage::explain(requirement, &scenarios));
-            exit::OK
-        }
-        Err(diagnostics) => report_diagnostics(&diagnostics),
-    }
+fn explain(id: &str) -> Result<ExitCode, CliError> {
+    let requirement = catalogue().get(id).ok_or_else(|| {
+        CliError::Usage(format!(
+            "unknown requirement `{id}` (see `mcp-conform list --requirements`)"
+        ))
+    })?;
+    let scenarios = load_scenarios(&[], &[]).map_err(CliError::scenarios)?;
+    print!("{}", coverage::explain(requirement, &scenarios));
+    Ok(ExitCode::Ok)
 }
 
-fn fetch(url: &str, dest: Option<PathBuf>, versions: Vec<ProtocolVersion>) -> u8 {
+fn fetch(url: &str, dest: Option<PathBuf>, versions: Vec<ProtocolVersion>) -> Result<ExitCode, CliError> {
     let versions = if versions.is_empty() {
         ProtocolVersion::ALL.to_vec()
     } else {
         versions
     };
     let dest = dest.unwrap_or_else(schemas::default_cache_dir);
-    match schemas::fetch(url, &versions, &dest) {
-        Ok(report) => {
-            println!("{report}");
-            if report.is_complete() {
-                exit::OK
-            } else {
-                exit::ERROR
-            }
-        }
-        Err(error) => {
-            eprintln!("error: {error}");
-            exit::ERROR
-        }
-    }
+    let report =
+        schemas::fetch(url, &versions, &dest).map_err(|error| CliError::Infrastructure(error.to_string()))?;
+    println!("{report}");
+    // The report names each version that failed.
+    Ok(if report.is_complete() {
+        ExitCode::Ok
+    } else {
+        ExitCode::Error
+    })
 }
 
-pub(crate) fn report_diagnostics(diagnostics: &[Diagnostic]) -> u8 {
-    print_diagnostics(diagnostics, "scenario files")
-}
-
-fn print_diagnostics(diagnostics: &[Diagnostic], what: &str) -> u8 {
-    let color = anstream::AutoStream::choice(&std::io::stderr()) != anstream::ColorChoice::Never;
-    for diagnostic in diagnostics {
-        eprintln!("{}", diagnostic.render(color));
-    }
-    eprintln!("{} error(s) in {what}", diagnostics.len());
-    exit::USAGE
+/// A current-thread runtime for a command that drives one peer.
+pub(crate) fn runtime() -> Result<tokio::runtime::Runtime, CliError> {
+    tokio::runtime::Builder::new_current_thread()
+        .enable_all()
+        .build()
+        .map_err(|error| CliError::Infrastructure(error.to_string()))
 }
 
 /// This very binary, serving the reference server.
@@ -616,20 +485,4 @@ fn reference_server_command() -> Result<StdioCommand, mcp_mock_peers::transport:
         env: Vec::new(),
         cwd: None,
     })
-}
-
-/// Set on Ctrl-C: running scenarios stop and kill their peers, and what
-/// finished is still reported.
-pub(crate) fn interrupt_flag() -> Arc<AtomicBool> {
-    let flag = Arc::new(AtomicBool::new(false));
-    let set = flag.clone();
-    std::thread::spawn(move || {
-        let Ok(runtime) = tokio::runtime::Builder::new_current_thread().enable_io().build() else {
-            return;
-        };
-        if runtime.block_on(tokio::signal::ctrl_c()).is_ok() {
-            set.store(true, Ordering::SeqCst);
-        }
-    });
-    flag
 }

@@ -54,7 +54,7 @@ fn why_not_yet(requirement: &Requirement) -> &'static str {
     if requirement.role == Role::Client {
         "a client's duty no client scenario judges yet"
     } else if id.starts_with("HTTP-") {
-        "an HTTP transport rule no scenario of scenarios/http reaches yet"
+        "an HTTP transport rule no scenario of scenarios/server/http reaches yet"
     } else if id.starts_with("TASK-") {
         "tasks (2025-11-25) are not modelled yet"
     } else if !requirement.versions.intersect(VersionSet::LEGACY).is_empty() {

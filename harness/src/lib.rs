@@ -3,9 +3,12 @@
 //! - [`runner`]: scenario execution, producing outcomes and events.
 //! - [`select`]: which scenarios and profile a run uses; [`bundled`]: the
 //!   suite shipped in the binary.
+//! - [`pipeline`]: a judged run, from the runner's events to the report
+//!   model, the outputs and the exit code.
 //! - [`output`]: the terminal reporter; [`progress`]: its progress bar;
 //!   [`snapshot`]: normalized transcripts.
-//! - [`report`]: report files, baseline gating and shards.
+//! - [`report`]: the report model of a run, its files, baseline gating and
+//!   shards.
 //! - [`libtest`]: the `cargo test` entry point; [`cli`]: the command line.
 //! - [`test_client`]: `serve` and `test-client`, the mock server side;
 //!   [`test_gateway`]: a gateway between the suite and the reference server.
@@ -17,6 +20,7 @@ pub mod cli;
 pub mod coverage;
 pub mod libtest;
 pub mod output;
+pub mod pipeline;
 pub mod progress;
 pub mod report;
 pub mod runner;

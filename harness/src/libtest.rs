@@ -20,9 +20,11 @@ use libtest_mimic::{Arguments, Failed, Trial};
 use mcp_conform_core::Verdict;
 use mcp_conform_core::scenario::Scenario;
 use mcp_conform_core::version::ProtocolVersion;
+use mcp_conform_report::ExitCode as Exit;
 use mcp_mock_peers::transport::StdioCommand;
 
 use crate::output;
+use crate::report;
 use crate::runner::{RunConfig, Target, run_scenario};
 use crate::select::{keep_role, load_profile, load_scenarios};
 use crate::snapshot::normalize;
@@ -114,7 +116,7 @@ impl Suite {
             Ok(trials) => trials,
             Err(message) => {
                 eprintln!("{message}");
-                return ExitCode::from(crate::cli::exit::USAGE);
+                return Exit::Usage.into();
             }
         };
         libtest_mimic::run(&arguments, trials).exit_code()
@@ -171,18 +173,17 @@ fn run_trial(
         .build()
         .map_err(|e| Failed::from(format!("could not start a runtime: {e}")))?;
     let outcome = runtime.block_on(run_scenario(scenario, config));
-    match outcome.verdict {
+    let case = [report::case(&outcome)];
+    match case[0].verdict {
         Verdict::Fail | Verdict::Error => {
-            return Err(Failed::from(output::failure_details(std::slice::from_ref(
-                &outcome,
-            ))));
+            return Err(Failed::from(output::failure_details(&case, false)));
         }
-        Verdict::NonStrict => eprintln!("{}", output::failure_details(std::slice::from_ref(&outcome))),
+        Verdict::NonStrict => eprintln!("{}", output::failure_details(&case, false)),
         Verdict::NotApplicable | Verdict::NotObserved => {
             eprintln!(
                 "{}: {}",
-                output::label(outcome.verdict),
-                outcome.note.as_deref().unwrap_or("")
+                output::label(case[0].verdict),
+                case[0].note.as_deref().unwrap_or("")
             );
         }
         Verdict::Pass => {}

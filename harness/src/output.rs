@@ -1,27 +1,67 @@
-//! The terminal reporter: one line per scenario as it finishes, then each
-//! failure with its diff and scenario location, then a summary.
+//! The terminal reporter: one line per case as it finishes, then each
+//! failure with its diff and scenario location, a summary and the gate.
+//! It renders the report model ([`Case`], [`Report`]), the same values the
+//! report files are written from, so the terminal and the files cannot
+//! disagree.
 
 use std::collections::BTreeSet;
 use std::fmt::Write as _;
 use std::time::Duration;
 
 use anstyle::{AnsiColor, Style};
-use mcp_conform_core::Verdict;
-use mcp_conform_core::version::ProtocolVersion;
-use serde_json::Value;
-use similar::TextDiff;
+use mcp_conform_report::{Case, CheckResult, Report, Verdict, text};
 
-use crate::runner::{Check, ScenarioOutcome};
+use crate::progress::Progress;
+use crate::report::CaseLog;
+use crate::runner::RunEvent;
+
+/// The live side of a run on the terminal: consumes the runner's events,
+/// converting each finished case into the report model and printing its
+/// line (above the progress bar, on a terminal).
+#[derive(Debug)]
+pub struct LiveOutput {
+    progress: Progress,
+    cases: CaseLog,
+    /// Whether cases are named with their version (see [`case_name`]).
+    named: bool,
+}
+
+impl LiveOutput {
+    /// Output for a run of `total` cases.
+    pub fn new(total: usize, named: bool) -> LiveOutput {
+        LiveOutput {
+            progress: Progress::new(total),
+            cases: CaseLog::default(),
+            named,
+        }
+    }
+
+    /// Takes in one event of the run.
+    pub fn on_event(&mut self, event: &RunEvent) {
+        match event {
+            RunEvent::Started { id, .. } => self.progress.started(id),
+            RunEvent::Finished { index, outcome } => {
+                let case = self.cases.record(*index, outcome);
+                self.progress
+                    .finished(&case_line(case, outcome.duration, self.named));
+            }
+        }
+    }
+
+    /// Removes the progress bar; returns the cases in the run's order.
+    pub fn finish(self) -> Vec<Case> {
+        self.progress.finish();
+        self.cases.into_cases()
+    }
+}
 
 /// How a verdict reads in a status column.
 pub fn label(verdict: Verdict) -> &'static str {
     match verdict {
-        Verdict::Pass => "pass",
-        Verdict::NotApplicable => "not-applicable",
-        Verdict::NotObserved => "not-observed",
-        Verdict::NonStrict => "non-strict",
+        // Shouted, so that they stand out in a column of lower-case verdicts.
         Verdict::Fail => "FAIL",
         Verdict::Error => "ERROR",
+        quiet => quiet.as_str(),
     }
 }
 
@@ -37,31 +77,23 @@ fn style(verdict: Verdict) -> Style {
 
 /// How a case is named: its scenario's id, with `@version` when the run
 /// has several versions (`named`).
-pub fn case_name(outcome: &ScenarioOutcome, named: bool) -> String {
-    match outcome.version.filter(|_| named) {
-        Some(version) => format!("{}@{version}", outcome.id),
-        None => outcome.id.clone(),
-    }
+pub fn case_name(case: &Case, named: bool) -> String {
+    if named { case.name() } else { case.scenario.clone() }
 }
 
-/// The line printed when a scenario finishes.
-pub fn scenario_line(outcome: &ScenarioOutcome) -> String {
-    case_line(outcome, false)
-}
-
-/// The line printed when a case finishes (see [`case_name`]).
-pub fn case_line(outcome: &ScenarioOutcome, named: bool) -> String {
-    let verdict = style(outcome.verdict);
+/// The line printed when a case finishes.
+pub fn case_line(case: &Case, duration: Duration, named: bool) -> String {
+    let verdict = style(case.verdict);
     let mut line = format!(
         "{verdict}{:<14}{verdict:#} {:<40} {:>6}",
-        label(outcome.verdict),
-        case_name(outcome, named),
-        seconds(outcome.duration)
+        label(case.verdict),
+        case_name(case, named),
+        seconds(duration)
     );
-    if let Some(note) = outcome.note.as_ref().filter(|_| outcome.verdict != Verdict::Fail) {
+    if let Some(note) = case.note.as_ref().filter(|_| case.verdict != Verdict::Fail) {
         write!(line, "  ({note})").expect("writing to a String");
     }
-    match outcome.remarks.len() {
+    match case.remarks.len() {
         0 => {}
         1 => line.push_str("  (1 remark)"),
         n => write!(line, "  ({n} remarks)").expect("writing to a String"),
@@ -69,42 +101,37 @@ pub fn case_line(outcome: &ScenarioOutcome, named: bool) -> String {
     line
 }
 
-/// The details of every scenario that did not pass, not-applicable and
+/// The details of every case that did not pass, not-applicable and
 /// not-observed ones excepted (their line says why). Remarks are spelled out
 /// only here: the scenario citing their requirement gives the verdict on them.
-pub fn failure_details(outcomes: &[ScenarioOutcome]) -> String {
-    case_failure_details(outcomes, false)
-}
-
-/// [`failure_details`], each case named as in [`case_name`].
-pub fn case_failure_details(outcomes: &[ScenarioOutcome], named: bool) -> String {
+pub fn failure_details(cases: &[Case], named: bool) -> String {
     let mut out = String::new();
-    for outcome in outcomes
+    for case in cases
         .iter()
-        .filter(|o| matches!(o.verdict, Verdict::Fail | Verdict::NonStrict | Verdict::Error))
+        .filter(|c| matches!(c.verdict, Verdict::Fail | Verdict::NonStrict | Verdict::Error))
     {
-        let location = outcome
+        let location = case
             .checks
             .iter()
-            .find(|c| c.verdict == outcome.verdict)
-            .map(|c| c.span);
-        let at = match location.filter(|s| s.is_known()) {
-            Some(span) => format!("{}:{span}", outcome.path.display()),
-            None => outcome.path.display().to_string(),
+            .find(|c| c.verdict == case.verdict)
+            .and_then(|c| c.location.as_ref());
+        let at = match location {
+            Some(location) => format!("{}:{location}", case.file),
+            None => case.file.clone(),
         };
-        let name = case_name(outcome, named);
-        writeln!(out, "\n── {name} ({}) ── {at}", label(outcome.verdict)).expect("String");
-        writeln!(out, "   {}", outcome.title).expect("String");
-        if let Some(note) = &outcome.note {
+        let name = case_name(case, named);
+        writeln!(out, "\n── {name} ({}) ── {at}", label(case.verdict)).expect("String");
+        writeln!(out, "   {}", case.title).expect("String");
+        if let Some(note) = &case.note {
             writeln!(out, "   {note}").expect("String");
         }
-        for check in outcome.checks.iter().filter(|c| c.verdict >= Verdict::NonStrict) {
-            out.push_str(&check_details(outcome, check, label(check.verdict)));
+        for check in case.checks.iter().filter(|c| c.verdict >= Verdict::NonStrict) {
+            out.push_str(&check_details(case, check, label(check.verdict)));
         }
-        for remark in &outcome.remarks {
-            out.push_str(&check_details(outcome, remark, "remark"));
+        for remark in &case.remarks {
+            out.push_str(&check_details(case, remark, "remark"));
         }
-        if let Some(tail) = &outcome.stderr_tail {
+        if let Some(tail) = &case.stderr_tail {
             // Over HTTP the tail holds the transport's incidents (`[http …]` lines).
             let title = if tail.starts_with("[http ") {
                 "what the HTTP transport saw"
@@ -120,12 +147,11 @@ pub fn case_failure_details(outcomes: &[ScenarioOutcome], named: bool) -> String
     out
 }
 
-fn check_details(outcome: &ScenarioOutcome, check: &Check, label: &str) -> String {
+fn check_details(case: &Case, check: &CheckResult, label: &str) -> String {
     let mut out = String::new();
-    let at = if check.span.is_known() {
-        format!(" at {}:{}", outcome.path.display(), check.span)
-    } else {
-        String::new()
+    let at = match &check.location {
+        Some(location) => format!(" at {}:{location}", case.file),
+        None => String::new(),
     };
     writeln!(
         out,
@@ -137,59 +163,45 @@ fn check_details(outcome: &ScenarioOutcome, check: &Check, label: &str) -> Strin
         writeln!(out, "     {line}").expect("String");
     }
     if let (Some(expected), Some(actual)) = (&check.expected, &check.actual) {
-        out.push_str(&diff(expected, actual));
+        out.push_str(&text::diff_text(expected, actual, "     "));
     }
-    if let Some(frame) = check.frame.and_then(|i| outcome.transcript.get(i)) {
-        let text = frame.text();
-        let short: String = text.chars().take(300).collect();
+    if let Some(frame) = check.frame.and_then(|i| case.transcript.get(i)) {
+        let short: String = frame.text.chars().take(300).collect();
         writeln!(
             out,
             "     frame: {short}{}",
-            if short.len() < text.len() { "…" } else { "" }
+            if short.len() < frame.text.len() { "…" } else { "" }
         )
         .expect("String");
     }
     out
 }
 
-/// A line diff of two values, pretty-printed: `-` expected, `+` actual.
-pub fn diff(expected: &Value, actual: &Value) -> String {
-    let expected = serde_json::to_string_pretty(expected).unwrap_or_default() + "\n";
-    let actual = serde_json::to_string_pretty(actual).unwrap_or_default() + "\n";
-    let diff = TextDiff::from_lines(&expected, &actual);
-    let mut out = String::from("     diff (- expected, + actual):\n");
-    for hunk in diff.unified_diff().context_radius(3).iter_hunks() {
-        for change in hunk.iter_changes() {
-            write!(out, "     {}{}", change.tag(), change).expect("String");
-        }
-    }
-    out
-}
-
 /// The closing summary line; for a run on several versions (`named`), a
 /// line per version after it.
-pub fn summary(outcomes: &[ScenarioOutcome], elapsed: Duration, named: bool) -> String {
+pub fn summary(cases: &[Case], elapsed: Duration, named: bool) -> String {
     let what = if named { "cases" } else { "scenarios" };
     let mut out = format!(
         "\n{} {what}: {} in {}",
-        outcomes.len(),
-        counts(outcomes.iter()),
+        cases.len(),
+        counts(cases.iter()),
         seconds(elapsed)
     );
     if named {
-        let versions: BTreeSet<Option<ProtocolVersion>> = outcomes.iter().map(|o| o.version).collect();
+        // Version names are dates, so their text order is their age.
+        let versions: BTreeSet<Option<&str>> = cases.iter().map(|c| c.protocol_version.as_deref()).collect();
         for version in versions {
-            let cases = outcomes.iter().filter(|o| o.version == version);
-            let name = version.map_or_else(|| "no version".to_owned(), |v| v.to_string());
-            write!(out, "\n  {name:<12} {}", counts(cases)).expect("String");
+            let of_version = cases.iter().filter(|c| c.protocol_version.as_deref() == version);
+            let name = version.unwrap_or("no version");
+            write!(out, "\n  {name:<12} {}", counts(of_version)).expect("String");
         }
     }
     out
 }
 
-/// `N pass, N fail, …` of some outcomes (pass always named).
-fn counts<'o>(outcomes: impl Iterator<Item = &'o ScenarioOutcome> + Clone) -> String {
-    let count = |verdict| outcomes.clone().filter(|o| o.verdict == verdict).count();
+/// `N pass, N fail, …` of some cases (pass always named).
+fn counts<'c>(cases: impl Iterator<Item = &'c Case> + Clone) -> String {
+    let count = |verdict| cases.clone().filter(|c| c.verdict == verdict).count();
     let parts: Vec<String> = [
         Verdict::Pass,
         Verdict::Fail,
@@ -200,11 +212,126 @@ fn counts<'o>(outcomes: impl Iterator<Item = &'o ScenarioOutcome> + Clone) -> St
     ]
     .into_iter()
     .filter(|v| count(*v) > 0 || *v == Verdict::Pass)
-    .map(|v| format!("{} {}", count(v), label(v).to_lowercase()))
+    .map(|v| format!("{} {}", count(v), v.as_str()))
     .collect();
     parts.join(", ")
 }
 
+/// What the gate says on the terminal after the summary: baseline
+/// bookkeeping and the stale lines to delete.
+pub fn gate_lines(report: &Report) -> String {
+    let gate = &report.gate;
+    let mut out = String::new();
+    if let Some(baseline) = &report.run.baseline {
+        writeln!(
+            out,
+            "baseline {}: {} failing checks accepted, {} new",
+            baseline.path,
+            gate.accepted,
+            gate.new_failures.len()
+        )
+        .expect("String");
+        for note in &gate.expired {
+            writeln!(
+                out,
+                "expired baseline entry {}:{} ({} {}) accepts nothing any more",
+                baseline.path, note.line, note.scenario, note.requirement
+            )
+            .expect("String");
+        }
+        for note in &gate.stale {
+            writeln!(
+                out,
+                "stale baseline entry {}:{}: {} {} passes now; delete:\n{}",
+                baseline.path, note.line, note.scenario, note.requirement, note.text
+            )
+            .expect("String");
+        }
+    }
+    if report.run.strict {
+        let non_strict = gate
+            .new_failures
+            .iter()
+            .filter(|f| f.verdict == Verdict::NonStrict)
+            .count();
+        if non_strict > 0 {
+            writeln!(out, "--strict: {non_strict} non-strict findings fail the gate").expect("String");
+        }
+    }
+    out
+}
+
 fn seconds(duration: Duration) -> String {
     format!("{:.2}s", duration.as_secs_f64())
+}
+
+#[cfg(test)]
+mod tests {
+    use mcp_conform_report::{Direction, Level, WireFrame};
+    use serde_json::json;
+
+    use super::*;
+
+    fn failing_case(version: &str) -> Case {
+        let check = CheckResult {
+            requirement: "TOOL-004".into(),
+            name: "response to tools/call".into(),
+            level: Level::Must,
+            verdict: Verdict::Fail,
+            message: Some("expected an error".into()),
+            expected: Some(json!({"code": -32602})),
+            actual: Some(json!({"code": -32601})),
+            location: Some("11:15".into()),
+            frame: Some(0),
+            accepted: None,
+        };
+        Case {
+            scenario: "tools.unknown-tool".into(),
+            title: "Calling an unknown tool gets a JSON-RPC error".into(),
+            area: "tools".into(),
+            file: "scenarios/tools/unknown-tool.yaml".into(),
+            protocol_version: Some(version.into()),
+            verdict: Verdict::Fail,
+            note: None,
+            checks: vec![check],
+            remarks: Vec::new(),
+            transcript: vec![WireFrame {
+                index: 0,
+                direction: Direction::Received,
+                text: r#"{"jsonrpc":"2.0","id":1,"error":{"code":-32601}}"#.into(),
+                answers: None,
+                http: None,
+            }],
+            stderr_tail: None,
+        }
+    }
+
+    #[test]
+    fn a_failure_shows_its_location_diff_and_frame() {
+        let details = failure_details(&[failing_case("2025-11-25")], true);
+        assert_eq!(
+            details,
+            concat!(
+                "\n── tools.unknown-tool@2025-11-25 (FAIL) ── scenarios/tools/unknown-tool.yaml:11:15\n",
+                "   Calling an unknown tool gets a JSON-RPC error\n",
+                "   FAIL response to tools/call [TOOL-004 MUST] at scenarios/tools/unknown-tool.yaml:11:15\n",
+                "     expected an error\n",
+                "     diff (- expected, + actual):\n",
+                "      {\n",
+                "     -  \"code\": -32602\n",
+                "     +  \"code\": -32601\n",
+                "      }\n",
+                "     frame: {\"jsonrpc\":\"2.0\",\"id\":1,\"error\":{\"code\":-32601}}\n",
+            )
+        );
+    }
+
+    #[test]
+    fn the_summary_counts_each_version_in_date_order() {
+        let cases = [failing_case("2025-11-25"), failing_case("2024-11-05")];
+        assert_eq!(
+            summary(&cases, Duration::from_millis(1500), true),
+            "\n2 cases: 0 pass, 2 fail in 1.50s\n  2024-11-05   0 pass, 1 fail\n  2025-11-25   0 pass, 1 fail"
+        );
+    }
 }

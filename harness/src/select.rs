@@ -61,10 +61,18 @@ mod tests {
     #[test]
     fn every_bundled_profile_loads_and_binds_its_triggers() {
         let names = bundled::profile_names();
-        assert!(names.len() >= 4, "{names:?}");
-        for name in names {
-            let profile = load_profile(name).unwrap_or_else(|e| panic!("{name}: {e}"));
-            assert_eq!(profile.name, name);
+        assert_eq!(names, ["conformance-fixture", "everything", "reference"]);
+        // The project's own SDK peers carry their profiles beside them.
+        let fixtures = ["python", "rust"].map(|peer| {
+            format!(
+                "{}/../fixtures/peers/{peer}/profile.yaml",
+                env!("CARGO_MANIFEST_DIR")
+            )
+        });
+        for name_or_path in names.iter().copied().chain(fixtures.iter().map(String::as_str)) {
+            let profile = load_profile(name_or_path).unwrap_or_else(|e| panic!("{name_or_path}: {e}"));
+            let name = profile.name.as_str();
+            assert!(name_or_path == name || name_or_path.ends_with("/profile.yaml"));
             let eras = [Era::Stateful, Era::Stateless];
             for (trigger, binding) in eras.iter().flat_map(|era| profile.triggers_for(*era)) {
                 // `*_tool` and `*_prompt` triggers name what to call and with what.

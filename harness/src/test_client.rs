@@ -1,15 +1,17 @@
 //! `mcp-conform serve` and `mcp-conform test-client`: the mock server side,
 //! for testing MCP clients and hosts with `role: client` scenarios.
 
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 use std::time::Duration;
 
 use mcp_conform_core::version::ProtocolVersion;
+use mcp_conform_report::ExitCode;
 use mcp_mock_peers::reference_client::{self, ClientFault, Plan, ServerAddress};
 use mcp_mock_peers::transport::StdioCommand;
 
-use crate::cli::{GateArgs, Judged, ProtocolChoice, exit, report_diagnostics};
+use crate::cli::{CliError, GateArgs, ProtocolChoice, runtime};
 use crate::output;
+use crate::pipeline::Judged;
 use crate::report;
 use crate::runner::{
     ClientUnderTest, RunConfig, ScenarioOutcome, Target, serve_connected, serve_http, serve_stdio,
@@ -89,7 +91,7 @@ pub struct ReferenceClientArgs {
 }
 
 /// Runs `reference-client`.
-pub fn reference_client(args: ReferenceClientArgs) -> u8 {
+pub fn reference_client(args: ReferenceClientArgs) -> Result<ExitCode, CliError> {
     let server = match args.url {
         Some(url) => ServerAddress::Url(url),
         None => {
@@ -102,71 +104,53 @@ pub fn reference_client(args: ReferenceClientArgs) -> u8 {
             })
         }
     };
-    let runtime = match tokio::runtime::Builder::new_current_thread().enable_all().build() {
-        Ok(runtime) => runtime,
-        Err(error) => {
-            eprintln!("error: {error}");
-            return exit::ERROR;
-        }
-    };
-    match runtime.block_on(reference_client::run(&server, Plan::from_env(), args.fault)) {
-        Ok(()) => exit::OK,
-        Err(error) => {
-            eprintln!("reference client: {error}");
-            exit::ERROR
-        }
-    }
+    runtime()?
+        .block_on(reference_client::run(&server, Plan::from_env(), args.fault))
+        .map(|()| ExitCode::Ok)
+        .map_err(|error| CliError::Peer {
+            peer: "reference client",
+            error: error.to_string(),
+        })
 }
 
 /// Runs `serve`; the verdict goes to stderr (stdout is the protocol's).
-pub fn serve(args: ServeArgs) -> u8 {
-    let runtime = match tokio::runtime::Builder::new_current_thread().enable_all().build() {
-        Ok(runtime) => runtime,
-        Err(error) => {
-            eprintln!("error: {error}");
-            return exit::ERROR;
-        }
-    };
-    let code = match (&args.connect, &args.scenario) {
-        (Some(socket), _) => match runtime.block_on(serve_connected(socket)) {
-            Ok(()) => exit::OK,
-            Err(error) => {
-                eprintln!("mcp-conform serve: {error}");
-                exit::ERROR
-            }
-        },
-        (None, Some(path)) => match load_scenarios(std::slice::from_ref(path), &[]) {
-            Ok(scenarios) if scenarios.len() == 1 => {
-                let client = ClientUnderTest::started_elsewhere(args.http.is_some());
-                let config = RunConfig {
-                    protocol: args.protocol,
-                    startup_timeout: Duration::from_secs(args.startup_timeout),
-                    ..RunConfig::new(Target::Client(client))
-                };
-                let scenario = &scenarios[0];
-                let outcome = match &args.http {
-                    Some(address) => runtime.block_on(serve_http(scenario, &config, address, announce)),
-                    None => Ok(runtime.block_on(serve_stdio(scenario, &config))),
-                };
-                match outcome {
-                    Ok(outcome) => verdict(&outcome),
-                    Err(error) => {
-                        eprintln!("error: {error}");
-                        exit::USAGE
-                    }
-                }
-            }
-            Ok(_) => {
-                eprintln!("error: serve plays exactly one scenario file");
-                exit::USAGE
-            }
-            Err(diagnostics) => report_diagnostics(&diagnostics),
-        },
-        (None, None) => exit::USAGE,
+pub fn serve(args: ServeArgs) -> Result<ExitCode, CliError> {
+    let runtime = runtime()?;
+    let exit = match (&args.connect, &args.scenario) {
+        (Some(socket), _) => runtime
+            .block_on(serve_connected(socket))
+            .map(|()| ExitCode::Ok)
+            .map_err(|error| CliError::Peer {
+                peer: "mcp-conform serve",
+                error: error.to_string(),
+            }),
+        (None, Some(path)) => play(&runtime, path, &args),
+        (None, None) => Err(CliError::Usage("serve needs a scenario file or --connect".into())),
     };
     // Reading stdin blocks a thread that would otherwise keep the runtime alive.
     runtime.shutdown_background();
-    code
+    exit
+}
+
+/// `serve SCENARIO`: plays the one scenario, then gives its verdict.
+fn play(runtime: &tokio::runtime::Runtime, path: &Path, args: &ServeArgs) -> Result<ExitCode, CliError> {
+    let scenarios = load_scenarios(&[path.to_owned()], &[]).map_err(CliError::scenarios)?;
+    let [scenario] = scenarios.as_slice() else {
+        return Err(CliError::Usage("serve plays exactly one scenario file".into()));
+    };
+    let client = ClientUnderTest::started_elsewhere(args.http.is_some());
+    let config = RunConfig {
+        protocol: args.protocol,
+        startup_timeout: Duration::from_secs(args.startup_timeout),
+        ..RunConfig::new(Target::Client(client))
+    };
+    let outcome = match &args.http {
+        Some(address) => runtime
+            .block_on(serve_http(scenario, &config, address, announce))
+            .map_err(|error| CliError::Usage(error.to_string()))?,
+        None => runtime.block_on(serve_stdio(scenario, &config)),
+    };
+    Ok(verdict(&outcome))
 }
 
 /// Prints where the mock server listens, first thing on stdout.
@@ -177,27 +161,28 @@ fn announce(url: &str) {
     let _ = stdout.flush();
 }
 
-/// The verdict of `serve` on stderr (stdout may be the protocol's); the exit code.
-fn verdict(outcome: &ScenarioOutcome) -> u8 {
-    anstream::eprintln!("{}", output::scenario_line(outcome));
-    anstream::eprint!("{}", output::failure_details(std::slice::from_ref(outcome)));
-    report::exit_code(std::slice::from_ref(outcome))
+/// The verdict of `serve` on stderr (stdout may be the protocol's); the
+/// exit code of its gate.
+fn verdict(outcome: &ScenarioOutcome) -> ExitCode {
+    let cases = [report::case(outcome)];
+    anstream::eprintln!("{}", output::case_line(&cases[0], outcome.duration, false));
+    anstream::eprint!("{}", output::failure_details(&cases, false));
+    report::exit_code(&cases)
 }
 
 /// Runs `test-client`.
-pub fn test_client(args: TestClientArgs) -> u8 {
+pub fn test_client(args: TestClientArgs) -> Result<ExitCode, CliError> {
     if args.command.contains("{server}") && args.command.contains("{url}") {
-        eprintln!("error: --command has both {{server}} and {{url}}; give the one the client uses");
-        return exit::USAGE;
+        return Err(CliError::Usage(
+            "--command has both {server} and {url}; give the one the client uses".into(),
+        ));
     }
-    let mut scenarios = match load_scenarios(&args.paths, &args.filters) {
-        Ok(scenarios) => scenarios,
-        Err(diagnostics) => return report_diagnostics(&diagnostics),
-    };
+    let mut scenarios = load_scenarios(&args.paths, &args.filters).map_err(CliError::scenarios)?;
     keep_role(&mut scenarios, Role::Client);
     if scenarios.is_empty() {
-        eprintln!("error: no `role: client` scenario selected; a run that tests nothing is not a pass");
-        return exit::USAGE;
+        return Err(CliError::Usage(
+            "no `role: client` scenario selected; a run that tests nothing is not a pass".into(),
+        ));
     }
     let mut client = ClientUnderTest::new(&args.command);
     let versions = match args.protocol {

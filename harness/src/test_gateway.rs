@@ -12,10 +12,12 @@
 use std::path::PathBuf;
 use std::time::Duration;
 
+use mcp_conform_report::ExitCode;
 use mcp_mock_peers::reference_gateway::{self, GatewayFault};
 use mcp_mock_peers::transport::{HttpMode, StdioCommand, StdioTransport};
 
-use crate::cli::{GateArgs, Judged, exit, report_diagnostics};
+use crate::cli::{CliError, GateArgs, runtime};
+use crate::pipeline::Judged;
 use crate::report;
 use crate::runner::{GatewayUnderTest, RunConfig, Target, free_loopback_port, shell_word, wait_for_port};
 use crate::select::{keep_role, load_profile, load_scenarios};
@@ -53,26 +55,23 @@ pub struct TestGatewayArgs {
 }
 
 /// Runs `test-gateway`.
-pub fn test_gateway(args: TestGatewayArgs) -> u8 {
+pub fn test_gateway(args: TestGatewayArgs) -> Result<ExitCode, CliError> {
     let backends = args.command.contains("{config}") || args.command.contains("{server:");
     let suite = args.command.contains("{server}");
     if backends == suite {
-        eprintln!(
-            "error: --command needs {{config}} or {{server:NAME}} (the gateway scenarios, with mock servers behind the gateway) or {{server}} (the server suite through it), and not both"
-        );
-        return exit::USAGE;
+        return Err(CliError::Usage(
+            "--command needs {config} or {server:NAME} (the gateway scenarios, with mock servers behind the gateway) or {server} (the server suite through it), and not both".into(),
+        ));
     }
-    let mut scenarios = match load_scenarios(&args.paths, &args.filters) {
-        Ok(scenarios) => scenarios,
-        Err(diagnostics) => return report_diagnostics(&diagnostics),
-    };
+    let mut scenarios = load_scenarios(&args.paths, &args.filters).map_err(CliError::scenarios)?;
     keep_role(
         &mut scenarios,
         if backends { Role::Gateway } else { Role::Server },
     );
     if scenarios.is_empty() {
-        eprintln!("error: no scenario selected; a run that tests nothing is not a pass");
-        return exit::USAGE;
+        return Err(CliError::Usage(
+            "no scenario selected; a run that tests nothing is not a pass".into(),
+        ));
     }
     if backends {
         let target = Target::Gateway(GatewayUnderTest::new(&args.command, &args.path));
@@ -82,87 +81,56 @@ pub fn test_gateway(args: TestGatewayArgs) -> u8 {
 }
 
 /// The server suite through the gateway, one gateway for the whole run.
-fn through_one_backend(scenarios: &[Scenario], args: &TestGatewayArgs) -> u8 {
-    let backend = match std::env::current_exe() {
-        Ok(exe) => StdioCommand {
-            program: exe.display().to_string(),
-            args: vec!["reference-server".into()],
-            env: Vec::new(),
-            cwd: None,
-        },
-        Err(error) => {
-            eprintln!("error: {error}");
-            return exit::ERROR;
-        }
+fn through_one_backend(scenarios: &[Scenario], args: &TestGatewayArgs) -> Result<ExitCode, CliError> {
+    let exe = std::env::current_exe().map_err(|error| CliError::Infrastructure(error.to_string()))?;
+    let backend = StdioCommand {
+        program: exe.display().to_string(),
+        args: vec!["reference-server".into()],
+        env: Vec::new(),
+        cwd: None,
     };
     let line = args.command.replace("{server}", &shell_word(&backend.display()));
+    let parse = |line: &str| {
+        StdioCommand::parse(line).map_err(|error| CliError::Usage(format!("--command: {error}")))
+    };
     if !line.contains("{port}") {
-        let command = match StdioCommand::parse(&line) {
-            Ok(command) => command,
-            Err(error) => {
-                eprintln!("error: --command: {error}");
-                return exit::USAGE;
-            }
-        };
-        return judge(scenarios, Target::Stdio(command), Some("reference"), args);
+        return judge(scenarios, Target::Stdio(parse(&line)?), Some("reference"), args);
     }
-    let port = match free_loopback_port() {
-        Ok(port) => port,
-        Err(error) => {
-            eprintln!("error: no free port: {error}");
-            return exit::ERROR;
-        }
-    };
-    let command = match StdioCommand::parse(&line.replace("{port}", &port.to_string())) {
-        Ok(command) => command,
-        Err(error) => {
-            eprintln!("error: --command: {error}");
-            return exit::USAGE;
-        }
-    };
-    let runtime = match tokio::runtime::Builder::new_current_thread().enable_all().build() {
-        Ok(runtime) => runtime,
-        Err(error) => {
-            eprintln!("error: {error}");
-            return exit::ERROR;
-        }
-    };
+    let port =
+        free_loopback_port().map_err(|error| CliError::Infrastructure(format!("no free port: {error}")))?;
+    let command = parse(&line.replace("{port}", &port.to_string()))?;
+    let runtime = runtime()?;
     // The gateway lives on this runtime while the suite runs on its own workers.
     let _guard = runtime.enter();
-    let mut gateway = match StdioTransport::spawn(&command) {
-        Ok(gateway) => gateway,
-        Err(error) => {
-            eprintln!("error: {error}");
-            return exit::ERROR;
-        }
-    };
+    let mut gateway =
+        StdioTransport::spawn(&command).map_err(|error| CliError::Infrastructure(error.to_string()))?;
     let startup = Duration::from_secs(args.startup_timeout);
     if let Err(note) = runtime.block_on(wait_for_port(&mut gateway, port, startup)) {
-        eprintln!("error: {note}\n{}", gateway.stderr_tail());
+        let error = CliError::Infrastructure(format!("{note}\n{}", gateway.stderr_tail()));
         runtime.block_on(gateway.shutdown(Duration::ZERO));
-        return exit::ERROR;
+        return Err(error);
     }
     let target = Target::Http {
         url: format!("http://127.0.0.1:{port}{}", args.path),
         headers: Vec::new(),
         mode: HttpMode::Streamable,
     };
-    let code = judge(scenarios, target, Some("reference"), args);
+    let exit = judge(scenarios, target, Some("reference"), args);
     runtime.block_on(gateway.shutdown(Duration::from_millis(500)));
-    code
+    exit
 }
 
-fn judge(scenarios: &[Scenario], target: Target, profile: Option<&str>, args: &TestGatewayArgs) -> u8 {
+fn judge(
+    scenarios: &[Scenario],
+    target: Target,
+    profile: Option<&str>,
+    args: &TestGatewayArgs,
+) -> Result<ExitCode, CliError> {
     let mut config = RunConfig::new(target);
     config.startup_timeout = Duration::from_secs(args.startup_timeout);
     if let Some(profile) = profile {
-        match load_profile(profile) {
-            Ok(profile) => config.profile = Some(profile),
-            Err(error) => {
-                eprintln!("error: {error}");
-                return exit::ERROR;
-            }
-        }
+        // Only the bundled `reference` profile is loaded here: failing to load it is ours.
+        config.profile = Some(load_profile(profile).map_err(CliError::Infrastructure)?);
     }
     let judged = Judged {
         scenarios,
@@ -176,22 +144,19 @@ fn judge(scenarios: &[Scenario], target: Target, profile: Option<&str>, args: &T
 }
 
 /// Runs `reference-gateway`.
-pub fn reference_gateway(config: &std::path::Path, fault: Option<GatewayFault>) -> u8 {
-    let runtime = match tokio::runtime::Builder::new_current_thread().enable_all().build() {
-        Ok(runtime) => runtime,
-        Err(error) => {
-            eprintln!("error: {error}");
-            return exit::ERROR;
-        }
-    };
-    let code = match runtime.block_on(reference_gateway::run(config, fault)) {
-        Ok(()) => exit::OK,
-        Err(error) => {
-            eprintln!("reference gateway: {error}");
-            exit::ERROR
-        }
-    };
+pub fn reference_gateway(
+    config: &std::path::Path,
+    fault: Option<GatewayFault>,
+) -> Result<ExitCode, CliError> {
+    let runtime = runtime()?;
+    let exit = runtime
+        .block_on(reference_gateway::run(config, fault))
+        .map(|()| ExitCode::Ok)
+        .map_err(|error| CliError::Peer {
+            peer: "reference gateway",
+            error: error.to_string(),
+        });
     // Reading stdin blocks a thread that would otherwise keep the runtime alive.
     runtime.shutdown_background();
-    code
+    exit
 }

@@ -15,7 +15,7 @@ use serde_json::{Value, json};
 mod common;
 
 /// The transport scenario whose own POST (a ping) meets the misbehaviour.
-const POST_ANSWER: &str = "http/post-answer-forms.yaml";
+const POST_ANSWER: &str = "server/http/post-answer-forms.yaml";
 
 /// How the scripted server answers a ping.
 #[derive(Clone, Copy)]
@@ -178,7 +178,7 @@ fn the_engine_transport_reports_each_misbehaviour_located() {
         Misbehaviour::CutMidEvent,
         Misbehaviour::MalformedSse,
     ] {
-        let (took, run) = judge_scripted(misbehaviour, "lifecycle/ping.yaml");
+        let (took, run) = judge_scripted(misbehaviour, "server/lifecycle/ping.yaml");
         assert_located_failure(&run, "lifecycle.ping", "PING-001", "");
         assert!(took < Duration::from_secs(15), "took {took:?}:\n{}", run.stdout());
     }

@@ -15,6 +15,14 @@ use http_server::{free_port, start};
 use mcp_conform_report::Verdict;
 
 mod common;
+
+/// The profiles of the project's own SDK peers, kept beside them (the binary
+/// does not bundle them).
+const PYTHON_PROFILE: &str = concat!(
+    env!("CARGO_MANIFEST_DIR"),
+    "/../fixtures/peers/python/profile.yaml"
+);
+const RMCP_PROFILE: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/../fixtures/peers/rust/profile.yaml");
 mod http_server;
 
 /// One server (and one suite run) at a time: each run uses two jobs.
@@ -144,12 +152,12 @@ fn main() -> std::process::ExitCode {
         .needing(
             &peers,
             "python_sdk_server_over_streamable_http",
-            latest(python, "streamable", "python", "python_http"),
+            latest(python, "streamable", PYTHON_PROFILE, "python_http"),
         )
         .needing(
             &peers,
             "rmcp_sdk_server_over_streamable_http",
-            latest(rmcp, "streamable", "rmcp", "rmcp_http"),
+            latest(rmcp, "streamable", RMCP_PROFILE, "rmcp_http"),
         )
         // The stateless revision: both SDKs speak 2026-07-28 over HTTP.
         .needing(
@@ -158,7 +166,7 @@ fn main() -> std::process::ExitCode {
             judged(
                 python,
                 "streamable",
-                "python",
+                PYTHON_PROFILE,
                 "2026-07-28",
                 "python_http_2026_07_28",
             ),
@@ -166,18 +174,24 @@ fn main() -> std::process::ExitCode {
         .needing(
             &peers,
             "rmcp_sdk_server_on_2026_07_28",
-            judged(rmcp, "streamable", "rmcp", "2026-07-28", "rmcp_http_2026_07_28"),
+            judged(
+                rmcp,
+                "streamable",
+                RMCP_PROFILE,
+                "2026-07-28",
+                "rmcp_http_2026_07_28",
+            ),
         )
         // Every version each SDK speaks, in one run: the version matrix.
         .needing(
             &peers,
             "python_sdk_server_on_every_version",
-            judged(python, "streamable", "python", "all", "python_http_all"),
+            judged(python, "streamable", PYTHON_PROFILE, "all", "python_http_all"),
         )
         .needing(
             &peers,
             "rmcp_sdk_server_on_every_version",
-            judged(rmcp, "streamable", "rmcp", "all", "rmcp_http_all"),
+            judged(rmcp, "streamable", RMCP_PROFILE, "all", "rmcp_http_all"),
         )
         .run()
 }

@@ -13,6 +13,14 @@ use mcp_conform_report::Verdict;
 
 mod common;
 
+/// The profiles of the project's own SDK peers, kept beside them (the binary
+/// does not bundle them).
+const PYTHON_PROFILE: &str = concat!(
+    env!("CARGO_MANIFEST_DIR"),
+    "/../fixtures/peers/python/profile.yaml"
+);
+const RMCP_PROFILE: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/../fixtures/peers/rust/profile.yaml");
+
 /// The peers run one at a time. Each run already uses two jobs; three runs at once
 /// on a small machine slowed the Python peer's start-up past the 5 s that the
 /// manual-handshake lifecycle scenarios give `initialize`, failing them at random.
@@ -84,12 +92,12 @@ fn main() -> std::process::ExitCode {
         .needing(
             &peers,
             "python_sdk_server_over_stdio",
-            stdio("PYTHON_SERVER_CMD", "python", "2025-11-25", "python_stdio"),
+            stdio("PYTHON_SERVER_CMD", PYTHON_PROFILE, "2025-11-25", "python_stdio"),
         )
         .needing(
             &peers,
             "rmcp_sdk_server_over_stdio",
-            stdio("RMCP_SERVER_CMD", "rmcp", "2025-11-25", "rmcp_stdio"),
+            stdio("RMCP_SERVER_CMD", RMCP_PROFILE, "2025-11-25", "rmcp_stdio"),
         )
         // The stateless revision over stdio: both SDKs serve a connection whose
         // first request carries the per-request `_meta` statelessly.
@@ -98,7 +106,7 @@ fn main() -> std::process::ExitCode {
             "python_sdk_server_over_stdio_on_2026_07_28",
             stdio(
                 "PYTHON_SERVER_CMD",
-                "python",
+                PYTHON_PROFILE,
                 "2026-07-28",
                 "python_stdio_2026_07_28",
             ),
@@ -106,7 +114,12 @@ fn main() -> std::process::ExitCode {
         .needing(
             &peers,
             "rmcp_sdk_server_over_stdio_on_2026_07_28",
-            stdio("RMCP_SERVER_CMD", "rmcp", "2026-07-28", "rmcp_stdio_2026_07_28"),
+            stdio(
+                "RMCP_SERVER_CMD",
+                RMCP_PROFILE,
+                "2026-07-28",
+                "rmcp_stdio_2026_07_28",
+            ),
         )
         .run()
 }

@@ -83,8 +83,8 @@ fn status_of(verdict: Verdict, strict: bool) -> TestCaseStatus {
 fn description(check: &CheckResult, message: &str) -> String {
     let mut text = message.to_owned();
     if let (Some(expected), Some(actual)) = (&check.expected, &check.actual) {
-        text.push_str("\ndiff (- expected, + actual):\n");
-        text.push_str(&text::diff_text(expected, actual));
+        text.push('\n');
+        text.push_str(&text::diff_text(expected, actual, ""));
     }
     text
 }

@@ -10,7 +10,7 @@ use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
-use crate::{Level, Verdict};
+use crate::{ExitCode, Level, Verdict};
 
 /// The version of the report format. Bumped on any change a reader could
 /// notice (a field removed, renamed or given a new meaning); new optional
@@ -247,7 +247,8 @@ pub struct HttpMeta {
 pub struct Gate {
     /// The exit code of `run`: 0 green, 1 new failures or stale baseline
     /// entries, 3 an infrastructure error (nothing can be trusted).
-    pub exit_code: u8,
+    #[schemars(with = "u8")]
+    pub exit_code: ExitCode,
     /// Failing checks no baseline entry accepts (non-strict ones too under
     /// `--strict`).
     pub new_failures: Vec<CheckRef>,
@@ -286,13 +287,6 @@ pub struct BaselineNote {
     pub protocol_version: Option<String>,
 }
 
-/// The exit codes a gate can decide.
-pub mod exit {
-    pub const GREEN: u8 = 0;
-    pub const FAILURES: u8 = 1;
-    pub const ERROR: u8 = 3;
-}
-
 impl Gate {
     /// The gate over `cases` whose checks already carry their baseline
     /// acceptance; `stale` and `expired` come from the baseline.
@@ -328,11 +322,11 @@ impl Gate {
             .map(Case::name)
             .collect();
         let exit_code = if !errors.is_empty() {
-            exit::ERROR
+            ExitCode::Error
         } else if !new_failures.is_empty() || !stale.is_empty() {
-            exit::FAILURES
+            ExitCode::Failures
         } else {
-            exit::GREEN
+            ExitCode::Ok
         };
         Gate {
             exit_code,
@@ -355,7 +349,7 @@ impl Gate {
 
     /// Whether the gate lets the release through.
     pub fn is_green(&self) -> bool {
-        self.exit_code == exit::GREEN
+        self.exit_code == ExitCode::Ok
     }
 }
 

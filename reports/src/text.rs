@@ -1,5 +1,6 @@
 //! Plain-text pieces every human-facing format shares: the transcript and
-//! the diff of a divergence.
+//! the diff of a divergence (the one diff of mcp-conform: the terminal,
+//! JUnit and HTML all show this one).
 
 use std::fmt::Write as _;
 
@@ -76,10 +77,12 @@ pub fn diff(expected: &Value, actual: &Value) -> Vec<DiffLine> {
     lines
 }
 
-/// The diff as text, one `tag text` line each.
-pub fn diff_text(expected: &Value, actual: &Value) -> String {
-    diff(expected, actual)
-        .iter()
-        .map(|line| format!("{}{}\n", line.tag, line.text))
-        .collect()
+/// The diff as text under a `diff (- expected, + actual):` heading, each
+/// line `tag text` after `indent`.
+pub fn diff_text(expected: &Value, actual: &Value, indent: &str) -> String {
+    let mut out = format!("{indent}diff (- expected, + actual):\n");
+    for line in diff(expected, actual) {
+        writeln!(out, "{indent}{}{}", line.tag, line.text).expect("writing to a String");
+    }
+    out
 }

@@ -1,6 +1,8 @@
-//! The report of a run: the harness's outcomes converted into the stable
-//! model of `mcp-conform-report`, gated by a baseline, and written as
-//! `report.json`, `junit.xml`, `report.md` and `report.html`.
+//! The report of a run: each finished scenario's outcome converted once
+//! ([`case`]) into the stable model of `mcp-conform-report`, the cases
+//! gated by a baseline, and written as `report.json`, `junit.xml`,
+//! `report.md` and `report.html`. The terminal renders the same cases
+//! (`crate::output`).
 //!
 //! - [`baseline`]: accepted failures; [`shard`]: `--shard K/N`.
 
@@ -8,14 +10,13 @@ pub mod baseline;
 pub mod shard;
 
 use std::collections::HashMap;
-use std::fmt::Write as _;
 use std::path::{Path, PathBuf};
 
 use mcp_conform_core::scenario::Scenario;
 use mcp_conform_core::wire::{self, Frame};
 use mcp_conform_report::{
-    Case, CheckResult, Direction, FORMAT_VERSION, Gate, HttpMeta, Report, RunInfo, Suite, Summary, Tool,
-    WireFrame, html, json, junit, markdown, provenance,
+    Case, CheckResult, Direction, ExitCode, FORMAT_VERSION, Gate, HttpMeta, Report, RunInfo, Suite, Summary,
+    Tool, WireFrame, html, json, junit, markdown, provenance,
 };
 use serde_json::Value;
 
@@ -36,9 +37,31 @@ pub fn suite(scenarios: &[Scenario]) -> Suite {
     }
 }
 
-/// The report of `outcomes`, gated by `baseline` (if any) as of today.
-pub fn build(outcomes: &[ScenarioOutcome], run: RunInfo, baseline: Option<&Baseline>) -> Report {
-    let mut cases: Vec<Case> = outcomes.iter().map(case).collect();
+/// The cases of a run in the order it planned them, each converted from
+/// its outcome as the run reports it finished.
+#[derive(Debug, Default)]
+pub struct CaseLog {
+    /// By the run's case index; a case whose worker died stays `None`.
+    cases: Vec<Option<Case>>,
+}
+
+impl CaseLog {
+    /// Converts the finished case `index`; returns it for live output.
+    pub fn record(&mut self, index: usize, outcome: &ScenarioOutcome) -> &Case {
+        if self.cases.len() <= index {
+            self.cases.resize(index + 1, None);
+        }
+        self.cases[index].insert(case(outcome))
+    }
+
+    /// The cases that finished, in the run's order.
+    pub fn into_cases(self) -> Vec<Case> {
+        self.cases.into_iter().flatten().collect()
+    }
+}
+
+/// The report of `cases`, gated by `baseline` (if any) as of today.
+pub fn build(mut cases: Vec<Case>, run: RunInfo, baseline: Option<&Baseline>) -> Report {
     cases.sort_by(|a, b| (&a.scenario, &a.protocol_version).cmp(&(&b.scenario, &b.protocol_version)));
     let generated_at = provenance::generated_at();
     let findings = baseline.map_or_else(Findings::default, |b| b.apply(&mut cases, &generated_at[..10]));
@@ -56,10 +79,9 @@ pub fn build(outcomes: &[ScenarioOutcome], run: RunInfo, baseline: Option<&Basel
     }
 }
 
-/// The exit code of `outcomes` gated without a baseline or `--strict`.
-pub fn exit_code(outcomes: &[ScenarioOutcome]) -> u8 {
-    let cases: Vec<Case> = outcomes.iter().map(case).collect();
-    Gate::decide(&cases, false, Vec::new(), Vec::new()).exit_code
+/// The exit code of `cases` gated without a baseline or `--strict`.
+pub fn exit_code(cases: &[Case]) -> ExitCode {
+    Gate::decide(cases, false, Vec::new(), Vec::new()).exit_code
 }
 
 /// Writes the four report files into `dir` (created if needed).
@@ -95,51 +117,9 @@ pub fn merge_files(paths: &[PathBuf], dir: &Path) -> Result<Report, String> {
     Ok(report)
 }
 
-/// What the gate says on the terminal after the summary: baseline
-/// bookkeeping and the stale lines to delete.
-pub fn gate_lines(report: &Report) -> String {
-    let gate = &report.gate;
-    let mut out = String::new();
-    if let Some(baseline) = &report.run.baseline {
-        writeln!(
-            out,
-            "baseline {}: {} failing checks accepted, {} new",
-            baseline.path,
-            gate.accepted,
-            gate.new_failures.len()
-        )
-        .expect("String");
-        for note in &gate.expired {
-            writeln!(
-                out,
-                "expired baseline entry {}:{} ({} {}) accepts nothing any more",
-                baseline.path, note.line, note.scenario, note.requirement
-            )
-            .expect("String");
-        }
-        for note in &gate.stale {
-            writeln!(
-                out,
-                "stale baseline entry {}:{}: {} {} passes now; delete:\n{}",
-                baseline.path, note.line, note.scenario, note.requirement, note.text
-            )
-            .expect("String");
-        }
-    }
-    if report.run.strict {
-        let non_strict = gate
-            .new_failures
-            .iter()
-            .filter(|f| f.verdict == mcp_conform_core::Verdict::NonStrict)
-            .count();
-        if non_strict > 0 {
-            writeln!(out, "--strict: {non_strict} non-strict findings fail the gate").expect("String");
-        }
-    }
-    out
-}
-
-fn case(outcome: &ScenarioOutcome) -> Case {
+/// An outcome in the report model: the one conversion every output
+/// goes through.
+pub fn case(outcome: &ScenarioOutcome) -> Case {
     Case {
         scenario: outcome.id.clone(),
         title: outcome.title.clone(),
@@ -262,5 +242,22 @@ mod tests {
         let answers: Vec<Option<usize>> = wire.iter().map(|f| f.answers).collect();
         assert_eq!(answers, [None, None, Some(1), Some(0)]);
         assert!(wire.iter().all(|f| f.http.is_none()));
+    }
+
+    #[test]
+    fn the_log_keeps_the_run_order_whatever_the_finish_order() {
+        let scenario = mcp_conform_core::scenario::load::load_str(
+            Path::new("s.yaml"),
+            "id: a.b\ntitle: t\nrequirements: [RPC-011]\nsteps:\n  - alive: {}\n",
+        )
+        .expect("a valid scenario");
+        let outcome = |note: &str| {
+            ScenarioOutcome::unrun(&scenario, mcp_conform_core::Verdict::NotApplicable, note.into())
+        };
+        let mut log = CaseLog::default();
+        log.record(2, &outcome("third"));
+        log.record(0, &outcome("first"));
+        let notes: Vec<Option<String>> = log.into_cases().into_iter().map(|c| c.note).collect();
+        assert_eq!(notes, [Some("first".into()), Some("third".into())]);
     }
 }

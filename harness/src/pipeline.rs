@@ -1,0 +1,118 @@
+//! A judged run, the one pipeline of every command that judges a peer
+//! (`run`, `test-client`, `test-gateway`): the runner's events
+//! ([`RunEvent`](crate::runner::RunEvent)) become the report model's cases
+//! as they arrive ([`report::CaseLog`]); the terminal renders those cases
+//! ([`output`]); the same cases, gated by the baseline, make the
+//! [`Report`](mcp_conform_report::Report) that every file is written from
+//! ([`report::write_dir`]); its gate decides the exit code.
+
+use std::io::Write as _;
+use std::sync::Arc;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::time::Instant;
+
+use mcp_conform_core::scenario::Scenario;
+use mcp_conform_core::version::ProtocolVersion;
+use mcp_conform_report::ExitCode;
+
+use crate::cli::{CliError, GateArgs};
+use crate::output::{self, LiveOutput};
+use crate::report::{self, baseline::Baseline};
+use crate::runner::{RunConfig, case_count, run_matrix};
+
+/// A run about to be judged: the selected scenarios and how to run them.
+#[derive(Debug)]
+pub struct Judged<'a> {
+    pub scenarios: &'a [Scenario],
+    pub config: &'a RunConfig,
+    /// The versions to run each scenario on (one, or with `--protocol all`
+    /// those the server speaks).
+    pub versions: Vec<ProtocolVersion>,
+    pub jobs: usize,
+    /// The whole selection's fingerprint (before sharding).
+    pub suite: mcp_conform_report::Suite,
+    pub shard: Option<mcp_conform_report::Shard>,
+}
+
+impl Judged<'_> {
+    /// Runs the scenarios with a line per scenario (and a progress bar on a
+    /// terminal), prints failures, summary and gate, writes the report
+    /// files; returns the gate's exit code.
+    pub fn run(&self, gate: &GateArgs) -> Result<ExitCode, CliError> {
+        let baseline = gate
+            .baseline
+            .as_deref()
+            .map(Baseline::load)
+            .transpose()
+            .map_err(|diagnostics| CliError::Diagnostics {
+                diagnostics,
+                what: "the baseline",
+            })?;
+        let config = self.config;
+        let profile_name = config.profile.as_ref().map_or("none".into(), |p| p.name.clone());
+        let versions: Vec<String> = self.versions.iter().map(ToString::to_string).collect();
+        println!(
+            "mcp-conform {} · {} · protocol {} · profile {profile_name} · {} scenarios · {} jobs\n",
+            env!("CARGO_PKG_VERSION"),
+            config.target.display(),
+            versions.join(", "),
+            self.scenarios.len(),
+            self.jobs
+        );
+        let interrupted = interrupt_flag();
+        let started = Instant::now();
+        let named = self.versions.len() > 1;
+        let mut live = LiveOutput::new(case_count(self.scenarios, &self.versions), named);
+        // The cases come from the run's events; the outcomes it also returns
+        // are the same ones, already converted.
+        run_matrix(
+            self.scenarios,
+            config,
+            &self.versions,
+            self.jobs,
+            &interrupted,
+            |event| live.on_event(event),
+        );
+        let cases = live.finish();
+        anstream::print!("{}", output::failure_details(&cases, named));
+        println!("{}", output::summary(&cases, started.elapsed(), named));
+        let run_info = mcp_conform_report::RunInfo {
+            target: config.target.display(),
+            protocol_versions: versions,
+            profile: config.profile.as_ref().map(|p| p.name.clone()),
+            suite: self.suite.clone(),
+            strict: gate.strict,
+            shard: self.shard,
+            baseline: baseline.as_ref().map(|b| b.info.clone()),
+        };
+        let report = report::build(cases, run_info, baseline.as_ref());
+        print!("{}", output::gate_lines(&report));
+        let _ = std::io::stdout().flush();
+        if interrupted.load(Ordering::SeqCst) {
+            eprintln!("interrupted: the results above are those of the scenarios that finished");
+        }
+        if let Some(dir) = &gate.report_dir {
+            report::write_dir(dir, &report).map_err(|error| {
+                CliError::Infrastructure(format!("--report-dir {}: {error}", dir.display()))
+            })?;
+            println!("reports written to {}", dir.display());
+        }
+        Ok(report.gate.exit_code)
+    }
+}
+
+/// Set on Ctrl-C: running scenarios stop and kill their peers, and what
+/// finished is still reported.
+fn interrupt_flag() -> Arc<AtomicBool> {
+    let flag = Arc::new(AtomicBool::new(false));
+    let set = flag.clone();
+    std::thread::spawn(move || {
+        let Ok(runtime) = tokio::runtime::Builder::new_current_thread().enable_io().build() else {
+            return;
+        };
+        if runtime.block_on(tokio::signal::ctrl_c()).is_ok() {
+            set.store(true, Ordering::SeqCst);
+        }
+    });
+    flag
+}
