@@ -13,6 +13,9 @@
 //! on a difference that changed or went stale, on a check of theirs that no
 //! entry maps, and on an entry that matches nothing. Without the peers it is
 //! ignored with the reason (see `common::needs`).
+//!
+//! Also here: the reference server judged with the official schemas
+//! (`--schema-dir`, from the official spec files laid beside the repository).
 
 use std::collections::{BTreeMap, BTreeSet};
 use std::fs::File;
@@ -22,7 +25,7 @@ use std::process::{Child, Stdio};
 use std::time::{Duration, Instant};
 
 use assert_cmd::Command;
-use common::needs::{PeersEnv, Tests, peers_with};
+use common::needs::{PeersEnv, Tests, official_spec, peers_with};
 use common::report::judge;
 use mcp_conform_report::{Report, Verdict};
 use serde::Deserialize;
@@ -520,6 +523,16 @@ fn verdicts_agree_with_the_official_suite(env: PeersEnv) {
     );
 }
 
+// ---------------------------------------------------------------- the official schemas
+
+/// With the official schemas (`--schema-dir`), the reference server still
+/// passes every scenario: the schemas add no false failures.
+fn the_reference_server_passes_with_the_official_schemas(spec: PathBuf) {
+    let spec = spec.display().to_string();
+    let run = judge(&["run", "--jobs", "2", "--schema-dir", &spec], OUR_TIMEOUT);
+    assert_eq!(run.code(), Some(0), "{}", run.stdout());
+}
+
 // ---------------------------------------------------------------- without peers
 
 fn entry(ours: &str, requirements: &[&str]) -> Entry {
@@ -610,6 +623,11 @@ fn main() -> std::process::ExitCode {
             &referee,
             "verdicts_agree_with_the_official_suite",
             verdicts_agree_with_the_official_suite,
+        )
+        .needing(
+            &official_spec(),
+            "the_reference_server_passes_with_the_official_schemas",
+            the_reference_server_passes_with_the_official_schemas,
         )
         .run()
 }

@@ -69,7 +69,7 @@ fn everything_server_over_stdio(env: PeersEnv) {
         "everything_stdio",
     );
     assert!(matches!(run.code(), Some(0 | 1)), "{}", run.stdout());
-    assert_eq!(run.code(), Some(i32::from(run.report.gate.exit_code)));
+    assert_eq!(run.code(), Some(i32::from(run.report.gate.exit_code.code())));
     for name in ["report.json", "junit.xml", "report.md", "report.html"] {
         assert!(run.dir.path().join(name).is_file(), "{name} missing");
     }

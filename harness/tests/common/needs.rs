@@ -3,10 +3,11 @@
 //! green having checked nothing; under `CI=true`, where the test command
 //! (scripts/test-all.sh) has installed every tool, it runs and fails with
 //! the reason. Binaries built on [`Tests`] are `harness = false`, which
-//! `cargo test` and nextest both run.
+//! `cargo test` and nextest both run. (The core crate's calibration tests
+//! include this file too.)
 
 use std::collections::BTreeMap;
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
 use libtest_mimic::{Arguments, Failed, Trial};
@@ -17,12 +18,20 @@ pub type Found<T> = Result<T, String>;
 /// The variables of `peers.env`, written by scripts/install-peers.sh.
 pub type PeersEnv = BTreeMap<String, String>;
 
+/// The workspace's root: the nearest directory above the crate with a
+/// `Cargo.lock`.
+fn workspace() -> PathBuf {
+    let crate_dir = Path::new(env!("CARGO_MANIFEST_DIR"));
+    let root = crate_dir.ancestors().find(|dir| dir.join("Cargo.lock").is_file());
+    root.unwrap_or(crate_dir).to_owned()
+}
+
 /// The real peers' environment, from `$MCP_CONFORM_PEERS/peers.env`
 /// (default `target/peers`).
 pub fn peers() -> Found<PeersEnv> {
     let dir = std::env::var_os("MCP_CONFORM_PEERS")
         .map(PathBuf::from)
-        .unwrap_or_else(|| PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../target/peers"));
+        .unwrap_or_else(|| workspace().join("target/peers"));
     let path = dir.join("peers.env");
     let text = std::fs::read_to_string(&path).map_err(|_| {
         format!(
@@ -46,6 +55,22 @@ pub fn peers_with(keys: &[&str]) -> Found<PeersEnv> {
             "{key} is missing from peers.env (rerun scripts/install-peers.sh)"
         )),
         None => Ok(env),
+    }
+}
+
+/// The official MCP specification files (schemas and requirement tables)
+/// for calibration: `$MCP_CONFORM_SPEC_DIR`, or `shared/spec` beside the
+/// repository, where CI lays it. Users' machines do not have it.
+pub fn official_spec() -> Found<PathBuf> {
+    let dir = std::env::var_os("MCP_CONFORM_SPEC_DIR")
+        .map_or_else(|| workspace().join("../shared/spec"), PathBuf::from);
+    if dir.join("REQUIREMENTS.md").is_file() {
+        Ok(dir)
+    } else {
+        Err(format!(
+            "the official spec files are not in {} (set MCP_CONFORM_SPEC_DIR)",
+            dir.display()
+        ))
     }
 }
 
