@@ -46,6 +46,13 @@ for tier in default mutation real-peers browser; do
   fi
 done
 
+# nextest shows an ignored test as SKIP without the reason; each test binary
+# prints its reasons when run with a filter that selects nothing.
+if [ "$skipped" -gt 0 ]; then
+  echo "=== why tests were skipped"
+  cargo test --workspace --locked --tests -q -- --exact 'no test has this name' 2>/dev/null | grep '^SKIPPED' || true
+fi
+
 if [ ${#failing_tiers[@]} -gt 0 ]; then
   echo "failing tiers: ${failing_tiers[*]}"
 fi

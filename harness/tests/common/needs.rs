@@ -92,7 +92,7 @@ pub fn chromium() -> Found<PathBuf> {
 #[derive(Default)]
 pub struct Tests {
     trials: Vec<Trial>,
-    /// Why tests were marked ignored, one line per test.
+    /// Why tests were marked ignored, one line per test (`binary test: why`).
     skipped: Vec<String>,
 }
 
@@ -114,7 +114,8 @@ impl Tests {
     {
         let ignored = tool.is_err() && std::env::var("CI").is_err();
         if let (true, Err(reason)) = (ignored, tool) {
-            self.skipped.push(format!("{name}: {reason}"));
+            self.skipped
+                .push(format!("{} {name}: {reason}", env!("CARGO_CRATE_NAME")));
         }
         let tool = tool.clone();
         let trial = Trial::test(name, move || {
