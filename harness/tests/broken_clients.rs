@@ -1,94 +1,109 @@
 //! The client oracle, proven: the bundled reference client passes every
 //! `role: client` scenario on every version, over stdio and over HTTP, and
 //! each broken variant (`reference-client --fault NAME`) is flagged under
-//! the requirement its fault breaks (the `http-` faults over HTTP, the
-//! `modern-` faults on 2026-07-28; a broken MAY counts, though its verdict
-//! is not-observed).
+//! the requirement its fault breaks by each bundled scenario its
+//! declaration names (`caught_by`), and by no other (on the whole suite,
+//! for one fault): the `http-` faults over HTTP, the `modern-` faults on
+//! 2026-07-28; a broken MAY counts, though its verdict is not-observed.
 //! fixtures/broken-clients/README.md lists the faults; a test keeps it true.
 
+use mcp_conform::runner::{ClientUnderTest, RunConfig, Target};
+use mcp_conform_core::scenario::model::Role;
+use mcp_conform_core::version::ProtocolVersion;
 use mcp_mock_peers::reference_client::ClientFault;
-use regex::Regex;
 
+mod correct_peers;
 mod faults;
+mod fixture_readme;
 
-/// How the reference client reaches the mock server: by `{url}` over HTTP,
-/// else by the `{server}` command over stdio.
-fn placeholder(over_http: bool) -> &'static str {
-    if over_http { "--url {url}" } else { "{server}" }
+/// The command line of `mcp-conform reference-client`, with `fault` when
+/// given, reaching the mock server by `{url}` over HTTP, else by the
+/// `{server}` command over stdio.
+fn command(fault: Option<&str>, over_http: bool) -> String {
+    let fault = fault.map(|f| format!(" --fault {f}")).unwrap_or_default();
+    let server = if over_http { "--url {url}" } else { "{server}" };
+    format!("{} reference-client{fault} {server}", faults::mcp_conform())
 }
 
-/// Every case (scenario × version) passes, but those of the HTTP
-/// transport over stdio, which do not apply.
-fn assert_all_pass(over_http: bool) {
-    let placeholder = placeholder(over_http);
-    let judged = faults::judge_fixture(
-        "test-client",
-        "reference-client",
-        None,
-        placeholder,
-        &["--protocol", "all"],
-    );
-    let stdout = judged.stdout;
-    let case = Regex::new(r"(?m)^\s*(\S+)\s+(client\.\S+)").unwrap();
-    let verdicts: Vec<(&str, &str)> = case
-        .captures_iter(&stdout)
-        .map(|c| (c.get(1).unwrap().as_str(), c.get(2).unwrap().as_str()))
-        .collect();
-    assert!(
-        verdicts.len() >= 100,
-        "every scenario ran on every version it applies to:\n{stdout}"
-    );
-    for era in ["@2025-11-25", "@2026-07-28"] {
-        assert!(
-            verdicts.iter().any(|(_, id)| id.ends_with(era)),
-            "no case {era}:\n{stdout}"
-        );
-    }
-    for (verdict, id) in verdicts {
-        let http_only = id.starts_with("client.http.") && verdict == "not-applicable";
-        assert!(
-            verdict == "pass" || (http_only && !over_http),
-            "{id} {verdict}:\n{stdout}"
-        );
+fn client(command: &str) -> ClientUnderTest {
+    ClientUnderTest {
+        serve_program: faults::mcp_conform().into(),
+        ..ClientUnderTest::new(command)
     }
 }
 
+/// The version that shows `fault`: a fault of 2026-07-28 shows only when
+/// the mock server speaks it.
+fn version(fault: ClientFault) -> ProtocolVersion {
+    if fault.is_modern() {
+        ProtocolVersion::V2026_07_28
+    } else {
+        ProtocolVersion::V2025_11_25
+    }
+}
+
+/// The verdict of every case (scenario × version) of the correct client,
+/// answered with that version as `test-client --protocol all` does.
+fn correct_client_table(over_http: bool) -> String {
+    let client = ClientUnderTest {
+        pinned: true,
+        ..client(&command(None, over_http))
+    };
+    let config = RunConfig::new(Target::Client(client));
+    correct_peers::verdict_table(Role::Client, &config, &ProtocolVersion::ALL)
+}
+
+/// Every case passes, but those of the HTTP transport, which do not apply
+/// over stdio.
 #[test]
 fn the_reference_client_passes_every_client_scenario() {
-    assert_all_pass(false);
+    insta::assert_snapshot!(correct_client_table(false));
 }
 
 #[test]
 fn the_reference_client_passes_every_client_scenario_over_http() {
-    assert_all_pass(true);
+    insta::assert_snapshot!(correct_client_table(true));
 }
 
 #[test]
-fn every_broken_client_is_caught_under_the_requirement_it_breaks() {
-    faults::assert_each_caught("clients", &faults::fault_list!(ClientFault), |name| {
-        let fault = ClientFault::ALL
-            .iter()
-            .find(|f| f.name() == name)
-            .expect("a listed fault");
-        // A fault of 2026-07-28 shows only when the mock server speaks it.
-        let protocol = if fault.is_modern() {
-            "2026-07-28"
-        } else {
-            "2025-11-25"
-        };
-        faults::judge_fixture(
-            "test-client",
-            "reference-client",
-            Some(name),
-            placeholder(fault.is_http()),
-            &["--protocol", protocol],
-        )
-    });
+fn every_broken_client_is_caught_by_exactly_its_scenarios() {
+    faults::sweep(
+        "clients",
+        Role::Client,
+        &faults::fault_list!(ClientFault),
+        |fault| {
+            let declared: ClientFault = fault.name.parse().unwrap();
+            let target = Target::Client(client(&command(Some(fault.name), declared.is_http())));
+            let config = RunConfig {
+                protocol: version(declared),
+                ..RunConfig::new(target)
+            };
+            (config, ())
+        },
+    );
+}
+
+/// The whole suite through the CLI, for a fault that fails fast.
+#[test]
+fn the_whole_suite_flags_a_broken_client_in_its_scenarios_only() {
+    let fault = ClientFault::ModernNoClientInfo;
+    let command = command(Some(fault.name()), false);
+    let protocol = version(fault).to_string();
+    let args = [
+        "test-client",
+        "--command",
+        &command,
+        "--protocol",
+        &protocol,
+        "--jobs",
+        "4",
+    ];
+    faults::assert_smoke(&faults::fault_list!(ClientFault), fault.name(), &args);
 }
 
 #[test]
 fn the_fixture_list_names_every_fault() {
-    faults::assert_readme_lists(
+    fixture_readme::assert_lists(
         "fixtures/broken-clients/README.md",
         &faults::fault_list!(ClientFault),
     );

@@ -1,124 +1,87 @@
 //! The oracle over HTTP: the reference server served over HTTP with one
 //! fault of the HTTP transports (`reference-server --http ADDR --fault
-//! NAME`) is flagged by the transport scenarios (`scenarios/http`) under
-//! the requirement the fault breaks, within the run's budget.
+//! NAME`) is flagged under the requirement the fault breaks by each bundled
+//! scenario its declaration names (`caught_by`), and by no other (on the
+//! whole suite, for one fault).
 
-use std::sync::Mutex;
-use std::time::{Duration, Instant};
+use std::time::Duration;
 
+use mcp_conform::runner::{RunConfig, Target, free_loopback_port};
+use mcp_conform::select::load_profile;
+use mcp_conform::start::StartedServer;
+use mcp_conform_core::scenario::model::Role;
+use mcp_conform_core::version::ProtocolVersion;
 use mcp_mock_peers::reference::Fault;
+use mcp_mock_peers::transport::HttpMode;
 
-mod findings;
-mod http_server;
+mod faults;
 
-use http_server::{free_port, start};
-
-/// Broken servers judged at once.
-const PARALLEL: usize = 2;
-/// The longest one faulty server's run may take.
-const BUDGET: Duration = Duration::from_secs(120);
+/// How long a server has to listen.
+const STARTUP: Duration = Duration::from_secs(30);
 
 /// The transport, URL path and protocol version that expose `fault`.
-fn exposure(fault: Fault) -> (&'static str, &'static str, &'static str) {
+fn exposure(fault: Fault) -> (HttpMode, &'static str, ProtocolVersion) {
     match fault {
-        Fault::HttpEndpointEventLate => ("sse", "/sse", "2024-11-05"),
-        _ if fault.is_modern() => ("streamable", "/mcp", "2026-07-28"),
-        _ => ("streamable", "/mcp", "2025-11-25"),
+        Fault::HttpEndpointEventLate => (HttpMode::Sse, "/sse", ProtocolVersion::V2024_11_05),
+        _ if fault.is_modern() => (HttpMode::Streamable, "/mcp", ProtocolVersion::V2026_07_28),
+        _ => (HttpMode::Streamable, "/mcp", ProtocolVersion::V2025_11_25),
     }
 }
 
-fn run_against(fault: Fault) -> (bool, Duration, String) {
-    let (transport, path, protocol) = exposure(fault);
-    let port = free_port();
-    let server = start(
-        &http_server::reference_server(port, Some(fault.name())),
-        port,
-        path,
+/// The command line that serves the reference server with `fault` over
+/// HTTP on a free loopback port, and the URL of its endpoint at `path`.
+fn served(fault: Fault, path: &str) -> (String, String) {
+    let port = free_loopback_port().unwrap();
+    let command = format!(
+        "{} reference-server --http 127.0.0.1:{port} --fault {fault}",
+        faults::mcp_conform()
     );
-    let started = Instant::now();
-    let (_, stdout) = http_server::run(
-        &[
-            "--url",
-            &server.url,
-            "--transport",
-            transport,
-            "--protocol",
-            protocol,
-            "--profile",
-            "reference",
-            "--jobs",
-            "2",
-            "--filter",
-            "http.",
-        ],
-        BUDGET,
-    );
-    let took = started.elapsed();
-    let caught = findings::flagged_requirements(&stdout).contains(fault.requirement());
-    (caught, took, stdout)
+    (command, format!("http://127.0.0.1:{port}{path}"))
 }
 
 #[test]
-fn every_broken_http_server_is_caught_under_the_requirement_it_breaks() {
-    let faults: Vec<Fault> = Fault::ALL.iter().copied().filter(|f| f.is_http()).collect();
-    assert!(faults.len() >= 8, "the HTTP faults: {faults:?}");
-    let queue = Mutex::new(faults);
-    let results = Mutex::new(Vec::new());
-    std::thread::scope(|scope| {
-        for _ in 0..PARALLEL {
-            scope.spawn(|| {
-                while let Some(fault) = queue.lock().unwrap().pop() {
-                    let result = run_against(fault);
-                    results.lock().unwrap().push((fault, result));
-                }
-            });
-        }
+fn every_broken_http_server_is_caught_by_exactly_its_scenarios() {
+    let http: Vec<faults::Fault> = faults::fault_list!(Fault)
+        .into_iter()
+        .filter(|f| f.name.parse::<Fault>().unwrap().is_http())
+        .collect();
+    faults::sweep("HTTP servers", Role::Server, &http, |fault| {
+        let (mode, path, protocol) = exposure(fault.name.parse().unwrap());
+        let (command, url) = served(fault.name.parse().unwrap(), path);
+        let server = StartedServer::start(&command, &url, STARTUP).unwrap();
+        let target = Target::Http {
+            url,
+            headers: Vec::new(),
+            mode,
+        };
+        let config = RunConfig {
+            protocol,
+            profile: Some(load_profile("reference").unwrap()),
+            ..RunConfig::new(target)
+        };
+        (config, server)
     });
-    let mut results = results.into_inner().unwrap();
-    results.sort_by_key(|(fault, _)| fault.name());
-    let mut missed = Vec::new();
-    for (fault, (caught, took, stdout)) in &results {
-        eprintln!(
-            "{:<30} {:<10} {:>5.1} s{}",
-            fault.name(),
-            fault.requirement(),
-            took.as_secs_f64(),
-            if *caught { "" } else { "   <- MISSED" }
-        );
-        assert!(*took < BUDGET, "{} ran past its budget:\n{stdout}", fault.name());
-        if !caught {
-            missed.push(format!("{} ({}):\n{stdout}", fault.name(), fault.requirement()));
-        }
-    }
-    assert!(missed.is_empty(), "missed HTTP faults:\n{}", missed.join("\n"));
 }
 
 /// A server that answers plain JSON-RPC over POST (JSON bodies, 204 for
-/// notifications) is judged precisely by the whole suite: HTTP-006 and
-/// nothing else, no error.
+/// notifications) through the CLI on the whole suite: HTTP-006 in the
+/// scenarios of its `caught_by`, nothing else, no error.
 #[test]
-fn plain_json_rpc_over_post_is_judged_precisely() {
-    let port = free_port();
+fn the_whole_suite_flags_plain_json_rpc_over_post_in_its_scenarios_only() {
     let fault = Fault::HttpPlainJsonRpc;
-    let server = start(
-        &http_server::reference_server(port, Some(fault.name())),
-        port,
-        "/mcp",
-    );
-    let (_, stdout) = http_server::run(
-        &[
-            "--url",
-            &server.url,
-            "--transport",
-            "streamable",
-            "--profile",
-            "reference",
-            "--jobs",
-            "2",
-        ],
-        BUDGET,
-    );
-    let flagged: Vec<String> = findings::flagged_requirements(&stdout).into_iter().collect();
-    assert_eq!(flagged, [fault.requirement()], "{stdout}");
-    assert!(!stdout.contains("ERROR"), "{stdout}");
+    let (command, url) = served(fault, "/mcp");
+    let args = [
+        "run",
+        "--url",
+        &url,
+        "--start",
+        &command,
+        "--transport",
+        "streamable",
+        "--profile",
+        "reference",
+        "--jobs",
+        "2",
+    ];
+    faults::assert_smoke(&faults::fault_list!(Fault), fault.name(), &args);
 }

@@ -1,47 +1,65 @@
 //! The gateway oracle, proven: the bundled reference gateway passes every
 //! `role: gateway` scenario (or they do not apply to it), and each broken
 //! variant (`reference-gateway --fault NAME`) is flagged under the
-//! requirement its fault breaks. fixtures/gateways/README.md lists the
-//! faults; a test keeps it true.
+//! requirement its fault breaks by each bundled scenario its declaration
+//! names (`caught_by`), and by no other (on the whole suite, for one fault).
+//! fixtures/gateways/README.md lists the faults; a test keeps it true.
 
+use mcp_conform::runner::{GatewayUnderTest, RunConfig, Target};
+use mcp_conform_core::scenario::model::Role;
 use mcp_mock_peers::reference_gateway::GatewayFault;
-use regex::Regex;
 
+mod correct_peers;
 mod faults;
+mod fixture_readme;
 
+/// The run of `mcp-conform reference-gateway`, with `fault` when given.
+fn config(fault: Option<&str>) -> RunConfig {
+    let fault = fault.map(|f| format!(" --fault {f}")).unwrap_or_default();
+    let command = format!("{} reference-gateway{fault} {{config}}", faults::mcp_conform());
+    let gateway = GatewayUnderTest {
+        serve_program: faults::mcp_conform().into(),
+        ..GatewayUnderTest::new(&command, "/mcp")
+    };
+    RunConfig {
+        // As `test-gateway` gives it: the gateway starts its backends first.
+        startup_timeout: std::time::Duration::from_secs(15),
+        ..RunConfig::new(Target::Gateway(gateway))
+    }
+}
+
+/// Every case passes, but the one that needs a gateway that declares
+/// elicitation to its backends while its client did not.
 #[test]
 fn the_reference_gateway_passes_every_gateway_scenario() {
-    let stdout = faults::judge_fixture("test-gateway", "reference-gateway", None, "{config}", &[]).stdout;
-    let summary = Regex::new(r"(?m)^(\d+) scenarios: (\d+) pass(?:, (\d+) not-applicable)? in").unwrap();
-    let counts = summary
-        .captures(&stdout)
-        .expect("a summary line with passes only");
-    let total: usize = counts[1].parse().unwrap();
-    let passed: usize = counts[2].parse().unwrap();
-    assert!(total >= 9 && passed >= 8, "{stdout}");
-    // The one that does not apply: it needs a gateway that declares
-    // elicitation to its backends while its client did not.
-    let not_applicable: Vec<&str> = stdout
-        .lines()
-        .filter(|l| l.starts_with("not-applicable"))
-        .collect();
-    assert_eq!(not_applicable.len(), total - passed, "{stdout}");
-    assert!(
-        not_applicable
-            .iter()
-            .all(|l| l.contains("gateway.elicitation-undeclared")),
-        "{stdout}"
-    );
+    let config = config(None);
+    let table = correct_peers::verdict_table(Role::Gateway, &config, &[config.protocol]);
+    insta::assert_snapshot!(table);
 }
 
 #[test]
-fn every_broken_gateway_is_caught_under_the_requirement_it_breaks() {
-    faults::assert_each_caught("gateways", &faults::fault_list!(GatewayFault), |name| {
-        faults::judge_fixture("test-gateway", "reference-gateway", Some(name), "{config}", &[])
-    });
+fn every_broken_gateway_is_caught_by_exactly_its_scenarios() {
+    faults::sweep(
+        "gateways",
+        Role::Gateway,
+        &faults::fault_list!(GatewayFault),
+        |fault| (config(Some(fault.name)), ()),
+    );
+}
+
+/// The whole suite through the CLI, for a fault that fails fast.
+#[test]
+fn the_whole_suite_flags_a_broken_gateway_in_its_scenarios_only() {
+    let fault = GatewayFault::CallEveryBackend;
+    let command = format!(
+        "{} reference-gateway --fault {fault} {{config}}",
+        faults::mcp_conform()
+    );
+    let args = ["test-gateway", "--command", &command, "--jobs", "4"];
+    faults::assert_smoke(&faults::fault_list!(GatewayFault), fault.name(), &args);
 }
 
 #[test]
 fn the_fixture_list_names_every_fault() {
-    faults::assert_readme_lists("fixtures/gateways/README.md", &faults::fault_list!(GatewayFault));
+    fixture_readme::assert_lists("fixtures/gateways/README.md", &faults::fault_list!(GatewayFault));
 }

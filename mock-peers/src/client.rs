@@ -9,23 +9,24 @@
 //! In the stateless era ([`ClientSession::speak_stateless`]) the same
 //! answers travel differently: the input requests of an input-required
 //! result are offered to the handler like the peer's own requests, and the
-//! session retries the request with the answers (see [`modern`]). As the
+//! session retries the request with the answers (see [`stateless`]). As the
 //! mock server of that era ([`ClientSession::serve_stateless`]) our requests
 //! travel inside results instead (see [`serving`]).
 
-mod modern;
 mod serving;
+mod stateless;
 
 use std::time::Duration;
 
 use mcp_conform_core::protocol::{input_requests, is_input_required};
 use mcp_conform_core::scenario::model::Reply;
+use mcp_conform_core::wire::jsonrpc::{self, RpcError};
 use mcp_conform_core::wire::{Classified, Frame, RequestId, classify};
 use serde_json::{Map, Value, json};
 use tokio::time::Instant;
 
-pub use self::modern::{Envelope, RetryFault};
 pub use self::serving::{AskFate, ServerFacts};
+pub use self::stateless::{Envelope, RetryFault};
 use crate::transport::{
     HttpClientRecord, HttpIncident, PeerExit, SessionFacts, Transport, TransportError, TransportEvent,
 };
@@ -117,7 +118,7 @@ pub struct ClientSession {
     /// Stateless era: the envelope every request carries.
     envelope: Option<Envelope>,
     /// Stateless era: our requests in flight and their retries.
-    rounds: modern::Rounds,
+    rounds: stateless::Rounds,
     /// As the mock server of the stateless era: what it asks and serves.
     serving: Option<serving::Serving>,
 }
@@ -135,7 +136,7 @@ impl ClientSession {
             incidents: Vec::new(),
             unclaimed: Vec::new(),
             envelope: None,
-            rounds: modern::Rounds::default(),
+            rounds: stateless::Rounds::default(),
             serving: None,
         }
     }
@@ -251,7 +252,7 @@ impl ClientSession {
         if let Some(serving) = self.serving.as_mut().filter(|s| s.asks_inside_results(method)) {
             let carried = RequestId::from_value(&id).and_then(|rid| serving.ask(rid, method, params));
             if let Some((carrier, result)) = carried {
-                self.send(&json!({"jsonrpc": "2.0", "id": carrier.to_value(), "result": result}))
+                self.send(&jsonrpc::response(&carrier.to_value(), Ok(result)))
                     .await?;
             }
             return Ok(id);
@@ -550,7 +551,7 @@ impl ClientSession {
             return Ok(());
         };
         for (id, result) in serving.harvest(request) {
-            let message = json!({"jsonrpc": "2.0", "id": id.to_value(), "result": result});
+            let message = jsonrpc::response(&id.to_value(), Ok(result));
             let received = Received {
                 index: request.index,
                 message,
@@ -658,13 +659,9 @@ impl ClientSession {
     pub async fn answer(&mut self, id: &RequestId, reply: Reply) -> Result<(), WaitError> {
         let message = match reply {
             Reply::NoReply | Reply::Hold => return Ok(()),
-            Reply::Result(result) => json!({"jsonrpc": "2.0", "id": id.to_value(), "result": result}),
+            Reply::Result(result) => jsonrpc::response(&id.to_value(), Ok(result)),
             Reply::Error { code, message, data } => {
-                let mut error = json!({"code": code, "message": message});
-                if let Some(data) = data {
-                    error["data"] = data;
-                }
-                json!({"jsonrpc": "2.0", "id": id.to_value(), "error": error})
+                jsonrpc::response(&id.to_value(), Err(RpcError { code, message, data }))
             }
         };
         self.send(&message)

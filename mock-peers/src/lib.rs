@@ -1,10 +1,20 @@
-//! The peers mcp-conform plays on the wire.
+//! The peers mcp-conform plays on the wire, in two layers; nothing below
+//! imports anything above.
 //!
-//! - [`transport`]: stdio, Streamable HTTP and HTTP+SSE carrying raw frames,
-//!   and the mock server's own HTTP endpoint for clients under test.
-//! - [`client`]: the mock client session: ids, pending requests, scripted
-//!   answers to the peer's requests, and the transcript of everything.
+//! - [`transport`], the bottom: stdio, the Streamable HTTP and HTTP+SSE
+//!   client, and the server side of HTTP (`transport::http_server`: the one
+//!   Streamable HTTP server core, parameterized by a request handler, and
+//!   the mock server's endpoint on it), carrying raw frames; the SSE and
+//!   header code both sides share. JSON-RPC framing and MCP header names
+//!   come from the core crate (`mcp_conform_core::wire`).
+//! - The peers, on top: [`client`] (the session the engine drives, as mock
+//!   client or mock server), and the correct peers with their fault layers
+//!   (their mutants): [`reference`](mod@reference) (the reference server, a handler on the
+//!   HTTP core), [`reference_client`], [`reference_gateway`].
+//!
+//! `base64`, `faults` and `stateless_result` are leaves any layer may use.
 
+mod base64;
 pub mod client;
 mod faults;
 pub mod reference;

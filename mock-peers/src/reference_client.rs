@@ -6,9 +6,9 @@
 //!
 //! It is a dual-era client: a `server/discover` probe finds the server's
 //! era (`reference_client/era.rs`); a legacy server gets the `initialize`
-//! handshake, a modern one (2026-07-28) requests that each carry the
+//! handshake, a stateless one (2026-07-28) requests that each carry the
 //! client's envelope, input rounds instead of server requests, and a
-//! `subscriptions/listen` stream for list changes (`reference_client/modern.rs`).
+//! `subscriptions/listen` stream for list changes (`reference_client/stateless.rs`).
 //!
 //! Over HTTP (`--url`) it speaks Streamable HTTP; its HTTP faults are a
 //! proxy in front of the correct transport (`reference_client/http_faults.rs`).
@@ -32,8 +32,8 @@ mod connect;
 mod era;
 mod http_faults;
 mod listen;
-mod modern;
 mod plan;
+mod stateless;
 
 use std::time::Duration;
 
@@ -50,53 +50,185 @@ use crate::transport::http::mirror;
 
 crate::faults::faults! {
     ClientFault, "client";
-    RequestBeforeInitialize = "request-before-initialize", "LIFE-001", "tools/list is sent before initialize.";
-    NoClientInfo = "no-client-info", "LIFE-002", "initialize carries no clientInfo.";
-    NoInitialized = "no-initialized", "LIFE-007", "notifications/initialized is never sent.";
-    PingWithContent = "ping-with-content", "PING-001", "ping is answered with a non-empty result.";
-    RootsNotFile = "roots-not-file", "ROOT-002", "A root has an https:// URI.";
-    ContentIgnoresSchema = "content-ignores-schema", "ELIC-010", "Accepted elicitation content has a string where the schema asks for an integer.";
-    DeclineWithContent = "decline-with-content", "ELIC-009", "A declined elicitation still carries content.";
-    UndeclaredUrlMode = "undeclared-url-mode", "ELIC-004", "A URL-mode elicitation is accepted although only form mode was declared.";
-    SamplingWithoutModel = "sampling-without-model", "SAMP-004", "A sampling result names no model.";
-    AltersCursor = "alters-cursor", "PAGE-002", "A list walk hands the next cursor back with a suffix of its own.";
-    IgnoresNextCursor = "ignores-next-cursor", "PAGE-003", "A list walk stops after the first page despite nextCursor.";
-    NoCancelOnTimeout = "no-cancel-on-timeout", "LIFE-015", "A request that timed out is abandoned without notifications/cancelled.";
-    IgnoresServerCapabilities = "ignores-server-capabilities", "LIST-006", "Lists what the plan names even when the server did not declare it.";
-    WithheldRootsServed = "withheld-roots-served", "ROOT-004", "roots/list is answered with roots although roots was not declared.";
-    WithheldSamplingServed = "withheld-sampling-served", "SAMP-001", "sampling/createMessage is answered with a sample although sampling was not declared.";
-    WithheldElicitationServed = "withheld-elicitation-served", "ELIC-001", "elicitation/create is accepted although elicitation was not declared.";
-    WithheldWrongCode = "withheld-wrong-code", "RPC-011", "Requests for undeclared features are refused with -32600 instead of -32601.";
-    IgnoresDefaults = "ignores-defaults", "ELIC-007", "An accepted form leaves out the schema's defaults and fills in values of its own.";
-    SamplingToolsUndeclared = "sampling-tools-undeclared", "SAMP-008", "A sampling request with tools is answered although sampling.tools was not declared.";
-    AcceptsUnanswered = "accepts-unanswered", "ELIC-008", "An elicitation the person never answered is accepted when the host's timeout ends.";
-    SamplesUnanswered = "samples-unanswered", "SAMP-010", "A sampling request the person never approved gets a sample when the host's timeout ends.";
-    AnswersAfterCancel = "answers-after-cancel", "CANC-002", "A request the server cancelled is still answered when the host's timeout ends.";
-    SilentRootsChange = "silent-roots-change", "ROOT-003", "Its roots change without notifications/roots/list_changed.";
-    IgnoresListChanged = "ignores-list-changed", "LIST-001", "A list the server says changed is not listed again.";
-    ProgressTokenFloat = "progress-token-float", "PROG-001", "Its progressToken is a fractional number.";
-    StallsOnProgress = "stalls-on-progress", "PING-001", "While its call that asked for progress runs, ping goes unanswered.";
-    AcceptsUnknownVersion = "accepts-unknown-version", "LIFE-006", "It goes on (initialized, requests) with a protocol version it does not know.";
-    NoWaitForInitialize = "no-wait-for-initialize", "LIFE-008", "tools/list is sent before the answer to initialize has come.";
-    HttpAcceptJsonOnly = "http-accept-json-only", "HTTP-004", "Over HTTP, POSTs accept application/json only, not text/event-stream.";
-    HttpBatch = "http-batch", "HTTP-005", "Over HTTP, notifications/initialized is POSTed inside a JSON array.";
-    HttpGetWrongAccept = "http-get-wrong-accept", "HTTP-012", "Over HTTP, the standalone GET stream is asked for with Accept: application/json.";
-    HttpNoSessionId = "http-no-session-id", "HTTP-016", "Over HTTP, requests leave out the Mcp-Session-Id the server issued.";
-    HttpNoDelete = "http-no-delete", "HTTP-017", "Over HTTP, the client leaves without a DELETE for its session.";
-    HttpNoVersionHeader = "http-no-version-header", "HTTP-018", "Over HTTP, requests after initialize leave out MCP-Protocol-Version.";
-    ModernNoProbe = "modern-no-probe", "MODN-009", "On stdio, it opens with initialize and probes server/discover only once initialize is refused.";
-    ProbeFallsBackOnOneCode = "probe-falls-back-on-one-code", "MODN-010", "It falls back to initialize only when server/discover is refused with -32601, and leaves on any other error.";
-    ModernNoCapabilities = "modern-no-capabilities", "MODN-001", "Under 2026-07-28, requests after the probe leave io.modelcontextprotocol/clientCapabilities out of _meta.";
-    ModernNoClientInfo = "modern-no-client-info", "MODN-003", "Under 2026-07-28, requests after the probe leave io.modelcontextprotocol/clientInfo out of _meta.";
-    ModernRetrySameId = "modern-retry-same-id", "MRTR-006", "Under 2026-07-28, the retry of an input-required request reuses its id.";
-    ModernStateAltered = "modern-state-altered", "MRTR-006", "Under 2026-07-28, the retry of an input-required request echoes an altered requestState.";
-    ModernStateInvented = "modern-state-invented", "MRTR-006", "Under 2026-07-28, the retry of an input-required result that carried no requestState sends one anyway.";
-    ModernMissingInput = "modern-missing-input", "MRTR-006", "Under 2026-07-28, the first retry of an input-required request leaves out one input response.";
-    ModernIgnoresEmptyCursor = "modern-ignores-empty-cursor", "PAGE-004", "Under 2026-07-28, a list walk stops at a nextCursor of \"\".";
-    ModernHttpNoMethodHeader = "modern-http-no-method-header", "HTTP-020", "Over HTTP under 2026-07-28, POSTs after the probe leave out Mcp-Method.";
-    ModernHttpVersionMismatch = "modern-http-version-mismatch", "HTTP-020", "Over HTTP under 2026-07-28, POSTs after the probe name MCP-Protocol-Version 2025-11-25 while the body says 2026-07-28.";
-    ModernHttpNoParamHeader = "modern-http-no-param-header", "HTTP-023", "Over HTTP under 2026-07-28, tools/call leaves out the Mcp-Param-{Name} headers of x-mcp-header arguments.";
-    ModernHttpKeepsInvalidTool = "modern-http-keeps-invalid-tool", "HTTP-024", "Over HTTP under 2026-07-28, a tool whose x-mcp-header use is invalid stays in its list and is called.";
+    RequestBeforeInitialize = "request-before-initialize", "LIFE-001", "tools/list is sent before initialize." => [
+        "client.cancellation.honoured", "client.cancellation.own-timeout",
+        "client.elicitation.accept", "client.elicitation.cancel", "client.elicitation.decline",
+        "client.elicitation.defaults", "client.elicitation.no-answer",
+        "client.elicitation.undeclared", "client.elicitation.url-undeclared", "client.lifecycle",
+        "client.lifecycle.server-capabilities", "client.list-changed.tools",
+        "client.pagination.prompts", "client.pagination.resources", "client.pagination.tools",
+        "client.progress", "client.roots.list", "client.roots.list-changed",
+        "client.roots.undeclared", "client.sampling.approve", "client.sampling.deny",
+        "client.sampling.no-answer", "client.sampling.tools-undeclared",
+        "client.sampling.undeclared",
+    ];
+    NoClientInfo = "no-client-info", "LIFE-002", "initialize carries no clientInfo." => [
+        "client.cancellation.honoured", "client.cancellation.own-timeout",
+        "client.elicitation.accept", "client.elicitation.cancel", "client.elicitation.decline",
+        "client.elicitation.defaults", "client.elicitation.no-answer",
+        "client.elicitation.undeclared", "client.elicitation.url-undeclared", "client.lifecycle",
+        "client.lifecycle.server-capabilities", "client.lifecycle.unknown-version",
+        "client.lifecycle.wait-for-initialize", "client.list-changed.tools",
+        "client.pagination.prompts", "client.pagination.resources", "client.pagination.tools",
+        "client.progress", "client.roots.list", "client.roots.list-changed",
+        "client.roots.undeclared", "client.sampling.approve", "client.sampling.deny",
+        "client.sampling.no-answer", "client.sampling.tools-undeclared",
+        "client.sampling.undeclared", "client.stateless.fallback",
+    ];
+    NoInitialized = "no-initialized", "LIFE-007", "notifications/initialized is never sent." => [
+        "client.cancellation.honoured", "client.cancellation.own-timeout",
+        "client.elicitation.accept", "client.elicitation.cancel", "client.elicitation.decline",
+        "client.elicitation.defaults", "client.elicitation.no-answer",
+        "client.elicitation.undeclared", "client.elicitation.url-undeclared", "client.lifecycle",
+        "client.lifecycle.server-capabilities", "client.list-changed.tools",
+        "client.pagination.prompts", "client.pagination.resources", "client.pagination.tools",
+        "client.progress", "client.roots.list", "client.roots.list-changed",
+        "client.roots.undeclared", "client.sampling.approve", "client.sampling.deny",
+        "client.sampling.no-answer", "client.sampling.tools-undeclared",
+        "client.sampling.undeclared",
+    ];
+    PingWithContent = "ping-with-content", "PING-001", "ping is answered with a non-empty result." => ["client.lifecycle", "client.progress"];
+    RootsNotFile = "roots-not-file", "ROOT-002", "A root has an https:// URI." => ["client.roots.list", "client.roots.list-changed"];
+    ContentIgnoresSchema = "content-ignores-schema", "ELIC-010", "Accepted elicitation content has a string where the schema asks for an integer." => ["client.elicitation.accept"];
+    DeclineWithContent = "decline-with-content", "ELIC-009", "A declined elicitation still carries content." => ["client.elicitation.decline"];
+    UndeclaredUrlMode = "undeclared-url-mode", "ELIC-004", "A URL-mode elicitation is accepted although only form mode was declared." => ["client.elicitation.url-undeclared"];
+    SamplingWithoutModel = "sampling-without-model", "SAMP-004", "A sampling result names no model." => ["client.sampling.approve"];
+    AltersCursor = "alters-cursor", "PAGE-002", "A list walk hands the next cursor back with a suffix of its own." => ["client.pagination.prompts", "client.pagination.resources", "client.pagination.tools"];
+    IgnoresNextCursor = "ignores-next-cursor", "PAGE-003", "A list walk stops after the first page despite nextCursor." => ["client.pagination.prompts", "client.pagination.resources", "client.pagination.tools"];
+    NoCancelOnTimeout = "no-cancel-on-timeout", "LIFE-015", "A request that timed out is abandoned without notifications/cancelled." => ["client.cancellation.own-timeout"];
+    IgnoresServerCapabilities = "ignores-server-capabilities", "LIST-006", "Lists what the plan names even when the server did not declare it." => ["client.lifecycle.server-capabilities"];
+    WithheldRootsServed = "withheld-roots-served", "ROOT-004", "roots/list is answered with roots although roots was not declared." => ["client.roots.undeclared"];
+    WithheldSamplingServed = "withheld-sampling-served", "SAMP-001", "sampling/createMessage is answered with a sample although sampling was not declared." => ["client.sampling.undeclared"];
+    WithheldElicitationServed = "withheld-elicitation-served", "ELIC-001", "elicitation/create is accepted although elicitation was not declared." => ["client.elicitation.undeclared"];
+    WithheldWrongCode = "withheld-wrong-code", "RPC-011", "Requests for undeclared features are refused with -32600 instead of -32601." => ["client.elicitation.undeclared", "client.sampling.undeclared"];
+    IgnoresDefaults = "ignores-defaults", "ELIC-007", "An accepted form leaves out the schema's defaults and fills in values of its own." => ["client.elicitation.defaults"];
+    SamplingToolsUndeclared = "sampling-tools-undeclared", "SAMP-008", "A sampling request with tools is answered although sampling.tools was not declared." => ["client.sampling.tools-undeclared"];
+    AcceptsUnanswered = "accepts-unanswered", "ELIC-008", "An elicitation the person never answered is accepted when the host's timeout ends." => ["client.elicitation.no-answer"];
+    SamplesUnanswered = "samples-unanswered", "SAMP-010", "A sampling request the person never approved gets a sample when the host's timeout ends." => ["client.sampling.no-answer"];
+    AnswersAfterCancel = "answers-after-cancel", "CANC-002", "A request the server cancelled is still answered when the host's timeout ends." => ["client.cancellation.honoured"];
+    SilentRootsChange = "silent-roots-change", "ROOT-003", "Its roots change without notifications/roots/list_changed." => ["client.roots.list-changed"];
+    IgnoresListChanged = "ignores-list-changed", "LIST-001", "A list the server says changed is not listed again." => ["client.list-changed.tools"];
+    ProgressTokenFloat = "progress-token-float", "PROG-001", "Its progressToken is a fractional number." => ["client.progress"];
+    StallsOnProgress = "stalls-on-progress", "PING-001", "While its call that asked for progress runs, ping goes unanswered." => ["client.progress"];
+    AcceptsUnknownVersion = "accepts-unknown-version", "LIFE-006", "It goes on (initialized, requests) with a protocol version it does not know." => ["client.lifecycle.unknown-version"];
+    NoWaitForInitialize = "no-wait-for-initialize", "LIFE-008", "tools/list is sent before the answer to initialize has come." => ["client.lifecycle.wait-for-initialize"];
+    HttpAcceptJsonOnly = "http-accept-json-only", "HTTP-004", "Over HTTP, POSTs accept application/json only, not text/event-stream." => [
+        "client.cancellation.honoured", "client.cancellation.own-timeout",
+        "client.elicitation.accept", "client.elicitation.cancel", "client.elicitation.decline",
+        "client.elicitation.defaults", "client.elicitation.no-answer",
+        "client.elicitation.undeclared", "client.elicitation.url-undeclared",
+        "client.http.session", "client.lifecycle", "client.lifecycle.server-capabilities",
+        "client.lifecycle.unknown-version", "client.lifecycle.wait-for-initialize",
+        "client.list-changed.tools", "client.pagination.prompts", "client.pagination.resources",
+        "client.pagination.tools", "client.progress", "client.roots.list",
+        "client.roots.list-changed", "client.roots.undeclared", "client.sampling.approve",
+        "client.sampling.deny", "client.sampling.no-answer", "client.sampling.tools-undeclared",
+        "client.sampling.undeclared", "client.stateless.fallback",
+    ];
+    HttpBatch = "http-batch", "HTTP-005", "Over HTTP, notifications/initialized is POSTed inside a JSON array." => [
+        "client.cancellation.honoured", "client.cancellation.own-timeout",
+        "client.elicitation.accept", "client.elicitation.cancel", "client.elicitation.decline",
+        "client.elicitation.defaults", "client.elicitation.no-answer",
+        "client.elicitation.undeclared", "client.elicitation.url-undeclared",
+        "client.http.session", "client.lifecycle", "client.lifecycle.server-capabilities",
+        "client.lifecycle.wait-for-initialize", "client.list-changed.tools",
+        "client.pagination.prompts", "client.pagination.resources", "client.pagination.tools",
+        "client.progress", "client.roots.list", "client.roots.list-changed",
+        "client.roots.undeclared", "client.sampling.approve", "client.sampling.deny",
+        "client.sampling.no-answer", "client.sampling.tools-undeclared",
+        "client.sampling.undeclared", "client.stateless.fallback",
+    ];
+    HttpGetWrongAccept = "http-get-wrong-accept", "HTTP-012", "Over HTTP, the standalone GET stream is asked for with Accept: application/json." => [
+        "client.cancellation.honoured", "client.cancellation.own-timeout",
+        "client.elicitation.accept", "client.elicitation.cancel", "client.elicitation.decline",
+        "client.elicitation.defaults", "client.elicitation.no-answer",
+        "client.elicitation.undeclared", "client.elicitation.url-undeclared",
+        "client.http.session", "client.lifecycle", "client.lifecycle.server-capabilities",
+        "client.lifecycle.wait-for-initialize", "client.list-changed.tools",
+        "client.pagination.prompts", "client.pagination.resources", "client.pagination.tools",
+        "client.progress", "client.roots.list", "client.roots.list-changed",
+        "client.roots.undeclared", "client.sampling.approve", "client.sampling.deny",
+        "client.sampling.no-answer", "client.sampling.tools-undeclared",
+        "client.sampling.undeclared", "client.stateless.fallback",
+    ];
+    HttpNoSessionId = "http-no-session-id", "HTTP-016", "Over HTTP, requests leave out the Mcp-Session-Id the server issued." => [
+        "client.cancellation.honoured", "client.cancellation.own-timeout",
+        "client.elicitation.accept", "client.elicitation.cancel", "client.elicitation.decline",
+        "client.elicitation.defaults", "client.elicitation.no-answer",
+        "client.elicitation.undeclared", "client.elicitation.url-undeclared",
+        "client.http.session", "client.lifecycle", "client.lifecycle.server-capabilities",
+        "client.lifecycle.unknown-version", "client.lifecycle.wait-for-initialize",
+        "client.list-changed.tools", "client.pagination.prompts", "client.pagination.resources",
+        "client.pagination.tools", "client.progress", "client.roots.list",
+        "client.roots.list-changed", "client.roots.undeclared", "client.sampling.approve",
+        "client.sampling.deny", "client.sampling.no-answer", "client.sampling.tools-undeclared",
+        "client.sampling.undeclared", "client.stateless.fallback",
+    ];
+    HttpNoDelete = "http-no-delete", "HTTP-017", "Over HTTP, the client leaves without a DELETE for its session." => ["client.http.session"];
+    HttpNoVersionHeader = "http-no-version-header", "HTTP-018", "Over HTTP, requests after initialize leave out MCP-Protocol-Version." => [
+        "client.cancellation.honoured", "client.cancellation.own-timeout",
+        "client.elicitation.accept", "client.elicitation.cancel", "client.elicitation.decline",
+        "client.elicitation.defaults", "client.elicitation.no-answer",
+        "client.elicitation.undeclared", "client.elicitation.url-undeclared",
+        "client.http.session", "client.lifecycle", "client.lifecycle.server-capabilities",
+        "client.lifecycle.wait-for-initialize", "client.list-changed.tools",
+        "client.pagination.prompts", "client.pagination.resources", "client.pagination.tools",
+        "client.progress", "client.roots.list", "client.roots.list-changed",
+        "client.roots.undeclared", "client.sampling.approve", "client.sampling.deny",
+        "client.sampling.no-answer", "client.sampling.tools-undeclared",
+        "client.sampling.undeclared", "client.stateless.fallback",
+    ];
+    ModernNoProbe = "modern-no-probe", "MODN-009", "On stdio, it opens with initialize and probes server/discover only once initialize is refused." => [
+        "client.elicitation.accept", "client.elicitation.cancel", "client.elicitation.decline",
+        "client.elicitation.defaults", "client.elicitation.no-answer", "client.list-changed.tools",
+        "client.mrtr.no-state", "client.mrtr.rounds", "client.pagination.empty-cursor",
+        "client.pagination.prompts", "client.pagination.resources", "client.pagination.tools",
+        "client.roots.list", "client.sampling.approve", "client.stateless.opening",
+    ];
+    ProbeFallsBackOnOneCode = "probe-falls-back-on-one-code", "MODN-010", "It falls back to initialize only when server/discover is refused with -32601, and leaves on any other error." => ["client.stateless.fallback"];
+    ModernNoCapabilities = "modern-no-capabilities", "MODN-001", "Under 2026-07-28, requests after the probe leave io.modelcontextprotocol/clientCapabilities out of _meta." => [
+        "client.elicitation.accept", "client.elicitation.cancel", "client.elicitation.decline",
+        "client.elicitation.defaults", "client.elicitation.no-answer", "client.list-changed.tools",
+        "client.mrtr.no-state", "client.mrtr.rounds", "client.pagination.empty-cursor",
+        "client.pagination.prompts", "client.pagination.resources", "client.pagination.tools",
+        "client.roots.list", "client.sampling.approve", "client.stateless.opening",
+    ];
+    ModernNoClientInfo = "modern-no-client-info", "MODN-003", "Under 2026-07-28, requests after the probe leave io.modelcontextprotocol/clientInfo out of _meta." => ["client.stateless.opening"];
+    ModernRetrySameId = "modern-retry-same-id", "MRTR-006", "Under 2026-07-28, the retry of an input-required request reuses its id." => [
+        "client.elicitation.accept", "client.elicitation.cancel", "client.elicitation.decline",
+        "client.elicitation.defaults", "client.elicitation.no-answer", "client.mrtr.no-state",
+        "client.mrtr.rounds", "client.roots.list", "client.sampling.approve",
+    ];
+    ModernStateAltered = "modern-state-altered", "MRTR-006", "Under 2026-07-28, the retry of an input-required request echoes an altered requestState." => [
+        "client.elicitation.accept", "client.elicitation.cancel", "client.elicitation.decline",
+        "client.elicitation.defaults", "client.elicitation.no-answer", "client.mrtr.rounds",
+        "client.roots.list", "client.sampling.approve",
+    ];
+    ModernStateInvented = "modern-state-invented", "MRTR-006", "Under 2026-07-28, the retry of an input-required result that carried no requestState sends one anyway." => ["client.mrtr.no-state"];
+    ModernMissingInput = "modern-missing-input", "MRTR-006", "Under 2026-07-28, the first retry of an input-required request leaves out one input response." => [
+        "client.elicitation.accept", "client.elicitation.cancel", "client.elicitation.decline",
+        "client.elicitation.defaults", "client.elicitation.no-answer", "client.mrtr.no-state",
+        "client.mrtr.rounds", "client.roots.list", "client.sampling.approve",
+    ];
+    ModernIgnoresEmptyCursor = "modern-ignores-empty-cursor", "PAGE-004", "Under 2026-07-28, a list walk stops at a nextCursor of \"\"." => ["client.pagination.empty-cursor"];
+    ModernHttpNoMethodHeader = "modern-http-no-method-header", "HTTP-020", "Over HTTP under 2026-07-28, POSTs after the probe leave out Mcp-Method." => [
+        "client.elicitation.accept", "client.elicitation.cancel", "client.elicitation.decline",
+        "client.elicitation.defaults", "client.elicitation.no-answer", "client.http.stateless",
+        "client.list-changed.tools", "client.mrtr.no-state", "client.mrtr.rounds",
+        "client.pagination.empty-cursor", "client.pagination.prompts",
+        "client.pagination.resources", "client.pagination.tools", "client.roots.list",
+        "client.sampling.approve", "client.stateless.opening",
+    ];
+    ModernHttpVersionMismatch = "modern-http-version-mismatch", "HTTP-020", "Over HTTP under 2026-07-28, POSTs after the probe name MCP-Protocol-Version 2025-11-25 while the body says 2026-07-28." => [
+        "client.elicitation.accept", "client.elicitation.cancel", "client.elicitation.decline",
+        "client.elicitation.defaults", "client.elicitation.no-answer", "client.http.stateless",
+        "client.list-changed.tools", "client.mrtr.no-state", "client.mrtr.rounds",
+        "client.pagination.empty-cursor", "client.pagination.prompts",
+        "client.pagination.resources", "client.pagination.tools", "client.roots.list",
+        "client.sampling.approve", "client.stateless.opening",
+    ];
+    ModernHttpNoParamHeader = "modern-http-no-param-header", "HTTP-023", "Over HTTP under 2026-07-28, tools/call leaves out the Mcp-Param-{Name} headers of x-mcp-header arguments." => ["client.http.stateless"];
+    ModernHttpKeepsInvalidTool = "modern-http-keeps-invalid-tool", "HTTP-024", "Over HTTP under 2026-07-28, a tool whose x-mcp-header use is invalid stays in its list and is called." => ["client.http.stateless"];
 }
 
 impl ClientFault {
@@ -137,7 +269,7 @@ pub async fn run(server: &ServerAddress, plan: Plan, fault: Option<ClientFault>)
         session: connection.session,
         answers,
         fault,
-        modern: false,
+        stateless: false,
         server_capabilities: json!({}),
         notifications_seen: 0,
         listening: None,
@@ -159,7 +291,7 @@ struct Host {
     answers: Answers,
     fault: Option<ClientFault>,
     /// Whether the server speaks the stateless era (2026-07-28).
-    modern: bool,
+    stateless: bool,
     server_capabilities: Value,
     /// Notifications already acted on.
     notifications_seen: usize,
@@ -186,11 +318,11 @@ impl Host {
             .map(|noun| noun.as_str().unwrap_or("tools").to_owned())
             .collect();
         match found? {
-            ServerEra::Modern { capabilities } => self.go_modern(capabilities),
+            ServerEra::Modern { capabilities } => self.go_stateless(capabilities),
             ServerEra::Legacy if !self.initialize().await? => return Ok(()),
             ServerEra::Legacy => {}
         }
-        if self.modern {
+        if self.stateless {
             self.listen(&nouns).await?;
         } else {
             self.roots_change_at = plan
@@ -351,7 +483,7 @@ impl Host {
     /// Whether a listed tool stays in the host's list: over HTTP from
     /// 2026-07-28, not when its `x-mcp-header` use is invalid (HTTP-024).
     fn keeps(&self, tool: &Value) -> bool {
-        let drops = self.modern && self.session.http_facts().is_some();
+        let drops = self.stateless && self.session.http_facts().is_some();
         !drops
             || self.fault == Some(ClientFault::ModernHttpKeepsInvalidTool)
             || mirror::header_params(tool).is_ok()
@@ -371,7 +503,7 @@ impl Host {
     fn stops_at(&self, cursor: &Value) -> bool {
         match self.fault {
             Some(ClientFault::IgnoresNextCursor) => true,
-            Some(ClientFault::ModernIgnoresEmptyCursor) => self.modern && cursor == "",
+            Some(ClientFault::ModernIgnoresEmptyCursor) => self.stateless && cursor == "",
             _ => false,
         }
     }

@@ -15,6 +15,7 @@ use std::collections::HashMap;
 use std::path::Path;
 use std::process::Stdio;
 
+use mcp_conform_core::wire::jsonrpc::{self, RpcError, code};
 use serde_json::{Map, Value, json};
 use tokio::io::{AsyncBufReadExt, AsyncRead, AsyncWriteExt, BufReader};
 use tokio::process::{Child, ChildStdin, Command};
@@ -27,19 +28,33 @@ pub const PAGE: usize = 3;
 
 faults! {
     GatewayFault, "gateway";
-    NoNamespacing = "no-namespacing", "GATE-001", "Lists every backend's items under their own names, so colliding names appear twice.";
-    PrefixedCall = "prefixed-call", "GATE-001", "Forwards a call under its aggregated name instead of the backend's own.";
-    CallEveryBackend = "call-every-backend", "GATE-006", "Sends a tools/call to every backend, not only to the one that owns the tool.";
-    FirstPageOnly = "first-page-only", "GATE-002", "Reads only the first page of each backend's list.";
-    AnswerWrongBackend = "answer-wrong-backend", "GATE-003", "Sends the client's answer to a backend's elicitation or sampling request to another backend.";
-    AlteredElicitation = "altered-elicitation", "GATE-003", "Drops `required` from the schema of an elicitation it passes on.";
-    SamplingRefused = "sampling-refused", "GATE-003", "Declares sampling to its backends but refuses their sampling requests itself instead of asking the client.";
-    DropListChanged = "drop-list-changed", "GATE-004", "Does not pass the backends' list_changed notifications on.";
-    StaleLists = "stale-lists", "GATE-004", "Serves the lists the backends gave at startup, never fetched again.";
-    SwallowErrors = "swallow-errors", "GATE-005", "Turns a backend's JSON-RPC error into an empty successful result.";
-    NoInitialized = "no-initialized", "LIFE-007", "Never sends notifications/initialized to its backends.";
-    ListUndeclared = "list-undeclared", "LIST-006", "Lists tools, resources and prompts of every backend at startup, declared or not.";
-    ElicitUndeclared = "elicit-undeclared", "ELIC-002", "Declares elicitation to its backends whatever the client declared, and passes elicitation on to a client that never declared it.";
+    NoNamespacing = "no-namespacing", "GATE-001", "Lists every backend's items under their own names, so colliding names appear twice." => [
+        "gateway.elicitation", "gateway.elicitation-undeclared", "gateway.list-changed",
+        "gateway.prompts", "gateway.resources", "gateway.sampling", "gateway.tools",
+    ];
+    PrefixedCall = "prefixed-call", "GATE-001", "Forwards a call under its aggregated name instead of the backend's own." => [
+        "gateway.elicitation", "gateway.elicitation-undeclared", "gateway.list-changed",
+        "gateway.prompts", "gateway.resources", "gateway.sampling", "gateway.tools",
+    ];
+    CallEveryBackend = "call-every-backend", "GATE-006", "Sends a tools/call to every backend, not only to the one that owns the tool." => ["gateway.tools"];
+    FirstPageOnly = "first-page-only", "GATE-002", "Reads only the first page of each backend's list." => ["gateway.pagination"];
+    AnswerWrongBackend = "answer-wrong-backend", "GATE-003", "Sends the client's answer to a backend's elicitation or sampling request to another backend." => ["gateway.elicitation", "gateway.sampling"];
+    AlteredElicitation = "altered-elicitation", "GATE-003", "Drops `required` from the schema of an elicitation it passes on." => ["gateway.elicitation"];
+    SamplingRefused = "sampling-refused", "GATE-003", "Declares sampling to its backends but refuses their sampling requests itself instead of asking the client." => ["gateway.sampling"];
+    DropListChanged = "drop-list-changed", "GATE-004", "Does not pass the backends' list_changed notifications on." => ["gateway.list-changed"];
+    StaleLists = "stale-lists", "GATE-004", "Serves the lists the backends gave at startup, never fetched again." => ["gateway.list-changed"];
+    SwallowErrors = "swallow-errors", "GATE-005", "Turns a backend's JSON-RPC error into an empty successful result." => ["gateway.errors"];
+    NoInitialized = "no-initialized", "LIFE-007", "Never sends notifications/initialized to its backends." => [
+        "gateway.elicitation", "gateway.elicitation-undeclared", "gateway.errors",
+        "gateway.list-changed", "gateway.pagination", "gateway.prompts", "gateway.resources",
+        "gateway.sampling", "gateway.tools",
+    ];
+    ListUndeclared = "list-undeclared", "LIST-006", "Lists tools, resources and prompts of every backend at startup, declared or not." => [
+        "gateway.elicitation", "gateway.elicitation-undeclared", "gateway.errors",
+        "gateway.list-changed", "gateway.pagination", "gateway.prompts", "gateway.resources",
+        "gateway.sampling", "gateway.tools",
+    ];
+    ElicitUndeclared = "elicit-undeclared", "ELIC-002", "Declares elicitation to its backends whatever the client declared, and passes elicitation on to a client that never declared it." => ["gateway.elicitation-undeclared"];
 }
 
 /// The lists a gateway aggregates: method, result member, the member that
@@ -217,11 +232,11 @@ async fn write(to: &mut (impl AsyncWriteExt + Unpin), message: &Value) {
 }
 
 fn result(id: &Value, result: Value) -> Value {
-    json!({"jsonrpc": "2.0", "id": id, "result": result})
+    jsonrpc::response(id, Ok(result))
 }
 
 fn error(id: &Value, code: i64, message: &str) -> Value {
-    json!({"jsonrpc": "2.0", "id": id, "error": {"code": code, "message": message}})
+    jsonrpc::response(id, Err(RpcError::new(code, message)))
 }
 
 impl Gateway {
@@ -239,8 +254,7 @@ impl Gateway {
         let id = target.next_id;
         target.next_id += 1;
         target.pending.insert(id, pending);
-        let message = json!({"jsonrpc": "2.0", "id": id, "method": method, "params": params});
-        write(&mut target.stdin, &message).await;
+        write(&mut target.stdin, &jsonrpc::request(id, method, params)).await;
         id
     }
 
@@ -275,13 +289,17 @@ impl Gateway {
                         .and_then(|c| c.strip_prefix("gateway-page-"))
                         .and_then(|n| n.parse().ok());
                     match (offset, params.get("cursor")) {
-                        (None, Some(_)) => self.send_front(&error(&id, -32602, "invalid cursor")).await,
+                        (None, Some(_)) => {
+                            self.send_front(&error(&id, code::INVALID_PARAMS, "invalid cursor"))
+                                .await
+                        }
                         (offset, _) => self.aggregate(Some(id), list.0, offset.unwrap_or(0)).await,
                     }
                 } else if let Some((naming, key)) = routed(method) {
                     self.route(id, method, params, naming, key).await;
                 } else {
-                    self.send_front(&error(&id, -32601, "method not found")).await;
+                    self.send_front(&error(&id, code::METHOD_NOT_FOUND, "method not found"))
+                        .await;
                 }
             }
         }
@@ -502,6 +520,7 @@ impl Gateway {
                     Some(_) if self.faulty(GatewayFault::SwallowErrors) => {
                         result(&id, json!({"content": []}))
                     }
+                    // The backend's error as it sent it, members and all.
                     Some(failure) => json!({"jsonrpc": "2.0", "id": id, "error": failure}),
                     None => result(&id, message["result"].clone()),
                 };
@@ -520,7 +539,11 @@ impl Gateway {
             "sampling/createMessage" => "sampling",
             "roots/list" => "roots",
             "ping" => return self.tell(backend, &result(&id, json!({}))).await,
-            _ => return self.tell(backend, &error(&id, -32601, "method not found")).await,
+            _ => {
+                return self
+                    .tell(backend, &error(&id, code::METHOD_NOT_FOUND, "method not found"))
+                    .await;
+            }
         };
         let declared = self.client_capabilities.get(capability).is_some();
         let refused = (capability == "sampling" && self.faulty(GatewayFault::SamplingRefused))

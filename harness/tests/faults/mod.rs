@@ -1,76 +1,36 @@
-//! What the tests of broken fixture peers share: the mutation score of a
-//! fault list, and the README that lists the faults.
+//! The fault sweeps: each broken fixture peer (a reference peer with one
+//! fault, `mcp-conform reference-server|reference-client|reference-gateway
+//! --fault NAME`) judged by the library, in this process, on only the
+//! bundled scenarios its declaration says catch it (`caught_by`), several
+//! faults at once. Checked both ways: every one of those scenarios flags the
+//! fault's requirement ([`sweep`]), and on the whole suite through the CLI
+//! no other scenario flags anything ([`assert_smoke`], one fault per sweep).
 
 use std::collections::BTreeSet;
-use std::sync::Mutex;
-use std::time::Duration;
+use std::sync::atomic::AtomicBool;
+use std::sync::{Arc, Mutex};
+use std::time::{Duration, Instant};
 
 use assert_cmd::Command;
-use serde_json::Value;
+use mcp_conform::runner::{Check, RunConfig, ScenarioOutcome, run_suite};
+use mcp_conform::select::{keep_role, load_scenarios};
+use mcp_conform_core::scenario::Scenario;
+use mcp_conform_core::scenario::model::Role;
+use mcp_conform_core::{Level, Verdict};
 
-/// Faulty peers judged at once (each run uses four scenario workers).
-const PARALLEL: usize = 2;
+/// Faults judged at once. Their scenarios mostly wait on the peer (answers,
+/// step timeouts), so more than the cores.
+const PARALLEL: usize = 6;
+/// Scenarios of one fault run at once.
+const JOBS: usize = 4;
 
 /// One fault of a fixture peer.
 pub struct Fault {
     pub name: &'static str,
     pub requirement: &'static str,
     pub description: &'static str,
-}
-
-/// What one run of the bundled scenarios found.
-pub struct Judged {
-    pub stdout: String,
-    report: Value,
-}
-
-impl Judged {
-    /// The requirements of the checks that found something broken: failed,
-    /// non-strict, or a broken MAY (whose verdict is not-observed, a MAY
-    /// never failing).
-    pub fn flagged(&self) -> BTreeSet<String> {
-        let cases = self.report["cases"].as_array().into_iter().flatten();
-        cases
-            .flat_map(|case| case["checks"].as_array().into_iter().flatten())
-            .filter(|check| match check["verdict"].as_str() {
-                Some("fail" | "non-strict") => true,
-                Some("not-observed") => check["level"] == "MAY",
-                _ => false,
-            })
-            .filter_map(|check| check["requirement"].as_str().map(str::to_owned))
-            .collect()
-    }
-}
-
-/// Runs `mcp-conform SUBCOMMAND --command "mcp-conform FIXTURE [--fault
-/// NAME] PLACEHOLDER" ARGS…` on the bundled scenarios, with a report.
-pub fn judge_fixture(
-    subcommand: &str,
-    fixture: &str,
-    fault: Option<&str>,
-    placeholder: &str,
-    args: &[&str],
-) -> Judged {
-    let exe = assert_cmd::cargo::cargo_bin("mcp-conform");
-    let fault = fault.map(|f| format!(" --fault {f}")).unwrap_or_default();
-    let command = format!("{} {fixture}{fault} {placeholder}", exe.display());
-    let reports = tempfile::tempdir().unwrap();
-    let output = Command::cargo_bin("mcp-conform")
-        .unwrap()
-        .env("NO_COLOR", "1")
-        .args([subcommand, "--command", &command, "--jobs", "4", "--report-dir"])
-        .arg(reports.path())
-        .args(args)
-        .timeout(Duration::from_secs(300))
-        .output()
-        .unwrap();
-    let stdout = String::from_utf8_lossy(&output.stdout).into_owned();
-    let report = std::fs::read_to_string(reports.path().join("report.json"))
-        .unwrap_or_else(|e| panic!("no report.json ({e}):\n{stdout}"));
-    Judged {
-        report: serde_json::from_str(&report).unwrap(),
-        stdout,
-    }
+    /// The bundled scenarios that flag the requirement when the peer has the fault.
+    pub caught_by: &'static [&'static str],
 }
 
 /// The faults of a `faults!` enum of mcp-mock-peers.
@@ -82,6 +42,7 @@ macro_rules! fault_list {
                 name: f.name(),
                 requirement: f.requirement(),
                 description: f.description(),
+                caught_by: f.caught_by(),
             })
             .collect::<Vec<_>>()
     };
@@ -89,59 +50,199 @@ macro_rules! fault_list {
 
 pub(crate) use fault_list;
 
-/// Judges the peer once per fault, two at a time, and fails unless each
-/// fault is flagged under the requirement it breaks.
-pub fn assert_each_caught(peers: &str, faults: &[Fault], judge: impl Fn(&str) -> Judged + Sync) {
+/// The `mcp-conform` binary, which serves the faulty peers.
+pub fn mcp_conform() -> String {
+    assert_cmd::cargo::cargo_bin("mcp-conform").display().to_string()
+}
+
+/// The bundled scenarios of one role.
+pub fn bundled(role: Role) -> Vec<Scenario> {
+    let mut scenarios = load_scenarios(&[], &[]).expect("the bundled suite loads");
+    keep_role(&mut scenarios, role);
+    scenarios
+}
+
+/// Whether a check found something broken: failed, non-strict, or a broken
+/// MAY (whose verdict is not-observed, a MAY never failing).
+fn is_finding(verdict: Verdict, level: Level) -> bool {
+    match verdict {
+        Verdict::Fail | Verdict::NonStrict => true,
+        Verdict::NotObserved => level == Level::May,
+        _ => false,
+    }
+}
+
+fn flags(outcome: &ScenarioOutcome, requirement: &str) -> bool {
+    outcome
+        .checks
+        .iter()
+        .any(|check| check.requirement == requirement && is_finding(check.verdict, check.level))
+}
+
+/// What one fault's run showed.
+struct Swept<'a> {
+    fault: &'a Fault,
+    took: Duration,
+    /// Why the fault does not count as caught by exactly its scenarios.
+    problems: Vec<String>,
+}
+
+/// Judges each fault's peer (`start` gives the run's configuration, and
+/// what must live while it runs) on its `caught_by` scenarios, and fails
+/// unless every one of them flags the fault's requirement.
+pub fn sweep<G>(peers: &str, role: Role, faults: &[Fault], start: impl Fn(&Fault) -> (RunConfig, G) + Sync) {
+    let suite = bundled(role);
     let queue = Mutex::new(faults.iter().collect::<Vec<_>>());
     let results = Mutex::new(Vec::new());
     std::thread::scope(|scope| {
         for _ in 0..PARALLEL {
             scope.spawn(|| {
-                while let Some(fault) = queue.lock().unwrap().pop() {
-                    let judged = judge(fault.name);
-                    results.lock().unwrap().push((fault, judged));
+                loop {
+                    // Not `while let`: its guard would hold the queue during the run.
+                    let next = queue.lock().unwrap().pop();
+                    let Some(fault) = next else { break };
+                    let (config, _peer) = start(fault);
+                    let swept = judge(fault, &suite, &config);
+                    results.lock().unwrap().push(swept);
                 }
             });
         }
     });
     let mut results = results.into_inner().unwrap();
-    results.sort_by_key(|(fault, _)| fault.name);
+    results.sort_by_key(|swept| swept.fault.name);
     let mut missed = Vec::new();
-    for (fault, judged) in &results {
-        let ids = judged.flagged();
-        let caught = ids.contains(fault.requirement);
+    for swept in &results {
+        let fault = swept.fault;
         eprintln!(
-            "{:<30} {:<9} {}{}",
+            "{:<36} {:<9} {:>5.1} s  {}{}",
             fault.name,
             fault.requirement,
-            ids.iter().cloned().collect::<Vec<_>>().join(" "),
-            if caught { "" } else { "   <- MISSED" }
+            swept.took.as_secs_f64(),
+            fault.caught_by.join(" "),
+            if swept.problems.is_empty() {
+                ""
+            } else {
+                "   <- MISSED"
+            }
         );
-        if !caught {
+        if !swept.problems.is_empty() {
             missed.push(format!(
-                "{} ({}):\n{}",
-                fault.name, fault.requirement, judged.stdout
+                "{} ({}: {}):\n  {}",
+                fault.name,
+                fault.requirement,
+                fault.description,
+                swept.problems.join("\n  ")
             ));
         }
     }
     eprintln!(
-        "mutation score: {}/{} broken {peers} caught under the right requirement",
+        "mutation score: {}/{} broken {peers} caught under the right requirement by each scenario of their caught_by",
         faults.len() - missed.len(),
         faults.len()
     );
     assert!(missed.is_empty(), "missed faults:\n{}", missed.join("\n"));
 }
 
-/// Fails unless the table rows of the README (under the repository root)
-/// are exactly the faults.
-pub fn assert_readme_lists(readme: &str, faults: &[Fault]) {
-    let path = format!("{}/../{readme}", env!("CARGO_MANIFEST_DIR"));
-    let text = std::fs::read_to_string(&path).unwrap();
-    let rows: BTreeSet<&str> = text.lines().filter(|line| line.starts_with("| `")).collect();
-    let expected: BTreeSet<String> = faults
+/// Runs the fault's `caught_by` scenarios and says what is wrong with the list.
+fn judge<'a>(fault: &'a Fault, suite: &[Scenario], config: &RunConfig) -> Swept<'a> {
+    let started = Instant::now();
+    let mut problems = Vec::new();
+    if fault.caught_by.is_empty() {
+        problems.push("caught_by is empty: no bundled scenario catches the fault".to_owned());
+    }
+    let mut scenarios = Vec::new();
+    for id in fault.caught_by {
+        match suite.iter().find(|s| s.id == *id) {
+            None => problems.push(format!("{id}: no such bundled scenario of this role")),
+            Some(s) if !s.versions.contains(config.protocol) => {
+                problems.push(format!(
+                    "{id}: applies to {}, not {}",
+                    s.versions, config.protocol
+                ));
+            }
+            Some(s) => scenarios.push(s.clone()),
+        }
+    }
+    let outcomes = run_suite(
+        &scenarios,
+        config,
+        JOBS,
+        &Arc::new(AtomicBool::new(false)),
+        |_| {},
+    );
+    for outcome in outcomes.iter().filter(|o| !flags(o, fault.requirement)) {
+        problems.push(format!(
+            "{}: does not flag {} ({}{}){}",
+            outcome.id,
+            fault.requirement,
+            outcome.verdict,
+            outcome
+                .note
+                .as_ref()
+                .map(|n| format!(": {n}"))
+                .unwrap_or_default(),
+            findings_of(&outcome.checks)
+        ));
+    }
+    Swept {
+        fault,
+        took: started.elapsed(),
+        problems,
+    }
+}
+
+fn findings_of(checks: &[Check]) -> String {
+    checks
         .iter()
-        .map(|f| format!("| `{}` | {} | {} |", f.name, f.requirement, f.description))
+        .filter(|c| c.verdict != Verdict::Pass)
+        .map(|c| {
+            format!(
+                "\n    {} {} {}: {}",
+                c.verdict,
+                c.requirement,
+                c.name,
+                c.message.as_deref().unwrap_or("")
+            )
+        })
+        .collect()
+}
+
+/// The one whole-suite run of a sweep, through the real CLI (`mcp-conform
+/// ARGS --report-dir DIR`): the findings of its report.json must be exactly
+/// the fault's requirement in each scenario of its `caught_by`, nothing
+/// else flagged and no case in error.
+pub fn assert_smoke(faults: &[Fault], name: &str, args: &[&str]) {
+    let fault = faults.iter().find(|f| f.name == name).expect("a declared fault");
+    let reports = tempfile::tempdir().unwrap();
+    let output = Command::cargo_bin("mcp-conform")
+        .unwrap()
+        .env("NO_COLOR", "1")
+        .args(args)
+        .arg("--report-dir")
+        .arg(reports.path())
+        .timeout(Duration::from_secs(300))
+        .output()
+        .unwrap();
+    let stdout = String::from_utf8_lossy(&output.stdout);
+    let text = std::fs::read_to_string(reports.path().join("report.json"))
+        .unwrap_or_else(|e| panic!("no report.json ({e}):\n{stdout}"));
+    let report = mcp_conform_report::json::read(&text).unwrap();
+    let findings: BTreeSet<(&str, &str)> = report
+        .cases
+        .iter()
+        .flat_map(|case| case.checks.iter().map(move |check| (case, check)))
+        .filter(|(_, check)| is_finding(check.verdict, check.level))
+        .map(|(case, check)| (case.scenario.as_str(), check.requirement.as_str()))
         .collect();
-    let expected: BTreeSet<&str> = expected.iter().map(String::as_str).collect();
-    assert_eq!(rows, expected, "{readme} is out of date");
+    let expected: BTreeSet<(&str, &str)> = fault
+        .caught_by
+        .iter()
+        .map(|id| (*id, fault.requirement))
+        .collect();
+    assert_eq!(
+        findings, expected,
+        "{}: the whole suite's findings\n{stdout}",
+        fault.name
+    );
+    assert_eq!(report.summary.error, 0, "{stdout}");
 }

@@ -3,8 +3,8 @@
 
 use serde_json::{Map, Value, json};
 
-use super::jsonrpc::RpcError;
 use super::prompts::PROMPTS;
+use mcp_conform_core::wire::jsonrpc::RpcError;
 
 /// The spec caps one completion answer at 100 values.
 const MAX_VALUES: usize = 100;

@@ -9,11 +9,11 @@ use serde_json::{Map, Value, json};
 use tokio::task::JoinHandle;
 
 use super::inflight::Inflight;
-use super::jsonrpc::{self, Incoming, RpcError, code};
 use super::outbound::Outbound;
 use super::session::{self, ClientCapabilities, Negotiated, Session};
 use super::sink::{self, Sink};
 use super::{completion, identity, prompts, resources, tools};
+use mcp_conform_core::wire::jsonrpc::{self, Incoming, RpcError, code};
 
 /// Requests this server knows, in every supported version.
 const METHODS: [&str; 13] = [
@@ -75,7 +75,7 @@ impl Server {
         };
         match message {
             Value::Array(items) => self.on_batch(items),
-            single => match self.on_message(Incoming::classify(single), false) {
+            single => match self.on_message(Incoming::read(&single), false) {
                 Reply::Nothing => {}
                 Reply::Now(frame) => self.sink.send(frame),
                 Reply::Later(running) => {
@@ -112,7 +112,7 @@ impl Server {
         }
         let replies: Vec<Reply> = items
             .into_iter()
-            .map(|item| self.on_message(Incoming::classify(item), true))
+            .map(|item| self.on_message(Incoming::read(&item), true))
             .collect();
         let sink = self.sink.clone();
         sink::spawn(async move {

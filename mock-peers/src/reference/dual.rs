@@ -12,13 +12,13 @@ use serde_json::Value;
 
 use super::dispatch::Server;
 use super::era;
-use super::modern::{Connection, ModernServer};
 use super::sink::Sink;
+use super::stateless::{Connection, StatelessServer};
 
 #[derive(Debug)]
 pub(crate) struct DualEra {
     legacy: Arc<Server>,
-    modern: Arc<Connection>,
+    stateless: Arc<Connection>,
     era: Mutex<Option<Era>>,
 }
 
@@ -26,7 +26,7 @@ impl DualEra {
     pub fn new(sink: Sink) -> DualEra {
         DualEra {
             legacy: Server::new(sink.clone()),
-            modern: Connection::new(ModernServer::new(), sink),
+            stateless: Connection::new(StatelessServer::new(), sink),
             era: Mutex::new(None),
         }
     }
@@ -35,7 +35,7 @@ impl DualEra {
     pub fn on_line(&self, line: &str) {
         match self.era_of(line) {
             Era::Stateful => self.legacy.on_line(line),
-            Era::Stateless => self.modern.on_line(line),
+            Era::Stateless => self.stateless.on_line(line),
         }
     }
 
@@ -46,7 +46,7 @@ impl DualEra {
             return era;
         }
         let message: Value = serde_json::from_str(line).unwrap_or(Value::Null);
-        let decided = if era::is_modern_request(&message) {
+        let decided = if era::is_stateless_request(&message) {
             Some(Era::Stateless)
         } else {
             let opens = message.get("method").and_then(Value::as_str) == Some("initialize");
@@ -60,7 +60,7 @@ impl DualEra {
     pub async fn shut_down(&self) {
         let era = *self.era.lock().expect("era lock");
         match era {
-            Some(Era::Stateless) => self.modern.shut_down().await,
+            Some(Era::Stateless) => self.stateless.shut_down().await,
             _ => self.legacy.shut_down().await,
         }
     }
@@ -84,11 +84,11 @@ mod tests {
         );
         assert_eq!(*legacy.era.lock().unwrap(), None, "ping decides nothing");
         legacy.era_of(r#"{"jsonrpc":"2.0","id":2,"method":"initialize","params":{}}"#);
-        let modern_request = r#"{"jsonrpc":"2.0","id":3,"method":"server/discover"}"#;
-        assert_eq!(legacy.era_of(modern_request), Era::Stateful);
-        let modern = dual();
-        assert_eq!(modern.era_of(modern_request), Era::Stateless);
+        let stateless_request = r#"{"jsonrpc":"2.0","id":3,"method":"server/discover"}"#;
+        assert_eq!(legacy.era_of(stateless_request), Era::Stateful);
+        let stateless = dual();
+        assert_eq!(stateless.era_of(stateless_request), Era::Stateless);
         let initialize = r#"{"jsonrpc":"2.0","id":4,"method":"initialize","params":{}}"#;
-        assert_eq!(modern.era_of(initialize), Era::Stateless);
+        assert_eq!(stateless.era_of(initialize), Era::Stateless);
     }
 }

@@ -15,7 +15,7 @@ const MODERN_ONLY: [&str; 2] = ["server/discover", "subscriptions/listen"];
 
 /// Whether `message` is a request of a stateless client: it carries a
 /// per-request protocol field, or names a method only 2026-07-28 has.
-pub(crate) fn is_modern_request(message: &Value) -> bool {
+pub(crate) fn is_stateless_request(message: &Value) -> bool {
     let Some(method) = message.get("method").and_then(Value::as_str) else {
         return false;
     };
@@ -34,19 +34,19 @@ mod tests {
     #[test]
     fn per_request_meta_or_a_modern_method_marks_a_modern_request() {
         let meta = json!({ PROTOCOL_VERSION: "2026-07-28", CLIENT_CAPABILITIES: {} });
-        assert!(is_modern_request(
+        assert!(is_stateless_request(
             &json!({"jsonrpc": "2.0", "id": 1, "method": "tools/list", "params": {"_meta": meta}})
         ));
-        assert!(is_modern_request(
+        assert!(is_stateless_request(
             &json!({"jsonrpc": "2.0", "id": 1, "method": "server/discover"})
         ));
-        assert!(!is_modern_request(
+        assert!(!is_stateless_request(
             &json!({"jsonrpc": "2.0", "id": 1, "method": "tools/list", "params": {"_meta": {"progressToken": 1}}})
         ));
-        assert!(!is_modern_request(
+        assert!(!is_stateless_request(
             &json!({"jsonrpc": "2.0", "id": 0, "method": "initialize", "params": {}})
         ));
-        assert!(!is_modern_request(
+        assert!(!is_stateless_request(
             &json!({"jsonrpc": "2.0", "method": "notifications/cancelled", "params": {"_meta": meta}})
         ));
     }

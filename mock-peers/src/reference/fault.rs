@@ -5,106 +5,222 @@
 //! A fault is a layer between the wire and the correct server: it rewrites,
 //! drops or adds frames on their way in or out. The server itself stays
 //! correct and free of fault switches; every broken behaviour lives here.
-//! The faults of the stateless revision (`modern-…`) live in `modern.rs`
+//! The faults of the stateless revision (`modern-…`) live in `stateless.rs`
 //! and act only once the connection speaks 2026-07-28.
 
-mod modern;
+mod stateless;
 
 use std::collections::{HashMap, HashSet};
 use std::sync::{Arc, Mutex};
 
 use serde_json::{Map, Value, json};
 
-use super::jsonrpc::{code, id_key};
+use mcp_conform_core::wire::jsonrpc::{code, id_key};
 
 crate::faults::faults! {
     Fault, "server";
-    NoParseError = "no-parse-error", "RPC-009", "Text that is not JSON gets no answer at all.";
-    InvalidRequestIgnored = "invalid-request-ignored", "RPC-010", "An invalid request gets no -32600 answer.";
-    NotificationAnswered = "notification-answered", "RPC-008", "Unknown notifications are answered with a response.";
-    UnknownMethodCode = "unknown-method-code", "RPC-011", "Unknown methods get -32603 instead of -32601.";
-    InvalidParamsAccepted = "invalid-params-accepted", "RPC-012", "tools/call without a tool name runs echo instead of failing with -32602.";
-    PingWrongJsonrpc = "ping-wrong-jsonrpc", "RPC-001", "The answer to ping says jsonrpc \"1.0\".";
-    StdoutBanner = "stdout-banner", "STDIO-002", "A banner line that is not JSON goes to stdout at start.";
-    EchoUnknownVersion = "echo-unknown-version", "LIFE-005", "initialize echoes any requested protocol version, even unknown ones.";
-    PingRefusedBeforeInit = "ping-refused-before-init", "PING-001", "ping before initialize gets an error.";
-    RequestBeforeInitialized = "request-before-initialized", "LIFE-009", "roots/list is sent right after the initialize answer, before notifications/initialized.";
-    PromptsUndeclared = "prompts-undeclared", "PROM-001", "Prompts are served but the prompts capability is not declared.";
-    BadToolName = "bad-tool-name", "TOOL-003", "A tool is listed under a name with a space and an exclamation mark.";
-    InvalidInputSchema = "invalid-input-schema", "JSCH-002", "A tool's inputSchema is not valid JSON Schema.";
-    UnknownToolResult = "unknown-tool-result", "TOOL-004", "An unknown tool is answered with an isError result instead of a JSON-RPC error.";
-    ToolErrorAsProtocolError = "tool-error-as-protocol-error", "TOOL-005", "A tool that fails while running answers with a JSON-RPC error instead of isError.";
-    CrashOnBadArguments = "crash-on-bad-arguments", "TOOL-006", "tools/call with arguments that are not an object kills the server.";
-    StructuredMismatch = "structured-mismatch", "TOOL-007", "structuredContent gives numbers as strings, against the outputSchema.";
-    StructuredNotSerialized = "structured-not-serialized", "TOOL-009", "structuredContent is not repeated as JSON text in content.";
-    InvalidCursorIgnored = "invalid-cursor-ignored", "PAGE-005", "A cursor the server never issued is ignored and the first page returned.";
-    DuplicateAcrossPages = "duplicate-across-pages", "PAGE-005", "Each later page repeats the last item of the page before.";
-    ListChangedSilent = "list-changed-silent", "LIST-001", "No list_changed notification is ever sent, though listChanged is declared.";
-    ListChangedUndeclared = "list-changed-undeclared", "LIST-002", "tools/list_changed is sent though tools.listChanged is not declared.";
-    ResourceNotFoundCode = "resource-not-found-code", "RES-004", "An unknown resource gets -32603 instead of -32002.";
-    BadBase64 = "bad-base64", "RES-003", "Binary resource contents are not base64.";
-    UpdatedAfterUnsubscribe = "updated-after-unsubscribe", "RES-007", "resources/unsubscribe is acknowledged but the subscription stays.";
-    UnknownPromptCode = "unknown-prompt-code", "PROM-002", "An unknown prompt gets -32603 instead of -32602.";
-    MissingArgumentAccepted = "missing-argument-accepted", "PROM-003", "prompts/get without a required argument fills one in instead of failing.";
-    CompletionTooMany = "completion-too-many", "COMP-002", "completion/complete returns 150 values.";
-    UnknownLogLevelAccepted = "unknown-log-level-accepted", "LOG-004", "logging/setLevel accepts an unknown level.";
-    LogIgnoresLevel = "log-ignores-level", "LOG-003", "Log messages below the level set by logging/setLevel still arrive.";
-    ProgressWrongToken = "progress-wrong-token", "PROG-003", "Progress notifications carry a token nobody sent.";
-    ProgressDecreasing = "progress-decreasing", "PROG-002", "Progress goes down instead of up.";
-    AnswersCancelled = "answers-cancelled", "CANC-002", "notifications/cancelled is ignored and the call answered anyway.";
-    DiesOnLateCancel = "dies-on-late-cancel", "CANC-005", "A cancellation of a request already answered kills the server.";
-    DiesOnStaleResponse = "dies-on-stale-response", "RPC-013", "A response to an id the server never used kills the server.";
-    ElicitUndeclared = "elicit-undeclared", "ELIC-002", "Elicitation requests go to clients that did not declare elicitation.";
-    AcceptsInvalidContent = "accepts-invalid-content", "ELIC-010", "Accepted elicitation content is used without checking it against the form.";
-    UrlRequiredWithForm = "url-required-with-form", "ELIC-015", "Error -32042 lists a form-mode elicitation.";
-    UrlElicitationWithoutId = "url-elicitation-without-id", "ELIC-012", "A URL-mode elicitation has no elicitationId.";
-    ElicitNestedSchema = "elicit-nested-schema", "ELIC-005", "The elicitation form schema holds a nested object.";
-    RootsUndeclared = "roots-undeclared", "ROOT-001", "roots/list goes to clients that did not declare roots.";
-    SampleUndeclared = "sample-undeclared", "SAMP-001", "Sampling requests go to clients that did not declare sampling.";
-    SamplingPriorityRange = "sampling-priority-range", "SAMP-003", "Sampling asks with intelligencePriority 1.5.";
-    HttpPlainJsonRpc = "http-plain-json-rpc", "HTTP-006", "Over HTTP, requests answered at once get application/json and notifications 204 No Content, as plain JSON-RPC over POST does.";
-    HttpOriginIgnored = "http-origin-ignored", "HTTP-003", "Over HTTP, Origin and Host are not checked, so a foreign site's page can reach the server (DNS rebinding).";
-    HttpVersionHeaderIgnored = "http-version-header-ignored", "HTTP-019", "Over HTTP, an unsupported or malformed MCP-Protocol-Version is served instead of refused with 400.";
-    HttpUnknownSession400 = "http-unknown-session-400", "HTTP-015", "Over HTTP, a request naming an unknown or ended session gets 400 instead of 404.";
-    HttpDeleteKeepsSession = "http-delete-keeps-session", "HTTP-015", "Over HTTP, DELETE is answered 200 but the session lives on.";
-    HttpGetJson = "http-get-json", "HTTP-012", "Over HTTP, GET on the endpoint is answered 200 with a JSON body instead of an SSE stream or 405.";
-    HttpNoPriming = "http-no-priming", "HTTP-009", "Over HTTP, SSE answers start without the id-bearing empty priming event.";
-    HttpStreamLeftOpen = "http-stream-left-open", "HTTP-008", "Over HTTP, an SSE answer stays open after its response.";
-    HttpEndpointEventLate = "http-endpoint-event-late", "HTTP-001", "Over HTTP+SSE, the stream opens with a message event before the endpoint event.";
-    ModernNoResultType = "modern-no-result-type", "RPC-015", "Under 2026-07-28, results carry no resultType.";
-    ModernNoServerInfo = "modern-no-server-info", "MODN-003", "Under 2026-07-28, results carry no io.modelcontextprotocol/serverInfo in _meta.";
-    ModernMissingMetaAccepted = "modern-missing-meta-accepted", "MODN-002", "Under 2026-07-28, a request whose _meta lacks protocolVersion or clientCapabilities is served instead of refused with -32602.";
-    ModernRemembersCapabilities = "modern-remembers-capabilities", "MODN-004", "Under 2026-07-28, capabilities an earlier request declared count for later requests that did not declare them.";
-    ModernWrongVersionCode = "modern-wrong-version-code", "MODN-005", "Under 2026-07-28, an unsupported protocol version gets -32602 without the supported versions instead of -32022.";
-    ModernDiscoverMissing = "modern-discover-missing", "MODN-007", "Under 2026-07-28, server/discover is answered -32601 (method not found).";
-    ModernMissingCapabilityData = "modern-missing-capability-data", "MODN-008", "Under 2026-07-28, error -32021 does not say which capability is required (no data.requiredCapabilities).";
-    ModernRemovedMethodServed = "modern-removed-method-served", "PING-002", "Under 2026-07-28, ping (a removed method) is answered with a result.";
-    ModernServerRequest = "modern-server-request", "RPC-017", "Under 2026-07-28, a roots/list request goes to the client before each tools/call answer.";
-    ModernUrlRequiredError = "modern-url-required-error", "RPC-018", "Under 2026-07-28, connect with required: true fails with the removed error -32042.";
-    ModernInputRequiredForList = "modern-input-required-for-list", "MRTR-001", "Under 2026-07-28, tools/list answers with an InputRequiredResult.";
-    ModernInputRequiredEmpty = "modern-input-required-empty", "MRTR-002", "Under 2026-07-28, InputRequiredResults carry neither inputRequests nor requestState.";
-    ModernInputForUndeclaredCapability = "modern-input-for-undeclared-capability", "MRTR-004", "Under 2026-07-28, tools ask for elicitation, sampling or roots in inputRequests although the request did not declare the capability.";
-    ModernStateTamperAccepted = "modern-state-tamper-accepted", "MRTR-005", "Under 2026-07-28, a retry with a changed requestState is served as if the state were intact.";
-    ModernMissingInputError = "modern-missing-input-error", "MRTR-007", "Under 2026-07-28, a retry still lacking the requested input gets an error instead of a new InputRequiredResult.";
-    ModernDeclineBreaks = "modern-decline-breaks", "ELIC-016", "Under 2026-07-28, a retry whose elicitation was declined or cancelled fails with -32603.";
-    ModernUnacknowledgedListen = "modern-unacknowledged-listen", "SUBS-001", "Under 2026-07-28, subscriptions/listen streams are never acknowledged.";
-    ModernNotificationWithoutSubscriptionId = "modern-notification-without-subscription-id", "SUBS-003", "Under 2026-07-28, notifications on listen streams (after the acknowledgement) do not name their subscription.";
-    ModernUnrequestedNotification = "modern-unrequested-notification", "LIST-003", "Under 2026-07-28, listen streams get every list_changed notification, whatever their filter asked for.";
-    ModernToolsReordered = "modern-tools-reordered", "LIST-005", "Under 2026-07-28, every second walk through tools/list gets each page in reverse order.";
-    ModernLogWithoutLevel = "modern-log-without-level", "LOG-006", "Under 2026-07-28, a log message precedes the answer to requests that set no logLevel.";
-    ModernLogOnListenStream = "modern-log-on-listen-stream", "LOG-006", "Under 2026-07-28, a log message follows the acknowledgement on listen streams.";
-    ModernUnknownLogLevelAccepted = "modern-unknown-log-level-accepted", "LOG-004", "Under 2026-07-28, a request whose _meta logLevel is unknown is served instead of refused with -32602.";
-    ModernProgressOnListen = "modern-progress-on-listen", "PROG-006", "Under 2026-07-28, progress notifications are tagged as listen-stream notifications.";
-    ModernAnswersCancelled = "modern-answers-cancelled", "CANC-003", "Under 2026-07-28, notifications/cancelled is ignored and the call answered anyway.";
-    ModernLegacyNotFoundCode = "modern-legacy-not-found-code", "RES-005", "Under 2026-07-28, reading a missing resource gets the legacy -32002 instead of -32602.";
-    ModernEmptyContentsNotFound = "modern-empty-contents-not-found", "RES-005", "Under 2026-07-28, reading a missing resource gets an empty contents array instead of an error.";
-    ModernNoCacheFields = "modern-no-cache-fields", "CACHE-001", "Under 2026-07-28, cacheable results carry no ttlMs or cacheScope.";
-    ModernPageScopeVaries = "modern-page-scope-varies", "CACHE-002", "Under 2026-07-28, list pages after the first are cacheScope private, the first public.";
-    ModernHttpSessionMinted = "modern-http-session-minted", "HTTP-026", "Over HTTP under 2026-07-28, answers carry an Mcp-Session-Id.";
-    ModernHttpGetAllowed = "modern-http-get-allowed", "HTTP-026", "Over HTTP under 2026-07-28, GET on the endpoint opens an event stream and DELETE gets 200, instead of 405.";
-    ModernHttpHeaderMismatchIgnored = "modern-http-header-mismatch-ignored", "HTTP-021", "Over HTTP under 2026-07-28, MCP-Protocol-Version, Mcp-Method, Mcp-Name and Mcp-Param headers that are missing or disagree with the body are not refused.";
-    ModernHttpUnknownMethod200 = "modern-http-unknown-method-200", "HTTP-022", "Over HTTP under 2026-07-28, an unknown method is answered with status 200 instead of 404.";
-    ModernHttpUnrelatedNotification = "modern-http-unrelated-notification", "HTTP-025", "Over HTTP under 2026-07-28, add_tool's own response stream carries a tools/list_changed notification, which is about no request.";
+    NoParseError = "no-parse-error", "RPC-009", "Text that is not JSON gets no answer at all." => ["base.parse-error"];
+    InvalidRequestIgnored = "invalid-request-ignored", "RPC-010", "An invalid request gets no -32600 answer." => ["base.invalid-request"];
+    NotificationAnswered = "notification-answered", "RPC-008", "Unknown notifications are answered with a response." => ["base.notification-no-response"];
+    UnknownMethodCode = "unknown-method-code", "RPC-011", "Unknown methods get -32603 instead of -32601." => ["base.unknown-method"];
+    InvalidParamsAccepted = "invalid-params-accepted", "RPC-012", "tools/call without a tool name runs echo instead of failing with -32602." => ["base.invalid-params"];
+    PingWrongJsonrpc = "ping-wrong-jsonrpc", "RPC-001", "The answer to ping says jsonrpc \"1.0\"." => [
+        "base.invalid-params", "base.invalid-request", "base.notification-no-response",
+        "base.parse-error", "base.stale-response", "base.unknown-method",
+        "cancellation.after-response", "cancellation.no-response", "cancellation.unknown-request",
+        "lifecycle.initialize", "lifecycle.ping", "lifecycle.ping-before-initialize",
+        "lifecycle.requests-after-initialized", "tools.bad-arguments",
+    ];
+    StdoutBanner = "stdout-banner", "STDIO-002", "A banner line that is not JSON goes to stdout at start." => [
+        "base.invalid-params", "base.invalid-request", "base.notification-no-response",
+        "base.parse-error", "base.stale-response", "base.unknown-method",
+        "cancellation.after-response", "cancellation.no-response", "cancellation.unknown-request",
+        "completion.complete", "completion.unknown-prompt", "elicitation.accept",
+        "elicitation.cancel", "elicitation.decline", "elicitation.invalid-content",
+        "elicitation.not-declared", "elicitation.url-mode", "elicitation.url-required",
+        "lifecycle.initialize", "lifecycle.ping", "lifecycle.ping-before-initialize",
+        "lifecycle.requests-after-initialized", "lifecycle.undeclared-features",
+        "lifecycle.unknown-version", "list-changed.tools", "list-changed.tools-undeclared",
+        "logging.filtering", "logging.set-level", "pagination.invalid-cursor",
+        "pagination.prompts", "pagination.resource-templates", "pagination.resources",
+        "pagination.tools", "progress.token", "prompts.get-unknown", "prompts.missing-argument",
+        "resources.read-listed", "resources.read-unknown", "resources.subscribe-updated",
+        "roots.not-declared", "roots.round-trip", "sampling.not-declared", "sampling.preferences",
+        "sampling.round-trip", "tools.bad-arguments", "tools.call", "tools.execution-error",
+        "tools.list", "tools.structured-output", "tools.unknown-tool",
+    ];
+    EchoUnknownVersion = "echo-unknown-version", "LIFE-005", "initialize echoes any requested protocol version, even unknown ones." => ["lifecycle.unknown-version"];
+    PingRefusedBeforeInit = "ping-refused-before-init", "PING-001", "ping before initialize gets an error." => ["lifecycle.ping-before-initialize"];
+    RequestBeforeInitialized = "request-before-initialized", "LIFE-009", "roots/list is sent right after the initialize answer, before notifications/initialized." => ["lifecycle.requests-after-initialized"];
+    PromptsUndeclared = "prompts-undeclared", "PROM-001", "Prompts are served but the prompts capability is not declared." => ["lifecycle.undeclared-features"];
+    BadToolName = "bad-tool-name", "TOOL-003", "A tool is listed under a name with a space and an exclamation mark." => ["tools.list"];
+    InvalidInputSchema = "invalid-input-schema", "JSCH-002", "A tool's inputSchema is not valid JSON Schema." => [
+        "lifecycle.undeclared-features", "pagination.tools", "tools.list",
+        "tools.structured-output",
+    ];
+    UnknownToolResult = "unknown-tool-result", "TOOL-004", "An unknown tool is answered with an isError result instead of a JSON-RPC error." => ["tools.unknown-tool"];
+    ToolErrorAsProtocolError = "tool-error-as-protocol-error", "TOOL-005", "A tool that fails while running answers with a JSON-RPC error instead of isError." => ["tools.execution-error"];
+    CrashOnBadArguments = "crash-on-bad-arguments", "TOOL-006", "tools/call with arguments that are not an object kills the server." => ["tools.bad-arguments"];
+    StructuredMismatch = "structured-mismatch", "TOOL-007", "structuredContent gives numbers as strings, against the outputSchema." => ["tools.structured-output"];
+    StructuredNotSerialized = "structured-not-serialized", "TOOL-009", "structuredContent is not repeated as JSON text in content." => ["tools.structured-output"];
+    InvalidCursorIgnored = "invalid-cursor-ignored", "PAGE-005", "A cursor the server never issued is ignored and the first page returned." => ["pagination.invalid-cursor"];
+    DuplicateAcrossPages = "duplicate-across-pages", "PAGE-005", "Each later page repeats the last item of the page before." => ["pagination.resources", "pagination.tools"];
+    ListChangedSilent = "list-changed-silent", "LIST-001", "No list_changed notification is ever sent, though listChanged is declared." => ["list-changed.tools"];
+    ListChangedUndeclared = "list-changed-undeclared", "LIST-002", "tools/list_changed is sent though tools.listChanged is not declared." => ["list-changed.tools-undeclared"];
+    ResourceNotFoundCode = "resource-not-found-code", "RES-004", "An unknown resource gets -32603 instead of -32002." => ["resources.read-unknown"];
+    BadBase64 = "bad-base64", "RES-003", "Binary resource contents are not base64." => ["resources.read-listed"];
+    UpdatedAfterUnsubscribe = "updated-after-unsubscribe", "RES-007", "resources/unsubscribe is acknowledged but the subscription stays." => ["resources.subscribe-updated"];
+    UnknownPromptCode = "unknown-prompt-code", "PROM-002", "An unknown prompt gets -32603 instead of -32602." => ["prompts.get-unknown"];
+    MissingArgumentAccepted = "missing-argument-accepted", "PROM-003", "prompts/get without a required argument fills one in instead of failing." => ["prompts.missing-argument"];
+    CompletionTooMany = "completion-too-many", "COMP-002", "completion/complete returns 150 values." => ["completion.complete"];
+    UnknownLogLevelAccepted = "unknown-log-level-accepted", "LOG-004", "logging/setLevel accepts an unknown level." => ["logging.set-level"];
+    LogIgnoresLevel = "log-ignores-level", "LOG-003", "Log messages below the level set by logging/setLevel still arrive." => ["logging.filtering"];
+    ProgressWrongToken = "progress-wrong-token", "PROG-003", "Progress notifications carry a token nobody sent." => ["progress.token"];
+    ProgressDecreasing = "progress-decreasing", "PROG-002", "Progress goes down instead of up." => ["progress.token"];
+    AnswersCancelled = "answers-cancelled", "CANC-002", "notifications/cancelled is ignored and the call answered anyway." => ["cancellation.no-response"];
+    DiesOnLateCancel = "dies-on-late-cancel", "CANC-005", "A cancellation of a request already answered kills the server." => ["cancellation.after-response"];
+    DiesOnStaleResponse = "dies-on-stale-response", "RPC-013", "A response to an id the server never used kills the server." => ["base.stale-response"];
+    ElicitUndeclared = "elicit-undeclared", "ELIC-002", "Elicitation requests go to clients that did not declare elicitation." => ["elicitation.not-declared"];
+    AcceptsInvalidContent = "accepts-invalid-content", "ELIC-010", "Accepted elicitation content is used without checking it against the form." => ["elicitation.invalid-content"];
+    UrlRequiredWithForm = "url-required-with-form", "ELIC-015", "Error -32042 lists a form-mode elicitation." => ["elicitation.url-required"];
+    UrlElicitationWithoutId = "url-elicitation-without-id", "ELIC-012", "A URL-mode elicitation has no elicitationId." => ["elicitation.url-mode"];
+    ElicitNestedSchema = "elicit-nested-schema", "ELIC-005", "The elicitation form schema holds a nested object." => [
+        "elicitation.accept", "elicitation.cancel", "elicitation.decline",
+        "elicitation.invalid-content",
+    ];
+    RootsUndeclared = "roots-undeclared", "ROOT-001", "roots/list goes to clients that did not declare roots." => ["roots.not-declared"];
+    SampleUndeclared = "sample-undeclared", "SAMP-001", "Sampling requests go to clients that did not declare sampling." => ["sampling.not-declared"];
+    SamplingPriorityRange = "sampling-priority-range", "SAMP-003", "Sampling asks with intelligencePriority 1.5." => ["sampling.preferences", "sampling.round-trip"];
+    HttpPlainJsonRpc = "http-plain-json-rpc", "HTTP-006", "Over HTTP, requests answered at once get application/json and notifications 204 No Content, as plain JSON-RPC over POST does." => ["http.notification-202", "http.standalone-stream"];
+    HttpOriginIgnored = "http-origin-ignored", "HTTP-003", "Over HTTP, Origin and Host are not checked, so a foreign site's page can reach the server (DNS rebinding)." => ["http.origin"];
+    HttpVersionHeaderIgnored = "http-version-header-ignored", "HTTP-019", "Over HTTP, an unsupported or malformed MCP-Protocol-Version is served instead of refused with 400." => ["http.protocol-version-header"];
+    HttpUnknownSession400 = "http-unknown-session-400", "HTTP-015", "Over HTTP, a request naming an unknown or ended session gets 400 instead of 404." => ["http.session-end", "http.session-required"];
+    HttpDeleteKeepsSession = "http-delete-keeps-session", "HTTP-015", "Over HTTP, DELETE is answered 200 but the session lives on." => ["http.session-end"];
+    HttpGetJson = "http-get-json", "HTTP-012", "Over HTTP, GET on the endpoint is answered 200 with a JSON body instead of an SSE stream or 405." => ["http.standalone-stream"];
+    HttpNoPriming = "http-no-priming", "HTTP-009", "Over HTTP, SSE answers start without the id-bearing empty priming event." => ["http.sse-priming"];
+    HttpStreamLeftOpen = "http-stream-left-open", "HTTP-008", "Over HTTP, an SSE answer stays open after its response." => ["http.post-answer-forms"];
+    HttpEndpointEventLate = "http-endpoint-event-late", "HTTP-001", "Over HTTP+SSE, the stream opens with a message event before the endpoint event." => ["http.sse-endpoint-event"];
+    ModernNoResultType = "modern-no-result-type", "RPC-015", "Under 2026-07-28, results carry no resultType." => [
+        "base.invalid-request", "base.notification-no-response", "base.parse-error",
+        "base.unknown-method", "cancellation.stateless", "completion.complete",
+        "completion.unknown-prompt", "elicitation.accept", "elicitation.cancel",
+        "elicitation.decline", "elicitation.invalid-content", "elicitation.not-declared",
+        "elicitation.outcomes-handled", "elicitation.url-stateless", "list-changed.tools",
+        "logging.per-request", "mrtr.missing-input", "mrtr.round-trip", "mrtr.supported-requests",
+        "mrtr.tampered-state", "pagination.invalid-cursor", "pagination.prompts",
+        "pagination.resource-templates", "pagination.resources", "pagination.tools",
+        "progress.token", "prompts.get-unknown", "prompts.missing-argument",
+        "resources.read-listed", "resources.read-unknown-stateless", "roots.not-declared",
+        "roots.round-trip", "sampling.not-declared", "sampling.preferences", "sampling.round-trip",
+        "stateless.independent-requests", "stateless.lists-stable", "stateless.meta-required",
+        "stateless.missing-capability", "stateless.removed-methods", "stateless.stdin-close",
+        "stateless.unsupported-version", "subscriptions.acknowledged", "subscriptions.filter",
+        "subscriptions.resource-updated", "subscriptions.server-ends", "tools.bad-arguments",
+        "tools.call", "tools.execution-error", "tools.list", "tools.structured-output",
+        "tools.unknown-tool",
+    ];
+    ModernNoServerInfo = "modern-no-server-info", "MODN-003", "Under 2026-07-28, results carry no io.modelcontextprotocol/serverInfo in _meta." => ["stateless.discover"];
+    ModernMissingMetaAccepted = "modern-missing-meta-accepted", "MODN-002", "Under 2026-07-28, a request whose _meta lacks protocolVersion or clientCapabilities is served instead of refused with -32602." => ["stateless.meta-required"];
+    ModernRemembersCapabilities = "modern-remembers-capabilities", "MODN-004", "Under 2026-07-28, capabilities an earlier request declared count for later requests that did not declare them." => ["stateless.independent-requests"];
+    ModernWrongVersionCode = "modern-wrong-version-code", "MODN-005", "Under 2026-07-28, an unsupported protocol version gets -32602 without the supported versions instead of -32022." => ["stateless.unsupported-version"];
+    ModernDiscoverMissing = "modern-discover-missing", "MODN-007", "Under 2026-07-28, server/discover is answered -32601 (method not found)." => ["stateless.discover"];
+    ModernMissingCapabilityData = "modern-missing-capability-data", "MODN-008", "Under 2026-07-28, error -32021 does not say which capability is required (no data.requiredCapabilities)." => [
+        "elicitation.not-declared", "roots.not-declared", "sampling.not-declared",
+        "stateless.independent-requests", "stateless.missing-capability",
+    ];
+    ModernRemovedMethodServed = "modern-removed-method-served", "PING-002", "Under 2026-07-28, ping (a removed method) is answered with a result." => ["stateless.removed-methods"];
+    ModernServerRequest = "modern-server-request", "RPC-017", "Under 2026-07-28, a roots/list request goes to the client before each tools/call answer." => [
+        "elicitation.accept", "elicitation.cancel", "elicitation.decline",
+        "elicitation.invalid-content", "elicitation.not-declared", "elicitation.outcomes-handled",
+        "elicitation.url-stateless", "list-changed.tools", "logging.per-request",
+        "mrtr.missing-input", "mrtr.round-trip", "mrtr.tampered-state", "progress.token",
+        "roots.not-declared", "roots.round-trip", "sampling.not-declared", "sampling.preferences",
+        "sampling.round-trip", "stateless.independent-requests", "stateless.lists-stable",
+        "stateless.missing-capability", "subscriptions.filter", "subscriptions.resource-updated",
+        "subscriptions.server-ends", "tools.bad-arguments", "tools.call", "tools.execution-error",
+        "tools.structured-output", "tools.unknown-tool",
+    ];
+    ModernUrlRequiredError = "modern-url-required-error", "RPC-018", "Under 2026-07-28, connect with required: true fails with the removed error -32042." => ["elicitation.url-stateless"];
+    ModernInputRequiredForList = "modern-input-required-for-list", "MRTR-001", "Under 2026-07-28, tools/list answers with an InputRequiredResult." => [
+        "mrtr.supported-requests", "pagination.tools", "stateless.lists-stable", "tools.list",
+        "tools.structured-output",
+    ];
+    ModernInputRequiredEmpty = "modern-input-required-empty", "MRTR-002", "Under 2026-07-28, InputRequiredResults carry neither inputRequests nor requestState." => [
+        "elicitation.accept", "elicitation.cancel", "elicitation.decline",
+        "elicitation.invalid-content", "elicitation.outcomes-handled", "elicitation.url-stateless",
+        "mrtr.missing-input", "mrtr.round-trip", "mrtr.tampered-state", "roots.round-trip",
+        "sampling.preferences", "sampling.round-trip", "stateless.independent-requests",
+    ];
+    ModernInputForUndeclaredCapability = "modern-input-for-undeclared-capability", "MRTR-004", "Under 2026-07-28, tools ask for elicitation, sampling or roots in inputRequests although the request did not declare the capability." => [
+        "elicitation.not-declared", "roots.not-declared", "sampling.not-declared",
+        "stateless.independent-requests", "stateless.missing-capability",
+    ];
+    ModernStateTamperAccepted = "modern-state-tamper-accepted", "MRTR-005", "Under 2026-07-28, a retry with a changed requestState is served as if the state were intact." => ["mrtr.tampered-state"];
+    ModernMissingInputError = "modern-missing-input-error", "MRTR-007", "Under 2026-07-28, a retry still lacking the requested input gets an error instead of a new InputRequiredResult." => ["mrtr.missing-input"];
+    ModernDeclineBreaks = "modern-decline-breaks", "ELIC-016", "Under 2026-07-28, a retry whose elicitation was declined or cancelled fails with -32603." => ["elicitation.outcomes-handled"];
+    ModernUnacknowledgedListen = "modern-unacknowledged-listen", "SUBS-001", "Under 2026-07-28, subscriptions/listen streams are never acknowledged." => [
+        "list-changed.tools", "subscriptions.acknowledged", "subscriptions.filter",
+        "subscriptions.resource-updated", "subscriptions.server-ends",
+    ];
+    ModernNotificationWithoutSubscriptionId = "modern-notification-without-subscription-id", "SUBS-003", "Under 2026-07-28, notifications on listen streams (after the acknowledgement) do not name their subscription." => ["list-changed.tools", "subscriptions.resource-updated"];
+    ModernUnrequestedNotification = "modern-unrequested-notification", "LIST-003", "Under 2026-07-28, listen streams get every list_changed notification, whatever their filter asked for." => ["subscriptions.filter"];
+    ModernToolsReordered = "modern-tools-reordered", "LIST-005", "Under 2026-07-28, every second walk through tools/list gets each page in reverse order." => ["stateless.lists-stable"];
+    ModernLogWithoutLevel = "modern-log-without-level", "LOG-006", "Under 2026-07-28, a log message precedes the answer to requests that set no logLevel." => [
+        "base.invalid-request", "base.notification-no-response", "base.parse-error",
+        "base.unknown-method", "cancellation.stateless", "completion.complete",
+        "completion.unknown-prompt", "elicitation.accept", "elicitation.cancel",
+        "elicitation.decline", "elicitation.invalid-content", "elicitation.not-declared",
+        "elicitation.outcomes-handled", "elicitation.url-stateless", "list-changed.tools",
+        "logging.per-request", "mrtr.missing-input", "mrtr.round-trip", "mrtr.supported-requests",
+        "mrtr.tampered-state", "pagination.invalid-cursor", "pagination.prompts",
+        "pagination.resource-templates", "pagination.resources", "pagination.tools",
+        "progress.token", "prompts.get-unknown", "prompts.missing-argument",
+        "resources.read-listed", "resources.read-unknown-stateless", "roots.not-declared",
+        "roots.round-trip", "sampling.not-declared", "sampling.preferences", "sampling.round-trip",
+        "stateless.discover", "stateless.independent-requests", "stateless.lists-stable",
+        "stateless.meta-required", "stateless.missing-capability", "stateless.removed-methods",
+        "stateless.stdin-close", "stateless.unsupported-version", "subscriptions.acknowledged",
+        "subscriptions.filter", "subscriptions.resource-updated", "subscriptions.server-ends",
+        "tools.bad-arguments", "tools.call", "tools.execution-error", "tools.list",
+        "tools.structured-output", "tools.unknown-tool",
+    ];
+    ModernLogOnListenStream = "modern-log-on-listen-stream", "LOG-006", "Under 2026-07-28, a log message follows the acknowledgement on listen streams." => [
+        "list-changed.tools", "subscriptions.acknowledged", "subscriptions.filter",
+        "subscriptions.resource-updated", "subscriptions.server-ends",
+    ];
+    ModernUnknownLogLevelAccepted = "modern-unknown-log-level-accepted", "LOG-004", "Under 2026-07-28, a request whose _meta logLevel is unknown is served instead of refused with -32602." => ["logging.per-request"];
+    ModernProgressOnListen = "modern-progress-on-listen", "PROG-006", "Under 2026-07-28, progress notifications are tagged as listen-stream notifications." => ["progress.token"];
+    ModernAnswersCancelled = "modern-answers-cancelled", "CANC-003", "Under 2026-07-28, notifications/cancelled is ignored and the call answered anyway." => ["cancellation.stateless", "subscriptions.resource-updated"];
+    ModernLegacyNotFoundCode = "modern-legacy-not-found-code", "RES-005", "Under 2026-07-28, reading a missing resource gets the legacy -32002 instead of -32602." => ["resources.read-unknown-stateless"];
+    ModernEmptyContentsNotFound = "modern-empty-contents-not-found", "RES-005", "Under 2026-07-28, reading a missing resource gets an empty contents array instead of an error." => ["resources.read-unknown-stateless"];
+    ModernNoCacheFields = "modern-no-cache-fields", "CACHE-001", "Under 2026-07-28, cacheable results carry no ttlMs or cacheScope." => [
+        "base.invalid-request", "base.notification-no-response", "base.parse-error",
+        "base.unknown-method", "cancellation.stateless", "completion.complete",
+        "completion.unknown-prompt", "elicitation.accept", "elicitation.cancel",
+        "elicitation.decline", "elicitation.invalid-content", "elicitation.not-declared",
+        "elicitation.outcomes-handled", "elicitation.url-stateless", "list-changed.tools",
+        "logging.per-request", "mrtr.missing-input", "mrtr.round-trip", "mrtr.supported-requests",
+        "mrtr.tampered-state", "pagination.invalid-cursor", "pagination.prompts",
+        "pagination.resource-templates", "pagination.resources", "pagination.tools",
+        "progress.token", "prompts.get-unknown", "prompts.missing-argument",
+        "resources.read-listed", "resources.read-unknown-stateless", "roots.not-declared",
+        "roots.round-trip", "sampling.not-declared", "sampling.preferences", "sampling.round-trip",
+        "stateless.discover", "stateless.independent-requests", "stateless.lists-stable",
+        "stateless.meta-required", "stateless.missing-capability", "stateless.removed-methods",
+        "stateless.stdin-close", "stateless.unsupported-version", "subscriptions.acknowledged",
+        "subscriptions.filter", "subscriptions.resource-updated", "subscriptions.server-ends",
+        "tools.bad-arguments", "tools.call", "tools.execution-error", "tools.list",
+        "tools.structured-output", "tools.unknown-tool",
+    ];
+    ModernPageScopeVaries = "modern-page-scope-varies", "CACHE-002", "Under 2026-07-28, list pages after the first are cacheScope private, the first public." => [
+        "pagination.resources", "pagination.tools", "resources.read-listed",
+        "stateless.lists-stable", "tools.list", "tools.structured-output",
+    ];
+    ModernHttpSessionMinted = "modern-http-session-minted", "HTTP-026", "Over HTTP under 2026-07-28, answers carry an Mcp-Session-Id." => ["http.stateless-no-sessions"];
+    ModernHttpGetAllowed = "modern-http-get-allowed", "HTTP-026", "Over HTTP under 2026-07-28, GET on the endpoint opens an event stream and DELETE gets 200, instead of 405." => ["http.stateless-no-sessions"];
+    ModernHttpHeaderMismatchIgnored = "modern-http-header-mismatch-ignored", "HTTP-021", "Over HTTP under 2026-07-28, MCP-Protocol-Version, Mcp-Method, Mcp-Name and Mcp-Param headers that are missing or disagree with the body are not refused." => ["http.stateless-headers", "http.stateless-param-headers"];
+    ModernHttpUnknownMethod200 = "modern-http-unknown-method-200", "HTTP-022", "Over HTTP under 2026-07-28, an unknown method is answered with status 200 instead of 404." => ["http.stateless-errors"];
+    ModernHttpUnrelatedNotification = "modern-http-unrelated-notification", "HTTP-025", "Over HTTP under 2026-07-28, add_tool's own response stream carries a tools/list_changed notification, which is about no request." => ["http.stateless-request-stream"];
 }
 
 impl Fault {
@@ -163,7 +279,7 @@ struct State {
     /// Ids of the client's requests the server has answered.
     answered: HashSet<String>,
     /// The connection speaks 2026-07-28.
-    modern: bool,
+    stateless: bool,
 }
 
 /// Frames that go out with the one being rewritten.
@@ -280,7 +396,7 @@ impl FaultLayer {
             }
             None => {}
         }
-        if let Some(inbound) = self.modern_incoming(&mut message, &method) {
+        if let Some(inbound) = self.stateless_incoming(&mut message, &method) {
             return inbound;
         }
         if self.fault == Fault::UpdatedAfterUnsubscribe && method == "resources/unsubscribe" {
@@ -348,10 +464,10 @@ impl FaultLayer {
         match &answered {
             Some((method, params)) => {
                 self.distort_response(method, params, &mut frame, &mut around.after);
-                self.modern_response(method, params, &mut frame, &mut around);
+                self.stateless_response(method, params, &mut frame, &mut around);
             }
             None => {
-                if self.distort_message(&mut frame) || self.modern_message(&mut frame, &mut around) {
+                if self.distort_message(&mut frame) || self.stateless_message(&mut frame, &mut around) {
                     return Vec::new();
                 }
             }
@@ -373,7 +489,7 @@ impl FaultLayer {
         }
         match (self.fault, method, error_code) {
             (Fault::UnknownMethodCode, _, Some(code::METHOD_NOT_FOUND))
-            | (Fault::ResourceNotFoundCode, "resources/read", Some(code::RESOURCE_NOT_FOUND))
+            | (Fault::ResourceNotFoundCode, "resources/read", Some(code::LEGACY_RESOURCE_NOT_FOUND))
             | (Fault::UnknownPromptCode, "prompts/get", Some(_)) => {
                 frame["error"]["code"] = json!(code::INTERNAL_ERROR);
             }

@@ -8,8 +8,8 @@ use std::time::Duration;
 use serde_json::Value;
 use tokio::task::{AbortHandle, JoinHandle};
 
-use super::jsonrpc::{self, RpcError, id_key};
 use super::sink;
+use mcp_conform_core::wire::jsonrpc::{self, RpcError, id_key};
 
 /// The running requests of one connection; removing an entry means "do not answer".
 #[derive(Debug, Default)]

@@ -2,7 +2,7 @@
 //! each protocol version exactly, so that `mcp-conform run` without a server
 //! argument comes out all green. It is dual-era: the stateful versions
 //! (2024-11-05 through 2025-11-25) after an `initialize` handshake, and the
-//! stateless 2026-07-28 ([`modern`]) for requests carrying its per-request
+//! stateless 2026-07-28 ([`stateless`]) for requests carrying its per-request
 //! `_meta`; the first request that tells them apart settles the mode of a
 //! stdio connection ([`dual`]), and each HTTP POST is judged on its own.
 //!
@@ -12,23 +12,21 @@
 //! `tools/call` waiting on the client (elicitation, sampling, roots) or
 //! sleeping never blocks `ping` or other requests.
 
-pub(crate) mod base64;
 mod completion;
 mod dispatch;
 mod dual;
 mod era;
 mod fault;
-pub(crate) mod http;
+mod http;
 mod identity;
 mod inflight;
-pub(crate) mod jsonrpc;
-mod modern;
 mod outbound;
 mod pagination;
 mod prompts;
 mod resources;
 mod session;
 pub(crate) mod sink;
+mod stateless;
 mod tools;
 
 use std::sync::Arc;
@@ -38,8 +36,9 @@ use tokio::io::{AsyncBufReadExt, AsyncRead, AsyncWrite, BufReader};
 use self::dual::DualEra;
 pub use self::fault::Fault;
 use self::fault::FaultLayer;
-pub use self::http::{MCP_PATH, MESSAGES_PATH, SSE_PATH, serve_http};
+pub use self::http::serve_http;
 use self::sink::Sink;
+use crate::transport::http_server::MCP_PATH;
 
 /// Serves one MCP session over `input`/`output` until `input` ends,
 /// breaking the rule `fault` names, if any.

@@ -10,8 +10,8 @@ use std::time::Duration;
 use serde_json::{Value, json};
 use tokio::sync::oneshot;
 
-use super::jsonrpc::{self, RpcError, id_key};
 use super::sink::Sink;
+use mcp_conform_core::wire::jsonrpc::{self, RpcError, id_key};
 
 /// How long the server waits for the client to answer one of its requests.
 const ANSWER_TIMEOUT: Duration = Duration::from_secs(60);

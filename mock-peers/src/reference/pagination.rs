@@ -3,7 +3,7 @@
 
 use serde_json::{Map, Value};
 
-use super::jsonrpc::RpcError;
+use mcp_conform_core::wire::jsonrpc::RpcError;
 
 /// One page of a list and the cursor for the next one, if any.
 #[derive(Debug, Clone, PartialEq)]

@@ -3,8 +3,8 @@
 use mcp_conform_core::version::ProtocolVersion;
 use serde_json::{Map, Value, json};
 
-use super::jsonrpc::RpcError;
 use super::pagination;
+use mcp_conform_core::wire::jsonrpc::RpcError;
 
 /// Names of the prompts, in listing order.
 pub(crate) const PROMPTS: [&str; 2] = ["greet", "plain"];

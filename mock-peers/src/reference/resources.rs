@@ -3,10 +3,10 @@
 use mcp_conform_core::version::{Era, ProtocolVersion};
 use serde_json::{Map, Value, json};
 
-use super::base64;
-use super::jsonrpc::{RpcError, code};
 use super::pagination;
 use super::session::Session;
+use crate::base64;
+use mcp_conform_core::wire::jsonrpc::{RpcError, code};
 
 /// Resources per `resources/list` page.
 const PAGE_SIZE: usize = 3;
@@ -166,7 +166,7 @@ fn uri_param(params: &Map<String, Value>) -> Result<&str, RpcError> {
 /// A missing resource: -32002 up to 2025-11-25, -32602 from 2026-07-28 (RES-005).
 fn not_found(uri: &str, version: ProtocolVersion) -> RpcError {
     let code = match version.era() {
-        Era::Stateful => code::RESOURCE_NOT_FOUND,
+        Era::Stateful => code::LEGACY_RESOURCE_NOT_FOUND,
         Era::Stateless => code::INVALID_PARAMS,
     };
     RpcError::new(code, format!("resource not found: {uri}")).with_data(json!({ "uri": uri }))
@@ -223,8 +223,8 @@ mod tests {
             (legacy.code, legacy.data),
             (-32002, Some(json!({"uri": "ref://nope"})))
         );
-        let modern = read(&params, ProtocolVersion::V2026_07_28).unwrap_err();
-        assert_eq!(modern.code, -32602);
+        let stateless = read(&params, ProtocolVersion::V2026_07_28).unwrap_err();
+        assert_eq!(stateless.code, -32602);
         let item = json!({"uri": "ref://items/42"}).as_object().unwrap().clone();
         assert_eq!(
             read(&item, ProtocolVersion::V2026_07_28).unwrap()["contents"][0]["text"],

@@ -16,9 +16,7 @@ use tokio::sync::{mpsc, oneshot};
 use tokio::task::JoinHandle;
 
 use super::fault::{Emit, FaultLayer};
-
-/// Names the transport stream a frame belongs with (HTTP: one per POST).
-pub(crate) type Origin = u64;
+use crate::transport::http_server::streams::Origin;
 
 tokio::task_local! {
     static ORIGIN: Origin;

@@ -1,6 +1,6 @@
 //! Reaching the server and finding its era. On stdio the probe goes first
-//! on the one connection there is. Over HTTP it is a modern POST of its
-//! own: a modern server goes on over that stateless transport, a legacy one
+//! on the one connection there is. Over HTTP it is a stateless POST of its
+//! own: a stateless server goes on over that stateless transport, a legacy one
 //! over a fresh Streamable HTTP transport, exactly as a legacy client would.
 
 use super::era::{self, ServerEra};
@@ -55,10 +55,10 @@ async fn connect_http(
         None => None,
     };
     // The proxy stands in front of the transport of its fault's era only.
-    let through_proxy = |modern: bool| {
+    let through_proxy = |stateless: bool| {
         proxy
             .as_ref()
-            .filter(|_| fault.is_some_and(|f| f.is_modern()) == modern)
+            .filter(|_| fault.is_some_and(|f| f.is_modern()) == stateless)
             .map_or(url, FaultProxy::url)
             .to_owned()
     };
@@ -74,7 +74,7 @@ async fn connect_http(
     })
 }
 
-/// Whether any error but a modern one means a legacy server (MODN-010).
+/// Whether any error but a stateless one means a legacy server (MODN-010).
 fn any_code(fault: Option<ClientFault>) -> bool {
     fault != Some(ClientFault::ProbeFallsBackOnOneCode)
 }

@@ -3,8 +3,8 @@
 //! way the fault says. The transport itself stays correct and free of fault
 //! switches, as the reference server's HTTP faults leave its server alone.
 //! The proxy stands in front of the transport of its fault's era only; the
-//! modern faults leave the `server/discover` probe intact, so that a strict
-//! server still takes the client for a modern one and the fault shows on
+//! stateless faults leave the `server/discover` probe intact, so that a strict
+//! server still takes the client for a stateless one and the fault shows on
 //! every request after it.
 
 use std::sync::Arc;
@@ -13,6 +13,7 @@ use bytes::Bytes;
 use hyper::body::Incoming;
 use hyper::header::{self, HeaderMap, HeaderValue};
 use hyper::{Method, Request, Response, StatusCode};
+use mcp_conform_core::wire::headers::{METHOD, PARAM_PREFIX, PROTOCOL_VERSION, SESSION_ID};
 use reqwest::Url;
 use serde_json::Value;
 use tokio::net::TcpListener;
@@ -20,14 +21,10 @@ use tokio::sync::mpsc;
 use tokio::task::JoinHandle;
 
 use super::ClientFault;
-use crate::reference::http::streams::{Body, EventBody};
-use crate::reference::http::{
-    SESSION_HEADER, VERSION_HEADER, read_body, refuse, serve_connections, status_only,
-};
-
-/// The request headers of 2026-07-28 that the modern faults break.
-const METHOD_HEADER: &str = "mcp-method";
-const PARAM_HEADER_PREFIX: &str = "mcp-param-";
+use crate::transport::http_server::request::read_body;
+use crate::transport::http_server::respond::{Body, refuse, status_only};
+use crate::transport::http_server::serve::serve_with;
+use crate::transport::http_server::streams::EventBody;
 
 /// The version a mismatched `MCP-Protocol-Version` names.
 const MISMATCHED_VERSION: &str = "2025-11-25";
@@ -80,7 +77,7 @@ impl FaultProxy {
         });
         let task = tokio::spawn(async move {
             let handle = move |request| Arc::clone(&forward).pass(request);
-            let _ = serve_connections(listener, "reference client fault proxy", handle).await;
+            let _ = serve_with(listener, "reference client fault proxy", handle).await;
         });
         Ok(FaultProxy { url, task })
     }
@@ -135,7 +132,7 @@ impl Forward {
     /// The fault's rewrite of one request; returns the body to send.
     fn rewrite(&self, method: &Method, headers: &mut HeaderMap, body: String) -> String {
         if self.fault.is_modern() {
-            rewrite_modern(self.fault, headers, &body);
+            rewrite_stateless(self.fault, headers, &body);
             return body;
         }
         match (self.fault, method) {
@@ -144,10 +141,10 @@ impl Forward {
                 headers.insert(header::ACCEPT, HeaderValue::from_static("application/json"));
             }
             (ClientFault::HttpNoSessionId, _) => {
-                headers.remove(SESSION_HEADER);
+                headers.remove(SESSION_ID);
             }
             (ClientFault::HttpNoVersionHeader, _) => {
-                headers.remove(VERSION_HEADER);
+                headers.remove(PROTOCOL_VERSION);
             }
             (ClientFault::HttpBatch, &Method::POST) => {
                 let message: Value = serde_json::from_str(&body).unwrap_or(Value::Null);
@@ -161,21 +158,21 @@ impl Forward {
     }
 }
 
-/// A modern fault's rewrite of the headers of a POST carrying `body`.
-fn rewrite_modern(fault: ClientFault, headers: &mut HeaderMap, body: &str) {
+/// A stateless fault's rewrite of the headers of a POST carrying `body`.
+fn rewrite_stateless(fault: ClientFault, headers: &mut HeaderMap, body: &str) {
     let message: Value = serde_json::from_str(body).unwrap_or(Value::Null);
     match (fault, message.get("method").and_then(Value::as_str)) {
         (_, None | Some("server/discover")) => {}
         (ClientFault::ModernHttpNoMethodHeader, _) => {
-            headers.remove(METHOD_HEADER);
+            headers.remove(METHOD);
         }
         (ClientFault::ModernHttpVersionMismatch, _) => {
-            headers.insert(VERSION_HEADER, HeaderValue::from_static(MISMATCHED_VERSION));
+            headers.insert(PROTOCOL_VERSION, HeaderValue::from_static(MISMATCHED_VERSION));
         }
         (ClientFault::ModernHttpNoParamHeader, Some("tools/call")) => {
             let params: Vec<_> = headers
                 .keys()
-                .filter(|name| name.as_str().starts_with(PARAM_HEADER_PREFIX))
+                .filter(|name| name.as_str().starts_with(PARAM_PREFIX))
                 .cloned()
                 .collect();
             for name in params {

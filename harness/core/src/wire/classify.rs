@@ -140,7 +140,8 @@ pub fn classify(raw: &[u8]) -> Classified {
     }
 }
 
-fn classify_value(value: &Value) -> Classified {
+/// Reads one JSON value as a message (or a batch).
+pub(super) fn classify_value(value: &Value) -> Classified {
     match value {
         Value::Object(obj) => classify_object(obj),
         Value::Array(items) => Classified::Batch(items.iter().map(classify_value).collect()),

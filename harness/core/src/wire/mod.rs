@@ -5,8 +5,14 @@
 //! reads a frame's bytes as JSON-RPC without normalising anything, and says
 //! precisely why a frame is not a valid message when it is not.
 
+//!
+//! [`jsonrpc`] is the framing of the peers that answer messages, built on
+//! the same reading; [`headers`] names the HTTP headers MCP defines.
+
 mod classify;
 mod frame;
+pub mod headers;
+pub mod jsonrpc;
 
 pub use classify::{Classified, ErrorObject, Invalid, RequestId, classify};
 pub use frame::{Direction, Frame, FrameMeta};

@@ -4,6 +4,7 @@ use mcp_conform_core::Verdict;
 use mcp_conform_core::scenario::model::{
     HttpBody, HttpCheck, HttpExchangeStep, SessionChoice, TransportName,
 };
+use mcp_conform_core::wire::headers::{PROTOCOL_VERSION, SESSION_ID};
 use mcp_mock_peers::transport::SessionFacts;
 use mcp_mock_peers::transport::http::exchange::{Exchange, RawRequest, exchange};
 use mcp_mock_peers::transport::http::{carries_version_header, mirror};
@@ -179,14 +180,14 @@ impl StepRunner<'_> {
             }
         };
         if let Some(session) = session {
-            headers.push(("mcp-session-id".into(), Some(session)));
+            headers.push((SESSION_ID.into(), Some(session)));
         }
         if let Some(version) = facts
             .protocol_version
             .as_ref()
             .filter(|v| !facts.legacy && carries_version_header(v))
         {
-            headers.push(("mcp-protocol-version".into(), Some(version.clone())));
+            headers.push((PROTOCOL_VERSION.into(), Some(version.clone())));
         }
         // The stateless era mirrors the body into headers, as the session does.
         if facts.stateless

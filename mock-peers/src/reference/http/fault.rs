@@ -12,14 +12,18 @@ use hyper::{Method, Response, StatusCode};
 use serde_json::Value;
 use tokio::sync::mpsc;
 
-use super::mirror::{METHOD_HEADER, NAME_HEADER, PARAM_PREFIX, VERSION_HEADER};
-use super::streams::{Body, EventBody};
-use super::{Inbound, MCP_PATH, event_stream, json_response, modern, status_only};
+use mcp_conform_core::wire;
+use mcp_conform_core::wire::headers::{LAST_EVENT_ID, METHOD, NAME, PARAM_PREFIX, SESSION_ID};
+
+use super::stateless;
 use crate::reference::Fault;
 use crate::reference::era::PROTOCOL_VERSION;
 use crate::reference::tools;
 use crate::transport::http::mirror::encode;
 use crate::transport::http::sse::SseDecoder;
+use crate::transport::http_server::respond::{Body, event_stream, json_response, status_only};
+use crate::transport::http_server::serve::{Inbound, MCP_PATH};
+use crate::transport::http_server::streams::EventBody;
 
 /// How long `http-stream-left-open` holds a finished stream.
 const HOLD: Duration = Duration::from_secs(30);
@@ -27,10 +31,13 @@ const HOLD: Duration = Duration::from_secs(30);
 const AT_ONCE: Duration = Duration::from_millis(50);
 
 /// Rewrites the request, or answers it in the server's stead.
-pub(super) fn before(fault: Fault, (mut parts, body): Inbound) -> Result<Inbound, Box<Response<Body>>> {
+pub(super) fn before(
+    fault: Fault,
+    Inbound { mut parts, body }: Inbound,
+) -> Result<Inbound, Box<Response<Body>>> {
     let on_endpoint = parts.uri.path() == MCP_PATH;
     let method = parts.method.clone();
-    let speaks_modern = modern::speaks_modern(&parts.headers, &body);
+    let speaks_stateless = stateless::speaks_stateless(&parts.headers, &body);
     let headers = &mut parts.headers;
     match fault {
         Fault::HttpOriginIgnored => {
@@ -38,27 +45,27 @@ pub(super) fn before(fault: Fault, (mut parts, body): Inbound) -> Result<Inbound
             headers.insert(header::HOST, HeaderValue::from_static("127.0.0.1"));
         }
         Fault::HttpVersionHeaderIgnored => {
-            headers.remove("mcp-protocol-version");
+            headers.remove(wire::headers::PROTOCOL_VERSION);
         }
         Fault::HttpDeleteKeepsSession if method == Method::DELETE && on_endpoint => {
             return Err(Box::new(status_only(StatusCode::OK)));
         }
         Fault::HttpGetJson
-            if method == Method::GET && on_endpoint && !headers.contains_key("last-event-id") =>
+            if method == Method::GET && on_endpoint && !headers.contains_key(LAST_EVENT_ID) =>
         {
             return Err(Box::new(json_response(StatusCode::OK, "{}".into())));
         }
-        Fault::ModernHttpGetAllowed if method != Method::POST && on_endpoint && speaks_modern => {
+        Fault::ModernHttpGetAllowed if method != Method::POST && on_endpoint && speaks_stateless => {
             let (_, nothing) = mpsc::unbounded_channel();
             return Err(Box::new(match method {
                 Method::GET => event_stream(EventBody::from_channel(nothing)),
                 _ => status_only(StatusCode::OK),
             }));
         }
-        Fault::ModernHttpHeaderMismatchIgnored if speaks_modern => mirror_body(headers, &body),
+        Fault::ModernHttpHeaderMismatchIgnored if speaks_stateless => mirror_body(headers, &body),
         _ => {}
     }
-    Ok((parts, body))
+    Ok(Inbound { parts, body })
 }
 
 /// Sets the mirrored headers to what the body says, whatever was sent.
@@ -76,16 +83,19 @@ fn mirror_body(headers: &mut HeaderMap, body: &str) {
         }
     };
     if let Some(version) = params.get("_meta").and_then(|m| m.get(PROTOCOL_VERSION)) {
-        set(VERSION_HEADER, version.as_str().unwrap_or_default());
+        set(
+            wire::headers::PROTOCOL_VERSION,
+            version.as_str().unwrap_or_default(),
+        );
     }
     let method = message.get("method").and_then(Value::as_str).unwrap_or_default();
-    set(METHOD_HEADER, method);
+    set(METHOD, method);
     if let Some(name) = params
         .get("name")
         .or_else(|| params.get("uri"))
         .and_then(Value::as_str)
     {
-        set(NAME_HEADER, name);
+        set(NAME, name);
     }
     let tool = params.get("name").and_then(Value::as_str).unwrap_or_default();
     for (header, parameter) in tools::header_parameters(tool) {
@@ -99,18 +109,22 @@ fn mirror_body(headers: &mut HeaderMap, body: &str) {
     }
 }
 
-/// Rewrites the server's answer; `speaks_modern` when the request spoke 2026-07-28.
-pub(super) async fn after(fault: Fault, speaks_modern: bool, mut response: Response<Body>) -> Response<Body> {
+/// Rewrites the server's answer; `speaks_stateless` when the request spoke 2026-07-28.
+pub(super) async fn after(
+    fault: Fault,
+    speaks_stateless: bool,
+    mut response: Response<Body>,
+) -> Response<Body> {
     let status = response.status();
     match fault {
-        Fault::ModernHttpSessionMinted if speaks_modern => {
+        Fault::ModernHttpSessionMinted if speaks_stateless => {
             response.headers_mut().insert(
-                "mcp-session-id",
+                SESSION_ID,
                 HeaderValue::from_static("0123456789abcdef0123456789abcdef"),
             );
             response
         }
-        Fault::ModernHttpUnknownMethod200 if speaks_modern && status == StatusCode::NOT_FOUND => {
+        Fault::ModernHttpUnknownMethod200 if speaks_stateless && status == StatusCode::NOT_FOUND => {
             *response.status_mut() = StatusCode::OK;
             response
         }

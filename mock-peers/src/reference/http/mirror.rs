@@ -9,15 +9,13 @@
 use hyper::header::HeaderMap;
 use serde_json::{Map, Value};
 
+use mcp_conform_core::wire;
+use mcp_conform_core::wire::headers::{METHOD, NAME, PARAM_PREFIX};
+
 use crate::reference::era::PROTOCOL_VERSION;
-use crate::reference::jsonrpc::{RpcError, code};
 use crate::reference::tools;
 use crate::transport::http::mirror::{decode, same_value};
-
-pub(super) const VERSION_HEADER: &str = "mcp-protocol-version";
-pub(super) const METHOD_HEADER: &str = "mcp-method";
-pub(super) const NAME_HEADER: &str = "mcp-name";
-pub(super) const PARAM_PREFIX: &str = "mcp-param-";
+use mcp_conform_core::wire::jsonrpc::{RpcError, code};
 
 fn mismatch(message: String) -> RpcError {
     RpcError::new(code::HEADER_MISMATCH, format!("Header mismatch: {message}"))
@@ -55,10 +53,10 @@ pub(super) fn check(headers: &HeaderMap, method: &str, params: &Map<String, Valu
         .and_then(|meta| meta.get(PROTOCOL_VERSION))
         .and_then(Value::as_str);
     match version {
-        Some(version) => expect(headers, VERSION_HEADER, version)?,
-        None => drop(read(headers, VERSION_HEADER)?),
+        Some(version) => expect(headers, wire::headers::PROTOCOL_VERSION, version)?,
+        None => drop(read(headers, wire::headers::PROTOCOL_VERSION)?),
     }
-    expect(headers, METHOD_HEADER, method)?;
+    expect(headers, METHOD, method)?;
     let named = match method {
         "tools/call" | "prompts/get" => Some("name"),
         "resources/read" => Some("uri"),
@@ -66,8 +64,8 @@ pub(super) fn check(headers: &HeaderMap, method: &str, params: &Map<String, Valu
     };
     if let Some(member) = named {
         match params.get(member).and_then(Value::as_str) {
-            Some(name) => expect(headers, NAME_HEADER, name)?,
-            None => drop(read(headers, NAME_HEADER)?),
+            Some(name) => expect(headers, NAME, name)?,
+            None => drop(read(headers, NAME)?),
         }
     }
     if method == "tools/call" {

@@ -11,9 +11,9 @@ use super::answers::{self, connection_outcome, elicitation_outcome, roots_outcom
 use super::args::ArgError;
 use super::{Call, error_result};
 use crate::reference::dispatch::Server;
-use crate::reference::jsonrpc::{self, RpcError};
 use crate::reference::outbound::OutboundError;
 use crate::reference::session::{Negotiated, Phase};
+use mcp_conform_core::wire::jsonrpc::{self, RpcError};
 
 type Outcome = Result<Value, ArgError>;
 

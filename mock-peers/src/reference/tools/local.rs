@@ -7,8 +7,8 @@ use serde_json::{Number, Value, json};
 
 use super::args::ArgError;
 use super::{Call, error_result, is_builtin, text_result};
-use crate::reference::jsonrpc;
 use crate::reference::session;
+use mcp_conform_core::wire::jsonrpc;
 
 type Outcome = Result<Value, ArgError>;
 

@@ -10,9 +10,9 @@ use serde_json::{Map, Value, json};
 
 use self::args::{ArgError, Args};
 use super::dispatch::Server;
-use super::jsonrpc::RpcError;
 use super::pagination;
 use super::sink::Sink;
+use mcp_conform_core::wire::jsonrpc::RpcError;
 
 /// Tools per `tools/list` page.
 const PAGE_SIZE: usize = 4;
@@ -76,7 +76,7 @@ fn static_tools(era: Era) -> Vec<ToolDef> {
                 tool.description = description.to_owned();
             }
         }
-        tools.extend(modern_tools());
+        tools.extend(stateless_tools());
     }
     tools
 }
@@ -99,7 +99,7 @@ fn stateless_description(name: &str) -> Option<&'static str> {
 }
 
 /// Tools only the stateless revision lists.
-fn modern_tools() -> Vec<ToolDef> {
+fn stateless_tools() -> Vec<ToolDef> {
     vec![
         def(
             "region_echo",
@@ -372,7 +372,7 @@ pub(crate) async fn call(server: &Server, params: &Map<String, Value>) -> Result
 /// Runs a tool that needs nothing from the client; `None` when `name` is
 /// no such tool of the host's era.
 pub(crate) async fn run_local(call: Call<'_>, name: &str) -> Option<Result<Value, ArgError>> {
-    let modern = call.host.version().era() == Era::Stateless;
+    let stateless = call.host.version().era() == Era::Stateless;
     Some(match name {
         "echo" => local::echo(call),
         "add" => local::add(call),
@@ -382,7 +382,7 @@ pub(crate) async fn run_local(call: Call<'_>, name: &str) -> Option<Result<Value
         "log" => local::log(call),
         "add_tool" => local::add_tool(call),
         "touch" => local::touch(call),
-        "region_echo" if modern => local::region_echo(call),
+        "region_echo" if stateless => local::region_echo(call),
         dynamic if call.host.dynamic_tools().iter().any(|t| t == dynamic) => {
             local::dynamic_echo(call, dynamic)
         }
@@ -449,8 +449,8 @@ mod tests {
     #[test]
     fn the_stateless_catalogue_adds_its_tools_and_describes_what_differs() {
         let legacy = static_tools(Era::Stateful);
-        let modern = static_tools(Era::Stateless);
-        assert_eq!(modern.len(), legacy.len() + 2);
+        let stateless = static_tools(Era::Stateless);
+        assert_eq!(stateless.len(), legacy.len() + 2);
         let connect = |tools: &[ToolDef]| {
             tools
                 .iter()
@@ -459,7 +459,7 @@ mod tests {
                 .description
                 .clone()
         };
-        assert!(connect(&legacy).contains("-32042") && !connect(&modern).contains("-32042"));
+        assert!(connect(&legacy).contains("-32042") && !connect(&stateless).contains("-32042"));
         assert_eq!(
             header_parameters("region_echo"),
             vec![("Region".to_owned(), "region".to_owned())]

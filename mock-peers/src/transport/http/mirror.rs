@@ -12,10 +12,11 @@
 use std::collections::HashMap;
 
 use mcp_conform_core::protocol::meta_key::PROTOCOL_VERSION;
+use mcp_conform_core::wire;
 use serde_json::Value;
 
 use super::headers::is_token_byte;
-use crate::reference::base64;
+use crate::base64;
 
 const SENTINEL_START: &str = "=?base64?";
 const SENTINEL_END: &str = "?=";
@@ -45,7 +46,11 @@ pub struct ParamHeader {
 impl ParamHeader {
     /// The header's name as recorded (lower case).
     pub fn header(&self) -> String {
-        format!("mcp-param-{}", self.name.to_ascii_lowercase())
+        format!(
+            "{}{}",
+            wire::headers::PARAM_PREFIX,
+            self.name.to_ascii_lowercase()
+        )
     }
 
     /// The argument this header mirrors, unless it is absent or null.
@@ -166,7 +171,7 @@ fn is_primitive(kind: Option<&Value>) -> bool {
     }
 }
 
-/// The headers a modern POST carries for `message` (a request or a
+/// The headers a stateless POST carries for `message` (a request or a
 /// notification): the protocol version of its `_meta` (none when it has
 /// none), its method, the name or URI of `tools/call`, `prompts/get` and
 /// `resources/read`, and the mirrored arguments of a tool call.
@@ -178,15 +183,15 @@ pub fn mirrored(message: &Value, tools: &ToolHeaders) -> Vec<(String, String)> {
         .and_then(|m| m.get(PROTOCOL_VERSION))
         .and_then(Value::as_str)
     {
-        headers.push(("mcp-protocol-version".to_owned(), version.to_owned()));
+        headers.push((wire::headers::PROTOCOL_VERSION.to_owned(), version.to_owned()));
     }
     let Some(method) = message.get("method").and_then(Value::as_str) else {
         return headers;
     };
-    headers.push(("mcp-method".to_owned(), encode(method)));
+    headers.push((wire::headers::METHOD.to_owned(), encode(method)));
     let named = named(method, params);
     if let Some(name) = named {
-        headers.push(("mcp-name".to_owned(), encode(name)));
+        headers.push((wire::headers::NAME.to_owned(), encode(name)));
     }
     let tool = (method == "tools/call")
         .then_some(named)

@@ -21,6 +21,7 @@ use std::str::FromStr;
 use std::sync::{Arc, Mutex, PoisonError};
 use std::time::{Duration, Instant};
 
+use mcp_conform_core::wire::headers::{LAST_EVENT_ID, PROTOCOL_VERSION, SESSION_ID};
 use mcp_conform_core::wire::{Direction, Frame, FrameMeta, RequestId};
 use reqwest::header::{HeaderMap, HeaderName, HeaderValue};
 use reqwest::{Method, StatusCode, Url};
@@ -205,7 +206,7 @@ impl Shared {
                 .as_deref()
                 .and_then(|v| HeaderValue::from_str(v).ok())
             {
-                map.insert("mcp-session-id", id);
+                map.insert(SESSION_ID, id);
             }
             if let Some(version) = state
                 .protocol_version
@@ -213,7 +214,7 @@ impl Shared {
                 .filter(|v| carries_version_header(v))
                 .and_then(|v| HeaderValue::from_str(v).ok())
             {
-                map.insert("mcp-protocol-version", version);
+                map.insert(PROTOCOL_VERSION, version);
             }
         }
         for (name, value) in &self.custom {
@@ -564,13 +565,13 @@ impl HttpTransport {
             // Every POST names a version: a body that names none (a notification,
             // malformed input) gets the one the connection's first request named.
             let mut state = self.shared.state();
-            match mirrored.iter().find(|(name, _)| name == "mcp-protocol-version") {
+            match mirrored.iter().find(|(name, _)| name == PROTOCOL_VERSION) {
                 Some((_, version)) => {
                     state.protocol_version.get_or_insert_with(|| version.clone());
                 }
                 None => {
                     if let Some(version) = &state.protocol_version {
-                        mirrored.push(("mcp-protocol-version".to_owned(), version.clone()));
+                        mirrored.push((PROTOCOL_VERSION.to_owned(), version.clone()));
                     }
                 }
             }
@@ -861,10 +862,7 @@ async fn answer(
     // The stateless era has no sessions: an id a server mints anyway is ignored.
     if !legacy
         && !shared.stateless
-        && let Some(id) = response
-            .headers()
-            .get("mcp-session-id")
-            .and_then(|v| v.to_str().ok())
+        && let Some(id) = response.headers().get(SESSION_ID).and_then(|v| v.to_str().ok())
     {
         let mut state = shared.state();
         if state.session_id.is_none() {
@@ -1054,7 +1052,7 @@ async fn follow_stream(
         tokio::time::sleep(pause).await;
         let mut headers = shared.headers("text/event-stream", false);
         if let Ok(value) = HeaderValue::from_str(&resume_from) {
-            headers.insert("last-event-id", value);
+            headers.insert(LAST_EVENT_ID, value);
         }
         let resumed = shared
             .client

@@ -1,9 +1,32 @@
-//! A decoder for `text/event-stream` bodies, fed whatever chunks the network
+//! `text/event-stream`, both ways: `encode` writes the events our servers
+//! send, and a decoder reads bodies, fed whatever chunks the network
 //! delivers. It follows the event-stream interpretation rules of the HTML
 //! standard: lines end in CRLF, LF or CR; a line starting with `:` is a
 //! comment; `data:` lines accumulate; an empty line dispatches the event;
 //! `id:` sets the last event id (kept across events); `retry:` takes digits
 //! only; unknown fields are ignored.
+
+/// One SSE event as our servers write it: its id when it has one, then a
+/// `message` carrying `data`, or without data an empty one (a priming event).
+pub(crate) fn encode(id: Option<&str>, data: Option<&str>) -> String {
+    let mut text = String::new();
+    if let Some(id) = id {
+        text.push_str(&format!("id: {id}\n"));
+    }
+    match data {
+        None => text.push_str("data:\n"),
+        Some(data) => {
+            text.push_str("event: message\n");
+            for line in data.split('\n') {
+                text.push_str("data: ");
+                text.push_str(line.trim_end_matches('\r'));
+                text.push('\n');
+            }
+        }
+    }
+    text.push('\n');
+    text
+}
 
 /// The longest line or event data we buffer; past it the rest is dropped,
 /// so a runaway stream cannot exhaust memory.

@@ -20,25 +20,26 @@ use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, Mutex, MutexGuard, PoisonError};
 use std::time::Duration;
 
-use bytes::Bytes;
 use hyper::body::Incoming;
 use hyper::header::{HeaderMap, HeaderValue};
 use hyper::{Method, Request, Response, StatusCode};
 use mcp_conform_core::version::ProtocolVersion;
+use mcp_conform_core::wire::headers::{PROTOCOL_VERSION, SESSION_ID};
+use mcp_conform_core::wire::jsonrpc::{self, RpcError, code, id_key};
 use mcp_conform_core::wire::{Direction, Frame, FrameMeta, RequestId};
-use serde_json::{Value, json};
+use serde_json::Value;
 use tokio::sync::mpsc;
 use tokio::time::Instant;
 
 use super::record::{HttpClientRecord, InboundRequest};
-use crate::reference::http::streams::{Body, EventBody, Router, STANDALONE};
-use crate::reference::http::{
-    BodyShape, LAST_EVENT_ID, MCP_PATH, MESSAGES_PATH, Refusal, SESSION_HEADER, SSE_PATH, VERSION_HEADER,
-    event_stream, header_str, json_response, legacy_session_id, local_only, new_session_id, not_allowed,
-    read_body, status_only, unbuffered_event_stream,
+use super::request::{BodyShape, header_str, legacy_session_id, new_session_id, read_body};
+use super::respond::{
+    Answer, Body, Refusal, accepted, event_stream, json_response, status_only, unbuffered_event_stream,
 };
-use crate::reference::jsonrpc::{code, id_key};
-use crate::reference::sink::Origin;
+use super::serve::{
+    GetStream, Handler, Inbound, MCP_PATH, SSE_PATH, get_stream, legacy_stream, route, stream_failed,
+};
+use super::streams::{EventBody, Origin, Router, STANDALONE};
 use crate::transport::http::headers;
 use crate::transport::{HttpIncident, PeerExit, TransportEvent};
 
@@ -164,59 +165,6 @@ impl Endpoint {
         self.arrived.load(Ordering::Relaxed) > 0
     }
 
-    /// Answers one HTTP request of the client and records it.
-    pub async fn handle(self: Arc<Self>, request: Request<Incoming>) -> Response<Body> {
-        let method = request.method().clone();
-        let mut seen = InboundRequest {
-            at: self.elapsed(),
-            label: self.label(&method),
-            method: method.to_string(),
-            target: request
-                .uri()
-                .path_and_query()
-                .map_or_else(|| "/".to_owned(), |p| p.as_str().to_owned()),
-            headers: headers::record(request.headers().iter().map(|(k, v)| (k.as_str(), v.as_bytes()))),
-            status: 0,
-            array: false,
-            refusal: None,
-            cancelled: false,
-        };
-        let path = request.uri().path().to_owned();
-        let stateless = self.state().stateless;
-        let answer = if let Err(why) = local_only(request.headers()) {
-            Err(Refusal::new(StatusCode::FORBIDDEN, why))
-        } else if stateless {
-            Arc::clone(&self)
-                .stateless_request(request, &path, &mut seen)
-                .await
-        } else {
-            match (method, path.as_str()) {
-                (Method::POST, MCP_PATH) => self.post(request, &mut seen).await,
-                (Method::GET, MCP_PATH) => self.get(request.headers(), &seen.label),
-                (Method::DELETE, MCP_PATH) => self.delete(request.headers()),
-                (_, MCP_PATH) => Ok(not_allowed("GET, POST, DELETE")),
-                (Method::GET, SSE_PATH) => Arc::clone(&self).legacy_open(&seen.label),
-                (Method::POST, MESSAGES_PATH) => self.legacy_post(request, &mut seen).await,
-                _ => Err(Refusal::new(
-                    StatusCode::NOT_FOUND,
-                    format!("no such endpoint; the mock server serves {MCP_PATH} (and {SSE_PATH})"),
-                )),
-            }
-        };
-        let response = answer.unwrap_or_else(|refused| {
-            seen.refusal = Some(refused.message.clone());
-            let description = format!(
-                "{} {} was refused with {}: {}",
-                seen.label, seen.target, refused.status, refused.message
-            );
-            self.incident(&seen.label, Some(refused.status), Vec::new(), description);
-            refused.response()
-        });
-        seen.status = response.status().as_u16();
-        self.state().record.requests.push(seen);
-        response
-    }
-
     /// `post#N`, `get#N`, … numbered over all requests in arrival order.
     fn label(&self, method: &Method) -> String {
         let n = self.arrived.fetch_add(1, Ordering::Relaxed) + 1;
@@ -247,13 +195,13 @@ impl Endpoint {
     /// `MCP-Protocol-Version` gets 400. A missing id is served (and judged).
     fn admit(&self, headers: &HeaderMap) -> Result<(), Refusal> {
         let state = self.state();
-        if let Some(id) = header_str(headers, SESSION_HEADER) {
+        if let Some(id) = header_str(headers, SESSION_ID) {
             let ours = !state.record.legacy && state.record.session_id.as_deref() == Some(id);
             if !ours || state.session_ended {
                 return Err(Refusal::new(StatusCode::NOT_FOUND, "Session not found"));
             }
         }
-        match header_str(headers, VERSION_HEADER) {
+        match header_str(headers, PROTOCOL_VERSION) {
             Some(version) if version.parse::<ProtocolVersion>().is_err() => Err(Refusal::new(
                 StatusCode::BAD_REQUEST,
                 format!("Unsupported MCP-Protocol-Version {version:?}"),
@@ -276,21 +224,16 @@ impl Endpoint {
     /// engine; a body with requests is answered with an SSE stream that
     /// carries their responses (and whatever we send meanwhile), anything
     /// else with 202.
-    async fn post(
-        &self,
-        request: Request<Incoming>,
-        seen: &mut InboundRequest,
-    ) -> Result<Response<Body>, Refusal> {
-        let headers = request.headers().clone();
+    async fn serve_post(&self, Inbound { parts, body }: Inbound, seen: &mut InboundRequest) -> Answer {
+        let headers = parts.headers;
         self.admit(&headers)?;
-        let text = read_body(request.into_body()).await?;
-        let PostBody { text, message, shape } = match self.parse_post(text, seen) {
+        let PostBody { text, message, shape } = match self.parse_post(body, seen) {
             Ok(body) => body,
             Err(answer) => return Ok(*answer),
         };
         let mut state = self.state();
         let minted = shape.initialize && state.record.session_id.is_none() && !state.record.legacy;
-        if shape.initialize && !minted && !headers.contains_key(SESSION_HEADER) {
+        if shape.initialize && !minted && !headers.contains_key(SESSION_ID) {
             return Err(Refusal::new(
                 StatusCode::BAD_REQUEST,
                 "the mock server plays one session per scenario, and it has begun",
@@ -322,7 +265,7 @@ impl Endpoint {
 
     /// GET on the Streamable HTTP endpoint: the standalone SSE stream, or a
     /// resumption of any stream with `Last-Event-ID`.
-    fn get(&self, headers: &HeaderMap, label: &str) -> Result<Response<Body>, Refusal> {
+    fn serve_get(&self, headers: &HeaderMap, label: &str) -> Answer {
         self.admit(headers)?;
         let mut state = self.state();
         if state.record.session_id.is_none() || state.record.legacy {
@@ -331,25 +274,13 @@ impl Endpoint {
                 "no Streamable HTTP session yet: initialize first",
             ));
         }
-        let router = Arc::clone(&state.router);
-        if let Some(last) = header_str(headers, LAST_EVENT_ID) {
-            let body = router.resume(last).map_err(|_| {
-                Refusal::new(
-                    StatusCode::BAD_REQUEST,
-                    "Last-Event-ID names no event of this session",
-                )
-            })?;
-            return Ok(event_stream(body));
+        match get_stream(&state.router, headers, Self::primes(&state))? {
+            GetStream::Resumed(body) => Ok(event_stream(body)),
+            GetStream::Standalone(body) => {
+                Self::flush_held(&mut state, STANDALONE);
+                Self::stream_answer(&mut state, STANDALONE, Some(body), label, None)
+            }
         }
-        if router.standalone_open() {
-            return Err(Refusal::new(
-                StatusCode::CONFLICT,
-                "a standalone SSE stream is already open for this session",
-            ));
-        }
-        Self::flush_held(&mut state, STANDALONE);
-        let body = router.connect(STANDALONE, Self::primes(&state), None);
-        Self::stream_answer(&mut state, STANDALONE, body, label, None)
     }
 
     /// The SSE answer carrying stream `origin` (with the session id, when
@@ -362,15 +293,14 @@ impl Endpoint {
         label: &str,
         issued: Option<String>,
     ) -> Result<Response<Body>, Refusal> {
-        let body =
-            body.ok_or_else(|| Refusal::new(StatusCode::INTERNAL_SERVER_ERROR, "the stream could not open"))?;
+        let body = body.ok_or_else(stream_failed)?;
         let mut response = match state.stateless {
             true => unbuffered_event_stream(body),
             false => event_stream(body),
         };
         if let Some(id) = issued {
             let id = HeaderValue::from_str(&id).expect("session ids are visible ASCII");
-            response.headers_mut().insert(SESSION_HEADER, id);
+            response.headers_mut().insert(SESSION_ID, id);
         }
         let facts = StreamFacts {
             label: label.to_owned(),
@@ -381,7 +311,7 @@ impl Endpoint {
     }
 
     /// DELETE: the client ends the session.
-    fn delete(&self, headers: &HeaderMap) -> Result<Response<Body>, Refusal> {
+    fn serve_delete(&self, headers: &HeaderMap) -> Answer {
         self.admit(headers)?;
         if self.state().record.session_id.is_none() {
             return Err(Refusal::new(StatusCode::NOT_FOUND, "no session to end"));
@@ -392,7 +322,7 @@ impl Endpoint {
 
     /// GET on the HTTP+SSE endpoint (2024-11-05): the session's one stream,
     /// opening with the `endpoint` event that names where to POST.
-    fn legacy_open(self: Arc<Self>, label: &str) -> Result<Response<Body>, Refusal> {
+    fn serve_legacy_open(self: Arc<Self>, label: &str) -> Answer {
         let mut state = self.state();
         if state.record.session_id.is_some() {
             return Err(Refusal::new(
@@ -401,28 +331,21 @@ impl Endpoint {
             ));
         }
         let id = new_session_id();
-        let endpoint = format!("event: endpoint\ndata: {MESSAGES_PATH}?session_id={id}\n\n");
         state.router = Arc::new(Router::new(true));
         state.record.legacy = true;
-        state.record.session_id = Some(id);
-        let router = Arc::clone(&state.router);
-        Self::flush_held(&mut state, STANDALONE);
         let ending = Arc::clone(&self);
-        // The client hanging up ends an HTTP+SSE session.
-        let body = router
-            .connect(STANDALONE, false, Some(Bytes::from(endpoint)))
-            .map(|body| body.on_drop(move || ending.end_session("the client closed its HTTP+SSE stream")));
-        Self::stream_answer(&mut state, STANDALONE, body, label, None)
+        let body = legacy_stream(&state.router, &id, move || {
+            ending.end_session("the client closed its HTTP+SSE stream");
+        })?;
+        state.record.session_id = Some(id);
+        Self::flush_held(&mut state, STANDALONE);
+        Self::stream_answer(&mut state, STANDALONE, Some(body), label, None)
     }
 
     /// POST on the HTTP+SSE message endpoint: 202, and whatever it leads to
     /// goes on the session's stream.
-    async fn legacy_post(
-        &self,
-        request: Request<Incoming>,
-        seen: &mut InboundRequest,
-    ) -> Result<Response<Body>, Refusal> {
-        let named = legacy_session_id(request.uri());
+    fn serve_legacy_post(&self, request: Inbound, seen: &mut InboundRequest) -> Answer {
+        let named = legacy_session_id(&request.parts.uri);
         {
             let state = self.state();
             let ours = state.record.legacy && named.is_some() && state.record.session_id == named;
@@ -430,13 +353,10 @@ impl Endpoint {
                 return Err(Refusal::new(StatusCode::NOT_FOUND, "Session not found"));
             }
         }
-        let text = read_body(request.into_body()).await?;
-        let message = serde_json::from_str::<Value>(&text).ok();
+        let message = serde_json::from_str::<Value>(&request.body).ok();
         seen.array = message.as_ref().is_some_and(Value::is_array);
-        self.deliver_each(text, message, seen, StatusCode::ACCEPTED);
-        let mut response = Response::new(Body::Full(Some(Bytes::from_static(b"Accepted"))));
-        *response.status_mut() = StatusCode::ACCEPTED;
-        Ok(response)
+        self.deliver_each(request.body, message, seen, StatusCode::ACCEPTED);
+        Ok(accepted())
     }
 
     /// The body of a POST on the endpoint, parsed (whether it is an array
@@ -446,7 +366,7 @@ impl Endpoint {
     fn parse_post(&self, text: String, seen: &mut InboundRequest) -> Result<PostBody, Box<Response<Body>>> {
         let Ok(message) = serde_json::from_str::<Value>(&text) else {
             self.deliver(text.into_bytes(), seen, StatusCode::BAD_REQUEST);
-            let error = json!({"jsonrpc": "2.0", "id": null, "error": {"code": code::PARSE_ERROR, "message": "Parse error"}});
+            let error = jsonrpc::response(&Value::Null, Err(RpcError::new(code::PARSE_ERROR, "Parse error")));
             return Err(Box::new(json_response(
                 StatusCode::BAD_REQUEST,
                 error.to_string(),
@@ -638,4 +558,97 @@ fn is_response(message: &Value) -> bool {
 
 fn record_headers(map: &HeaderMap) -> BTreeMap<String, String> {
     headers::record(map.iter().map(|(k, v)| (k.as_str(), v.as_bytes())))
+}
+
+/// The mock server on the core: lenient where the spec binds the client,
+/// and every request recorded for the judge.
+impl Handler for Endpoint {
+    type Seen = InboundRequest;
+
+    /// Answers one HTTP request of the client and records it.
+    async fn handle(self: Arc<Self>, request: Request<Incoming>) -> Response<Body> {
+        let method = request.method().clone();
+        let mut seen = InboundRequest {
+            at: self.elapsed(),
+            label: self.label(&method),
+            method: method.to_string(),
+            target: request
+                .uri()
+                .path_and_query()
+                .map_or_else(|| "/".to_owned(), |p| p.as_str().to_owned()),
+            headers: record_headers(request.headers()),
+            status: 0,
+            array: false,
+            refusal: None,
+            cancelled: false,
+        };
+        let (parts, body) = request.into_parts();
+        let answer = match read_body(body).await {
+            Ok(body) => route(Arc::clone(&self), Inbound { parts, body }, &mut seen).await,
+            Err(refused) => Err(refused),
+        };
+        let response = answer.unwrap_or_else(|refused| {
+            seen.refusal = Some(refused.message.clone());
+            let description = format!(
+                "{} {} was refused with {}: {}",
+                seen.label, seen.target, refused.status, refused.message
+            );
+            self.incident(&seen.label, Some(refused.status), Vec::new(), description);
+            refused.response()
+        });
+        seen.status = response.status().as_u16();
+        self.state().record.requests.push(seen);
+        response
+    }
+
+    fn stateless(&self, _: &Inbound) -> bool {
+        self.state().stateless
+    }
+
+    async fn post(self: Arc<Self>, request: Inbound, seen: &mut InboundRequest) -> Answer {
+        self.serve_post(request, seen).await
+    }
+
+    async fn stateless_post(self: Arc<Self>, request: Inbound, seen: &mut InboundRequest) -> Answer {
+        self.serve_stateless_post(request, seen)
+    }
+
+    fn get(self: Arc<Self>, request: &Inbound, seen: &mut InboundRequest) -> Answer {
+        self.serve_get(&request.parts.headers, &seen.label)
+    }
+
+    fn delete(self: Arc<Self>, request: &Inbound) -> Answer {
+        self.serve_delete(&request.parts.headers)
+    }
+
+    fn legacy_open(self: Arc<Self>, _: &Inbound, seen: &mut InboundRequest) -> Answer {
+        if self.state().stateless {
+            return Err(self.not_found());
+        }
+        self.serve_legacy_open(&seen.label)
+    }
+
+    async fn legacy_post(self: Arc<Self>, request: Inbound, seen: &mut InboundRequest) -> Answer {
+        if self.state().stateless {
+            return Err(self.not_found());
+        }
+        self.serve_legacy_post(request, seen)
+    }
+
+    /// The mock server has no HTTP+SSE endpoint that other methods could
+    /// reach: 404.
+    fn legacy_not_allowed(&self) -> Answer {
+        Err(self.not_found())
+    }
+
+    fn not_found(&self) -> Refusal {
+        let serves = match self.state().stateless {
+            true => format!("{MCP_PATH} (2026-07-28: POST only)"),
+            false => format!("{MCP_PATH} (and {SSE_PATH})"),
+        };
+        Refusal::new(
+            StatusCode::NOT_FOUND,
+            format!("no such endpoint; the mock server serves {serves}"),
+        )
+    }
 }

@@ -1,24 +1,31 @@
-//! The mock server's side of HTTP: under a `role: client` scenario the
-//! engine plays a server, and this transport serves it to the client under
-//! test over Streamable HTTP (2025-03-26 on, at `/mcp`) and the HTTP+SSE
-//! transport of 2024-11-05 (at `/sse`).
+//! The server side of HTTP: the one Streamable HTTP server core (`serve.rs`:
+//! connections, the loopback guard, routes; `streams.rs`: SSE streams with
+//! event ids, priming and replay; `request.rs`, `respond.rs`), which the
+//! reference server and the mock server each serve through a
+//! `serve::Handler` of their own, and the mock server's transport.
 //!
-//! The client's messages come out as [`TransportEvent::Frame`]s carrying
-//! the HTTP facts of the request that brought them ([`FrameMeta`]:
-//! our status, the request's headers, `post#N`); ours go out on the SSE
-//! streams of the reference server's [`Router`], so the stream rules are
-//! the reference server's own (see `endpoint.rs` for where each frame
-//! goes). Every HTTP request is recorded ([`HttpClientRecord`]) so the
-//! client's transport rules can be judged once the scenario is over.
-//! From [`HttpServerTransport::serve_stateless`] on, it serves the
-//! stateless era (2026-07-28) instead: POST only, no session, one stream
-//! per request (`endpoint/stateless.rs`).
+//! Under a `role: client` scenario the engine plays a server, and
+//! [`HttpServerTransport`] serves it to the client under test over
+//! Streamable HTTP (2025-03-26 on, at `/mcp`) and the HTTP+SSE transport of
+//! 2024-11-05 (at `/sse`). The client's messages come out as
+//! [`TransportEvent::Frame`]s carrying the HTTP facts of the request that
+//! brought them ([`FrameMeta`]: our status, the request's headers,
+//! `post#N`); ours go out on the session's SSE streams, by the same stream
+//! rules as the reference server's (see `endpoint.rs` for where each frame
+//! goes). Every HTTP request is recorded ([`HttpClientRecord`]) so that the
+//! client's transport rules can be judged once the scenario is over. From
+//! [`HttpServerTransport::serve_stateless`] on, it serves the stateless era
+//! (2026-07-28) instead: POST only, no session, one stream per request
+//! (`endpoint/stateless.rs`).
 //!
 //! [`FrameMeta`]: mcp_conform_core::wire::FrameMeta
-//! [`Router`]: crate::reference::http::streams::Router
 
 mod endpoint;
 mod record;
+pub(crate) mod request;
+pub(crate) mod respond;
+pub(crate) mod serve;
+pub(crate) mod streams;
 #[cfg(test)]
 mod tests;
 
@@ -33,9 +40,8 @@ use tokio::task::JoinHandle;
 
 use self::endpoint::Endpoint;
 pub use self::record::{HttpClientRecord, InboundRequest};
+pub use self::serve::{MCP_PATH, MESSAGES_PATH, SSE_PATH};
 use super::{PeerExit, TransportError, TransportEvent, next_event};
-use crate::reference::http::serve_connections;
-pub use crate::reference::{MCP_PATH, SSE_PATH};
 
 /// How often held frames are looked at.
 const HOLD_TICK: Duration = Duration::from_millis(100);
@@ -97,8 +103,7 @@ impl HttpServerTransport {
         let endpoint = Arc::new(Endpoint::new(tx));
         let serving = Arc::clone(&endpoint);
         let server = tokio::spawn(async move {
-            let handle = move |request| Arc::clone(&serving).handle(request);
-            if let Err(error) = serve_connections(listener, "mock server", handle).await {
+            if let Err(error) = serve::serve(listener, "mock server", serving).await {
                 eprintln!("mock server: accepting connections failed: {error}");
             }
         });

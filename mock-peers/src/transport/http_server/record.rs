@@ -5,7 +5,7 @@
 use std::collections::BTreeMap;
 use std::time::Duration;
 
-use crate::reference::http::media_types;
+use super::request::media_types;
 use crate::transport::PeerExit;
 
 /// One HTTP request the client made, and how the mock server answered it.

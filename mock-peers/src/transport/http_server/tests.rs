@@ -276,7 +276,7 @@ const META: &str = r#""_meta":{"io.modelcontextprotocol/protocolVersion":"2026-0
 
 /// A 2026-07-28 request body: `method` with `params` (JSON members) and the
 /// protocol version in its `_meta`.
-fn modern(id: &str, method: &str, params: &str) -> String {
+fn stateless(id: &str, method: &str, params: &str) -> String {
     let params = if params.is_empty() {
         META.to_owned()
     } else {
@@ -362,7 +362,7 @@ async fn the_stateless_era_serves_post_only_and_never_a_session() {
     let sse = client.get(url.replace(MCP_PATH, SSE_PATH)).send().await.unwrap();
     assert_eq!(sse.status(), 404);
     // A session id the server never issued is ignored, not refused.
-    let bogus = post(&client, &url, &modern("1", "tools/list", ""))
+    let bogus = post(&client, &url, &stateless("1", "tools/list", ""))
         .header("mcp-session-id", "not-ours")
         .send()
         .await
@@ -385,8 +385,8 @@ async fn the_stateless_era_serves_post_only_and_never_a_session() {
 #[tokio::test]
 async fn each_response_goes_on_the_stream_of_its_request_which_then_ends() {
     let (mut server, client, url) = stateless_server().await;
-    let mut first = Events::post(&client, &url, &modern("1", "tools/list", "")).await;
-    let mut second = Events::post(&client, &url, &modern("2", "prompts/list", "")).await;
+    let mut first = Events::post(&client, &url, &stateless("1", "tools/list", "")).await;
+    let mut second = Events::post(&client, &url, &stateless("2", "prompts/list", "")).await;
     let _ = next_frame(&mut server).await;
     let _ = next_frame(&mut server).await;
     // The engine's session switches too, once the client is there: the streams stay.
@@ -411,7 +411,12 @@ async fn each_response_goes_on_the_stream_of_its_request_which_then_ends() {
 async fn notifications_go_on_the_stream_of_the_request_they_are_about() {
     let (mut server, client, url) = stateless_server().await;
     let filter = r#""notifications":{"toolsListChanged":true}"#;
-    let mut listen = Events::post(&client, &url, &modern(r#""L""#, "subscriptions/listen", filter)).await;
+    let mut listen = Events::post(
+        &client,
+        &url,
+        &stateless(r#""L""#, "subscriptions/listen", filter),
+    )
+    .await;
     let call = r#"{"jsonrpc":"2.0","id":7,"method":"tools/call","params":{"name":"slow","arguments":{},"_meta":{"progressToken":"p","io.modelcontextprotocol/protocolVersion":"2026-07-28"}}}"#;
     let mut called = Events::post(&client, &url, call).await;
     let _ = next_frame(&mut server).await;
@@ -452,14 +457,14 @@ async fn a_notification_no_stream_can_carry_waits_for_the_next_request() {
     let (mut server, client, url) = stateless_server().await;
     let log = json!({"jsonrpc": "2.0", "method": "notifications/message", "params": {"level": "info", "data": "x"}});
     assert_eq!(engine_sends(&mut server, log).await.as_deref(), Some("held"));
-    let mut events = Events::post(&client, &url, &modern("1", "tools/list", "")).await;
+    let mut events = Events::post(&client, &url, &stateless("1", "tools/list", "")).await;
     assert_eq!(events.message().await["method"], "notifications/message");
 }
 
 #[tokio::test]
 async fn closing_a_stream_before_its_response_cancels_the_request() {
     let (mut server, client, url) = stateless_server().await;
-    let call = modern("9", "tools/call", r#""name":"slow","arguments":{}"#);
+    let call = stateless("9", "tools/call", r#""name":"slow","arguments":{}"#);
     let events = Events::post(&client, &url, &call).await;
     let _ = next_frame(&mut server).await;
     drop(events);
@@ -492,7 +497,7 @@ async fn closing_a_stream_before_its_response_cancels_the_request() {
 #[tokio::test]
 async fn a_stream_that_ends_with_its_response_cancels_nothing() {
     let (mut server, client, url) = stateless_server().await;
-    let mut events = Events::post(&client, &url, &modern("3", "tools/list", "")).await;
+    let mut events = Events::post(&client, &url, &stateless("3", "tools/list", "")).await;
     let _ = next_frame(&mut server).await;
     engine_sends(
         &mut server,

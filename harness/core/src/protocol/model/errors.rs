@@ -14,18 +14,10 @@ use crate::protocol::shape::{Named, Shape, req};
 use crate::protocol::violation::Violation;
 use crate::version::{Era, ProtocolVersion};
 
-pub const INVALID_PARAMS: i64 = -32602;
-pub const METHOD_NOT_FOUND: i64 = -32601;
-/// Resource not found, up to 2025-11-25; `-32602` after.
-pub const LEGACY_RESOURCE_NOT_FOUND: i64 = -32002;
-/// URL elicitation required, 2025-11-25 only.
-pub const URL_ELICITATION_REQUIRED: i64 = -32042;
-/// An HTTP header disagrees with the body (2026-07-28+).
-pub const HEADER_MISMATCH: i64 = -32020;
-/// The request needs a client capability it did not declare (2026-07-28+).
-pub const MISSING_REQUIRED_CLIENT_CAPABILITY: i64 = -32021;
-/// The request's protocol version is not one the server speaks (2026-07-28+).
-pub const UNSUPPORTED_PROTOCOL_VERSION: i64 = -32022;
+pub use crate::wire::jsonrpc::code::{
+    HEADER_MISMATCH, INVALID_PARAMS, LEGACY_RESOURCE_NOT_FOUND, METHOD_NOT_FOUND,
+    MISSING_REQUIRED_CLIENT_CAPABILITY, UNSUPPORTED_PROTOCOL_VERSION, URL_ELICITATION_REQUIRED,
+};
 
 /// Codes only the spec may define, from 2026-07-28.
 pub const RESERVED: RangeInclusive<i64> = -32099..=-32020;

@@ -11,49 +11,29 @@
 
 use std::sync::Arc;
 
-use hyper::body::Incoming;
-use hyper::{Method, Request, Response, StatusCode};
+use hyper::StatusCode;
 use mcp_conform_core::protocol::meta_key::SUBSCRIPTION_ID;
+use mcp_conform_core::wire::jsonrpc::id_key;
 use serde_json::Value;
 
 use super::{Endpoint, Placement, PostBody, State, is_response};
-use crate::reference::http::streams::Body;
-use crate::reference::http::{MCP_PATH, Refusal, not_allowed, read_body, status_only};
-use crate::reference::jsonrpc::id_key;
-use crate::reference::sink::Origin;
 use crate::transport::http_server::InboundRequest;
+use crate::transport::http_server::respond::{Answer, status_only};
+use crate::transport::http_server::serve::Inbound;
+use crate::transport::http_server::streams::Origin;
 
 const PROGRESS: &str = "notifications/progress";
 
 impl Endpoint {
-    /// Answers one HTTP request of the client in the stateless era.
-    pub(super) async fn stateless_request(
+    /// POST in the stateless era: each message goes to the engine; a body
+    /// with requests is answered with one SSE stream awaiting their
+    /// responses, anything else with 202.
+    pub(super) fn serve_stateless_post(
         self: Arc<Self>,
-        request: Request<Incoming>,
-        path: &str,
+        request: Inbound,
         seen: &mut InboundRequest,
-    ) -> Result<Response<Body>, Refusal> {
-        match (request.method(), path) {
-            (&Method::POST, MCP_PATH) => self.stateless_post(request, seen).await,
-            // No stream to open and no session to end.
-            (_, MCP_PATH) => Ok(not_allowed("POST")),
-            _ => Err(Refusal::new(
-                StatusCode::NOT_FOUND,
-                format!("no such endpoint; the mock server serves {MCP_PATH} (2026-07-28: POST only)"),
-            )),
-        }
-    }
-
-    /// POST: each message goes to the engine; a body with requests is
-    /// answered with one SSE stream awaiting their responses, anything
-    /// else with 202.
-    async fn stateless_post(
-        self: Arc<Self>,
-        request: Request<Incoming>,
-        seen: &mut InboundRequest,
-    ) -> Result<Response<Body>, Refusal> {
-        let text = read_body(request.into_body()).await?;
-        let PostBody { text, message, shape } = match self.parse_post(text, seen) {
+    ) -> Answer {
+        let PostBody { text, message, shape } = match self.parse_post(request.body, seen) {
             Ok(body) => body,
             Err(answer) => return Ok(*answer),
         };

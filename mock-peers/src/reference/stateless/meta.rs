@@ -7,8 +7,8 @@ use mcp_conform_core::version::{Era, ProtocolVersion};
 use serde_json::{Map, Value, json};
 
 use crate::reference::era::{CLIENT_CAPABILITIES, LOG_LEVEL, PROTOCOL_VERSION};
-use crate::reference::jsonrpc::{RpcError, code};
 use crate::reference::session::{self, ClientCapabilities};
+use mcp_conform_core::wire::jsonrpc::{RpcError, code};
 
 /// The version this server serves statelessly.
 pub(crate) const MODERN: ProtocolVersion = ProtocolVersion::V2026_07_28;

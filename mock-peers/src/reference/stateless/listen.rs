@@ -17,9 +17,9 @@ use serde_json::{Map, Value, json};
 
 use super::results;
 use crate::reference::era::SUBSCRIPTION_ID;
-use crate::reference::jsonrpc::{self, RpcError, id_key};
 use crate::reference::resources;
 use crate::reference::sink::Sink;
+use mcp_conform_core::wire::jsonrpc::{self, RpcError, id_key};
 
 /// A list whose changes a stream may ask for, with its filter member and notification.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]

@@ -14,7 +14,7 @@ use std::time::{Duration, SystemTime, UNIX_EPOCH};
 
 use serde_json::{Value, json};
 
-use crate::reference::base64;
+use crate::base64;
 
 /// How long a state stays good.
 const LIFETIME: Duration = Duration::from_secs(600);

@@ -23,19 +23,21 @@
 //! [`Router::route_on`]) and its events carry no ids.
 
 use std::collections::{HashMap, HashSet, VecDeque};
-use std::convert::Infallible;
-use std::pin::Pin;
 use std::sync::Mutex;
 use std::task::{Context, Poll};
 
 use bytes::Bytes;
-use http_body::Frame;
 use serde_json::Value;
 use tokio::sync::mpsc;
 
-use crate::reference::fault::Emit;
-use crate::reference::jsonrpc::id_key;
-use crate::reference::sink::{Origin, Route};
+use mcp_conform_core::wire::jsonrpc::id_key;
+
+use crate::transport::http::sse;
+
+/// Names a stream of a session (one per POST that carries a request); the
+/// server tags each frame it sends with the origin of the message that led
+/// to it.
+pub(crate) type Origin = u64;
 
 /// The standalone (GET) stream.
 pub(crate) const STANDALONE: Origin = 0;
@@ -358,7 +360,7 @@ impl Router {
 
     fn encode(&self, origin: Origin, event: &Event) -> Bytes {
         let id = self.event_id(origin, event.seq);
-        Bytes::from(sse_event(id.as_deref(), event.data.as_deref()))
+        Bytes::from(sse::encode(id.as_deref(), event.data.as_deref()))
     }
 
     fn target(&self, state: &Streams, kind: &Kind, origin: Option<Origin>) -> Origin {
@@ -388,18 +390,7 @@ impl Router {
             Kind::Message => request_stream.unwrap_or(STANDALONE),
         }
     }
-}
 
-impl Route for Router {
-    fn deliver(&self, emit: Emit, origin: Option<Origin>) {
-        match emit {
-            Emit::Frame(frame) => self.route(frame.to_string(), Some(&frame), origin),
-            Emit::Raw(text) => self.route(text, None, origin),
-        };
-    }
-}
-
-impl Router {
     /// Puts one frame (`message`: the frame as JSON, when it is JSON) sent
     /// from `origin` on its stream; returns the stream and the event's
     /// sequence number there, unless the stream is gone.
@@ -468,28 +459,6 @@ impl Router {
     }
 }
 
-/// One SSE event: its id when it has one, then a `message` carrying
-/// `data`, or without data an empty one (a priming event).
-pub(super) fn sse_event(id: Option<&str>, data: Option<&str>) -> String {
-    let mut text = String::new();
-    if let Some(id) = id {
-        text.push_str(&format!("id: {id}\n"));
-    }
-    match data {
-        None => text.push_str("data:\n"),
-        Some(data) => {
-            text.push_str("event: message\n");
-            for line in data.split('\n') {
-                text.push_str("data: ");
-                text.push_str(line.trim_end_matches('\r'));
-                text.push('\n');
-            }
-        }
-    }
-    text.push('\n');
-    text
-}
-
 fn parse_event_id(id: &str) -> Option<(Origin, u64)> {
     let (origin, seq) = id.trim().split_once('-')?;
     Some((origin.parse().ok()?, seq.parse().ok()?))
@@ -517,6 +486,11 @@ impl EventBody {
         EventBody::new(rx)
     }
 
+    /// The next chunk of the stream; `None` once it ended.
+    pub(super) fn poll_chunk(&mut self, cx: &mut Context<'_>) -> Poll<Option<Bytes>> {
+        self.rx.poll_recv(cx)
+    }
+
     /// Runs `cleanup` once the client stops reading (or the stream ends).
     pub fn on_drop(mut self, cleanup: impl FnOnce() + Send + 'static) -> EventBody {
         self.on_drop = Some(Box::new(cleanup));
@@ -532,49 +506,15 @@ impl Drop for EventBody {
     }
 }
 
-/// A response body: fixed bytes (possibly none), or an SSE stream.
-#[derive(Debug)]
-pub(crate) enum Body {
-    Full(Option<Bytes>),
-    Events(EventBody),
-}
-
-impl http_body::Body for Body {
-    type Data = Bytes;
-    type Error = Infallible;
-
-    fn poll_frame(
-        self: Pin<&mut Self>,
-        cx: &mut Context<'_>,
-    ) -> Poll<Option<Result<Frame<Bytes>, Infallible>>> {
-        match self.get_mut() {
-            Body::Full(bytes) => Poll::Ready(bytes.take().map(|b| Ok(Frame::data(b)))),
-            Body::Events(events) => events
-                .rx
-                .poll_recv(cx)
-                .map(|chunk| chunk.map(|b| Ok(Frame::data(b)))),
-        }
-    }
-
-    fn is_end_stream(&self) -> bool {
-        matches!(self, Body::Full(None))
-    }
-
-    fn size_hint(&self) -> http_body::SizeHint {
-        match self {
-            Body::Full(bytes) => {
-                http_body::SizeHint::with_exact(bytes.as_ref().map_or(0, |b| b.len() as u64))
-            }
-            Body::Events(_) => http_body::SizeHint::default(),
-        }
-    }
-}
-
 #[cfg(test)]
 mod tests {
     use serde_json::json;
 
     use super::*;
+
+    fn send(router: &Router, frame: Value, origin: Origin) {
+        router.route(frame.to_string(), Some(&frame), Some(origin));
+    }
 
     fn drain(body: &mut EventBody) -> String {
         let mut text = String::new();
@@ -588,24 +528,23 @@ mod tests {
     fn responses_end_their_stream_and_strays_go_to_the_standalone_stream() {
         let router = Router::new(false);
         let post = router.open(HashSet::from([id_key(&json!(1))]));
-        router.deliver(
-            Emit::Frame(json!({"jsonrpc": "2.0", "method": "notifications/progress"})),
-            Some(post),
+        send(
+            &router,
+            json!({"jsonrpc": "2.0", "method": "notifications/progress"}),
+            post,
         );
         let mut body = router.connect(post, true, None).unwrap();
-        router.deliver(
-            Emit::Frame(json!({"jsonrpc": "2.0", "id": 1, "result": {}})),
-            Some(post),
-        );
+        send(&router, json!({"jsonrpc": "2.0", "id": 1, "result": {}}), post);
         assert!(router.is_finished(post));
         let text = drain(&mut body);
         // The unsent notification is renumbered after the priming event.
         assert!(text.starts_with(&format!("id: {post}-1\ndata:\n\n")), "{text}");
         assert!(text.contains("notifications/progress"));
         assert!(text.contains(&format!("id: {post}-3\nevent: message\ndata: {{\"jsonrpc\"")));
-        router.deliver(
-            Emit::Frame(json!({"jsonrpc": "2.0", "method": "notifications/message"})),
-            Some(post),
+        send(
+            &router,
+            json!({"jsonrpc": "2.0", "method": "notifications/message"}),
+            post,
         );
         let mut get = router.connect(STANDALONE, false, None).unwrap();
         assert!(drain(&mut get).contains("notifications/message"));
@@ -638,9 +577,10 @@ mod tests {
         let post = router.open(HashSet::from([id_key(&json!("a"))]));
         let _first = router.connect(post, true, None).unwrap();
         for n in 0..3 {
-            router.deliver(
-                Emit::Frame(json!({"jsonrpc": "2.0", "method": "notifications/message", "params": {"n": n}})),
-                Some(post),
+            send(
+                &router,
+                json!({"jsonrpc": "2.0", "method": "notifications/message", "params": {"n": n}}),
+                post,
             );
         }
         let mut resumed = router.resume(&format!("{post}-2")).unwrap();

@@ -11,11 +11,11 @@ use serde_json::{Map, Value, json};
 use super::meta::Need;
 use super::results;
 use super::state::{self, Origin};
-use crate::reference::jsonrpc::RpcError;
 use crate::reference::tools::answers::{
     self, connection_outcome, elicitation_outcome, roots_outcome, sampling_outcome,
 };
 use crate::reference::tools::args::{ArgError, Args};
+use mcp_conform_core::wire::jsonrpc::RpcError;
 
 /// The client capability an interactive tool cannot do without, if `tool` is one.
 pub(crate) fn need_of(tool: &str) -> Option<Need> {

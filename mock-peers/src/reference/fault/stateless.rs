@@ -10,8 +10,8 @@ use crate::reference::era::{
     self, CLIENT_CAPABILITIES, LOG_LEVEL, PROTOCOL_VERSION, SERVER_INFO, SUBSCRIPTION_ID,
 };
 use crate::reference::identity;
-use crate::reference::jsonrpc::{code, id_key};
 use crate::reference::session;
+use mcp_conform_core::wire::jsonrpc::{self, RpcError, code, id_key};
 
 /// The methods that may ask for input (MRTR-001).
 const MAY_ASK: [&str; 3] = ["tools/call", "prompts/get", "resources/read"];
@@ -25,11 +25,11 @@ fn log_message(meta: Option<Value>) -> Value {
     if let Some(meta) = meta {
         params["_meta"] = meta;
     }
-    json!({ "jsonrpc": "2.0", "method": "notifications/message", "params": params })
+    jsonrpc::notification("notifications/message", params)
 }
 
 fn error(id: &Value, code: i64, message: &str) -> Value {
-    json!({ "jsonrpc": "2.0", "id": id, "error": { "code": code, "message": message } })
+    jsonrpc::response(id, Err(RpcError::new(code, message)))
 }
 
 /// The `_meta` member of a request's params.
@@ -49,15 +49,15 @@ fn target(params: &Value) -> String {
 
 impl FaultLayer {
     /// Whether a stateless fault acts on this connection.
-    fn acts_modern(&self) -> bool {
-        self.fault.is_modern() && self.state().modern
+    fn acts_stateless(&self) -> bool {
+        self.fault.is_modern() && self.state().stateless
     }
 
     /// Rewrites or drops one incoming message; `None` when it is not this
     /// layer's to touch.
-    pub(super) fn modern_incoming(&self, message: &mut Value, method: &str) -> Option<Inbound> {
-        self.state().modern |= era::is_modern_request(message);
-        if !self.acts_modern() {
+    pub(super) fn stateless_incoming(&self, message: &mut Value, method: &str) -> Option<Inbound> {
+        self.state().stateless |= era::is_stateless_request(message);
+        if !self.acts_stateless() {
             return None;
         }
         let is_request = message.get("id").is_some();
@@ -121,7 +121,7 @@ impl FaultLayer {
 
     /// Rewrites the answer to a stateless request; `around` gets frames
     /// that go out before and after it.
-    pub(super) fn modern_response(
+    pub(super) fn stateless_response(
         &self,
         method: &str,
         params: &Value,
@@ -133,7 +133,7 @@ impl FaultLayer {
             let key = (method.to_owned(), target(params));
             self.memory().issued_states.insert(key, issued.to_owned());
         }
-        if !self.acts_modern() {
+        if !self.acts_stateless() {
             return;
         }
         let id = frame["id"].clone();
@@ -212,7 +212,7 @@ impl FaultLayer {
                 around.before.push(log_message(None));
             }
             (Fault::ModernLegacyNotFoundCode, "resources/read") if missing_resource => {
-                frame["error"]["code"] = json!(code::RESOURCE_NOT_FOUND);
+                frame["error"]["code"] = json!(code::LEGACY_RESOURCE_NOT_FOUND);
             }
             (Fault::ModernEmptyContentsNotFound, "resources/read") if missing_resource => {
                 let meta = json!({ SERVER_INFO: identity::server_info(ProtocolVersion::V2026_07_28) });
@@ -238,8 +238,8 @@ impl FaultLayer {
     }
 
     /// Rewrites a notification of a stateless connection; `true` drops it.
-    pub(super) fn modern_message(&self, frame: &mut Value, around: &mut Around) -> bool {
-        if !self.acts_modern() {
+    pub(super) fn stateless_message(&self, frame: &mut Value, around: &mut Around) -> bool {
+        if !self.acts_stateless() {
             return false;
         }
         let method = frame["method"].as_str().unwrap_or_default().to_owned();

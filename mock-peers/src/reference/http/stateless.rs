@@ -2,7 +2,7 @@
 //! HTTP-026), no sessions (`Mcp-Session-Id` is ignored and never minted),
 //! no resumption (`Last-Event-ID` is ignored).
 //!
-//! Each POST is one [`Connection`] of the shared [`ModernServer`], with its
+//! Each POST is one [`Connection`] of the shared [`StatelessServer`], with its
 //! own fault layer. What it sends goes back on this POST only: a request
 //! refused before it is served gets a JSON body with its status (400, or
 //! 404 for an unknown method; HTTP-021, HTTP-022, MODN-002, MODN-005,
@@ -21,22 +21,26 @@ use mcp_conform_core::version::{Era, ProtocolVersion};
 use serde_json::Value;
 use tokio::sync::mpsc;
 
-use super::mirror::{self, VERSION_HEADER};
-use super::streams::{Body, EventBody, sse_event};
-use super::{header_str, json_response, status_only, unbuffered_event_stream};
+use mcp_conform_core::wire::headers::PROTOCOL_VERSION;
+use mcp_conform_core::wire::jsonrpc::{self, Incoming, RpcError, code};
+
+use super::mirror;
 use crate::reference::era;
 use crate::reference::fault::{Emit, FaultLayer};
-use crate::reference::jsonrpc::{self, Incoming, RpcError, code};
-use crate::reference::modern::{self, Connection, ModernServer};
-use crate::reference::sink::{Origin, Route, Sink};
+use crate::reference::sink::{Route, Sink};
+use crate::reference::stateless::{self, Connection, StatelessServer};
+use crate::transport::http::sse;
+use crate::transport::http_server::request::header_str;
+use crate::transport::http_server::respond::{Body, json_response, status_only, unbuffered_event_stream};
+use crate::transport::http_server::streams::{EventBody, Origin};
 
 /// Whether a request speaks 2026-07-28: its `MCP-Protocol-Version` is a
 /// stateless version, or its body is a stateless request.
-pub(super) fn speaks_modern(headers: &HeaderMap, body: &str) -> bool {
-    let header = header_str(headers, VERSION_HEADER)
+pub(super) fn speaks_stateless(headers: &HeaderMap, body: &str) -> bool {
+    let header = header_str(headers, PROTOCOL_VERSION)
         .and_then(|v| v.parse::<ProtocolVersion>().ok())
         .is_some_and(|v| v.era() == Era::Stateless);
-    header || serde_json::from_str::<Value>(body).is_ok_and(|message| era::is_modern_request(&message))
+    header || serde_json::from_str::<Value>(body).is_ok_and(|message| era::is_stateless_request(&message))
 }
 
 /// Frames of one POST, after its fault layer.
@@ -51,7 +55,7 @@ impl Route for Collect {
 
 /// Serves one POSTed message (already past the Accept and Content-Type checks).
 pub(super) async fn post(
-    server: &Arc<ModernServer>,
+    server: &Arc<StatelessServer>,
     fault: Option<FaultLayer>,
     headers: &HeaderMap,
     body: &str,
@@ -80,7 +84,7 @@ pub(super) async fn post(
             let error = RpcError::invalid_request("JSON-RPC batches do not exist in 2026-07-28");
             refuse(&Value::Null, error, StatusCode::BAD_REQUEST)
         }
-        Some(Ok(message)) => match Incoming::classify(message) {
+        Some(Ok(message)) => match Incoming::read(&message) {
             Incoming::Invalid { id, error } => refuse(&id, error, StatusCode::BAD_REQUEST),
             Incoming::Response { id, .. } => {
                 let error = RpcError::invalid_request("clients send no JSON-RPC responses in 2026-07-28");
@@ -88,7 +92,8 @@ pub(super) async fn post(
             }
             Incoming::Notification { .. } => Pending::Accepted,
             Incoming::Request { id, method, params } => {
-                match mirror::check(headers, &method, &params).and_then(|()| modern::admit(&method, &params))
+                match mirror::check(headers, &method, &params)
+                    .and_then(|()| stateless::admit(&method, &params))
                 {
                     Err(error) => {
                         let status = match error.code {
@@ -194,5 +199,5 @@ fn event(emit: &Emit) -> Bytes {
         Emit::Frame(frame) => frame.to_string(),
         Emit::Raw(text) => text.clone(),
     };
-    Bytes::from(sse_event(None, Some(&data)))
+    Bytes::from(sse::encode(None, Some(&data)))
 }

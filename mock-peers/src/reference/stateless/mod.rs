@@ -4,7 +4,7 @@
 //! `subscriptions/listen` streams ([`listen`]), and results say what they
 //! are and how long they keep ([`results`]).
 //!
-//! [`ModernServer`] is what the whole server shares: tools added at run
+//! [`StatelessServer`] is what the whole server shares: tools added at run
 //! time and open listen streams (lists never depend on the connection,
 //! LIST-004). A [`Connection`] is where one client's frames go: the stdio
 //! process, or one HTTP POST.
@@ -25,11 +25,11 @@ use self::listen::ListKind;
 use self::meta::{MODERN, RequestMeta};
 use super::dispatch::SHUTDOWN_GRACE;
 use super::inflight::Inflight;
-use super::jsonrpc::{self, Incoming, RpcError, code, id_key};
 use super::sink::Sink;
 use super::tools::args::{ArgError, Args};
 use super::tools::{self, Call, text_result};
 use super::{completion, identity, prompts, resources};
+use mcp_conform_core::wire::jsonrpc::{self, Incoming, RpcError, code, id_key};
 
 /// The methods of 2026-07-28 this server serves.
 const METHODS: [&str; 10] = [
@@ -50,15 +50,15 @@ const DYNAMIC_TOOLS_KEPT: usize = 64;
 
 /// What every stateless request of the process shares.
 #[derive(Debug, Default)]
-pub(crate) struct ModernServer {
+pub(crate) struct StatelessServer {
     dynamic_tools: Mutex<Vec<String>>,
     listens: listen::Registry,
     next_connection: AtomicU64,
 }
 
-impl ModernServer {
-    pub fn new() -> Arc<ModernServer> {
-        Arc::new(ModernServer::default())
+impl StatelessServer {
+    pub fn new() -> Arc<StatelessServer> {
+        Arc::new(StatelessServer::default())
     }
 }
 
@@ -96,7 +96,7 @@ fn method_not_found(method: &str) -> RpcError {
 /// One client's side of the server: the stdio process, or one HTTP POST.
 #[derive(Debug)]
 pub(crate) struct Connection {
-    server: Arc<ModernServer>,
+    server: Arc<StatelessServer>,
     sink: Sink,
     /// Tells this connection's request ids apart from other connections'.
     number: u64,
@@ -104,7 +104,7 @@ pub(crate) struct Connection {
 }
 
 impl Connection {
-    pub fn new(server: Arc<ModernServer>, sink: Sink) -> Arc<Connection> {
+    pub fn new(server: Arc<StatelessServer>, sink: Sink) -> Arc<Connection> {
         let number = server.next_connection.fetch_add(1, Ordering::Relaxed);
         Arc::new(Connection {
             server,
@@ -127,7 +127,7 @@ impl Connection {
                 return self.sink.send(jsonrpc::response(&Value::Null, Err(error)));
             }
         };
-        match Incoming::classify(message) {
+        match Incoming::read(&message) {
             Incoming::Invalid { id, error } => self.sink.send(jsonrpc::response(&id, Err(error))),
             Incoming::Response { id, .. } => {
                 eprintln!("reference server: a stateless client sent a response (id {id}); ignored");
@@ -147,7 +147,7 @@ impl Connection {
 
     /// Serves an admitted request.
     pub fn serve(self: &Arc<Self>, id: Value, method: &str, params: Map<String, Value>, meta: RequestMeta) {
-        let host = ModernCall {
+        let host = StatelessCall {
             server: Arc::clone(&self.server),
             meta,
             sink: self.sink.clone(),
@@ -210,13 +210,13 @@ impl Connection {
 /// One stateless request as its tools see it: its own declarations, the
 /// server's shared state, and the sink of its connection.
 #[derive(Debug)]
-struct ModernCall {
-    server: Arc<ModernServer>,
+struct StatelessCall {
+    server: Arc<StatelessServer>,
     meta: RequestMeta,
     sink: Sink,
 }
 
-impl ModernCall {
+impl StatelessCall {
     /// Every method but `tools/call` and `subscriptions/listen`.
     fn route(&self, method: &str, params: &Map<String, Value>) -> Result<Value, RpcError> {
         let result = match method {
@@ -274,7 +274,7 @@ impl ModernCall {
 
 /// A stateless request's tool calls: log messages only as its own
 /// `logLevel` asks, tools and subscriptions of the whole server.
-impl tools::Host for ModernCall {
+impl tools::Host for StatelessCall {
     fn version(&self) -> mcp_conform_core::version::ProtocolVersion {
         self.meta.version
     }

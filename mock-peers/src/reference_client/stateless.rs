@@ -1,7 +1,7 @@
 //! What the stateless era (2026-07-28) changes in how the host follows the
 //! plan: the session carries the envelope on every request and answers
 //! input rounds by retrying; list changes are heard on a listen stream of
-//! the host's own; and the modern faults break those rules on purpose.
+//! the host's own; and the stateless faults break those rules on purpose.
 
 use mcp_conform_core::protocol::meta_key::{CLIENT_CAPABILITIES, CLIENT_INFO};
 use serde_json::{Value, json};
@@ -14,8 +14,8 @@ use crate::client::{ClientSession, RetryFault, WaitError};
 impl Host {
     /// Speaks the stateless era from now on, to a server that declared
     /// `capabilities` in its discover result.
-    pub(super) fn go_modern(&mut self, capabilities: Value) {
-        self.modern = true;
+    pub(super) fn go_stateless(&mut self, capabilities: Value) {
+        self.stateless = true;
         self.server_capabilities = capabilities;
         self.answers.stateless = true;
         self.session
@@ -26,12 +26,12 @@ impl Host {
     }
 
     /// `modern-no-probe`: initialize was refused, so the probe comes after
-    /// all; `false` (the client leaves) when it finds no modern server.
+    /// all; `false` (the client leaves) when it finds no stateless server.
     pub(super) async fn probe_after_refusal(&mut self) -> Result<bool, String> {
         let envelope = era::envelope(self.answers.capabilities());
         match era::probe(&mut self.session, &envelope, true).await? {
             ServerEra::Modern { capabilities } => {
-                self.go_modern(capabilities);
+                self.go_stateless(capabilities);
                 Ok(true)
             }
             ServerEra::Legacy => Ok(false),
@@ -69,7 +69,7 @@ impl Host {
     /// Whether a list change `notification` is one the host hears: any, in
     /// the legacy era; in the stateless era, one on its own listen stream.
     pub(super) fn heard(&self, notification: &Value) -> bool {
-        !self.modern
+        !self.stateless
             || self
                 .listening
                 .as_ref()
@@ -79,8 +79,8 @@ impl Host {
     /// The envelope key a broken client leaves out of its requests' `_meta`.
     pub(super) fn meta_left_out(&self) -> Option<&'static str> {
         match self.fault? {
-            ClientFault::ModernNoCapabilities if self.modern => Some(CLIENT_CAPABILITIES),
-            ClientFault::ModernNoClientInfo if self.modern => Some(CLIENT_INFO),
+            ClientFault::ModernNoCapabilities if self.stateless => Some(CLIENT_CAPABILITIES),
+            ClientFault::ModernNoClientInfo if self.stateless => Some(CLIENT_INFO),
             _ => None,
         }
     }

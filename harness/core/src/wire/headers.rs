@@ -1,0 +1,16 @@
+//! The HTTP header names MCP defines, lower-case as hyper and the recorded
+//! [`FrameMeta`](super::FrameMeta) headers spell them.
+
+/// The session a Streamable HTTP request belongs to (up to 2025-11-25).
+pub const SESSION_ID: &str = "mcp-session-id";
+/// The protocol version a request speaks (from 2025-06-18; mirrored from
+/// the body in 2026-07-28).
+pub const PROTOCOL_VERSION: &str = "mcp-protocol-version";
+/// The SSE event a GET resumes after.
+pub const LAST_EVENT_ID: &str = "last-event-id";
+/// 2026-07-28: the method of the POSTed message.
+pub const METHOD: &str = "mcp-method";
+/// 2026-07-28: the tool or prompt name, or resource URI, of the request.
+pub const NAME: &str = "mcp-name";
+/// 2026-07-28: `Mcp-Param-{Name}` carries a tool argument marked `x-mcp-header`.
+pub const PARAM_PREFIX: &str = "mcp-param-";
