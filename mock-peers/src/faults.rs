@@ -14,6 +14,15 @@ macro_rules! faults {
             $(#[doc = $what] $variant,)*
         }
 
+        // A fault cites its requirement as a string: it must be a catalogue
+        // ID, checked when the crate compiles.
+        const _: () = {
+            $(assert!(
+                mcp_conform_core::requirements::id::is_catalogued($requirement),
+                concat!("fault ", $name, " cites ", $requirement, ", which the catalogue does not have")
+            );)*
+        };
+
         impl $enum {
             /// Every fault, in a stable order.
             pub const ALL: &[$enum] = &[$($enum::$variant),*];

@@ -8,6 +8,7 @@
 use mcp_conform_core::protocol::errors::{
     HEADER_MISMATCH, MISSING_REQUIRED_CLIENT_CAPABILITY, UNSUPPORTED_PROTOCOL_VERSION,
 };
+use mcp_conform_core::requirements::id;
 use mcp_conform_core::scenario::model::CheckTag;
 use mcp_conform_core::{Level, Verdict};
 use mcp_mock_peers::client::WaitError;
@@ -93,7 +94,7 @@ pub async fn discover(runner: &mut StepRunner<'_>, config: &RunConfig) -> Handsh
     let version = runner.version.as_str();
     let tag = CheckTag {
         level: Level::Must,
-        requirement: "MODN-007".into(),
+        requirement: id::MODN_007.into(),
         span: scenario.span,
     };
     let result = match classify(answer) {

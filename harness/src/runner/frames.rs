@@ -1,6 +1,7 @@
 //! Every frame of a transcript through the protocol checker (and the
 //! official schemas, when given), turned into one check per requirement.
 
+use mcp_conform_core::requirements::id;
 use std::collections::{BTreeMap, BTreeSet};
 
 use mcp_conform_core::Level;
@@ -98,7 +99,7 @@ pub fn check_frames(
             )
         {
             violations.extend(errors.into_iter().map(|error| {
-                let mut violation = Violation::must("SCHEMA-002", format!("official schema: {error}"));
+                let mut violation = Violation::must(id::SCHEMA_002, format!("official schema: {error}"));
                 violation.frame_index = Some(index);
                 violation
             }));

@@ -1,6 +1,7 @@
 //! The `initialize` handshake the engine performs unless a scenario takes
 //! over the lifecycle itself.
 
+use mcp_conform_core::requirements::id;
 use mcp_conform_core::scenario::model::CheckTag;
 use mcp_conform_core::version::ProtocolVersion;
 use mcp_conform_core::{Level, Verdict};
@@ -61,7 +62,7 @@ pub async fn handshake(runner: &mut StepRunner<'_>, config: &RunConfig) -> Hands
             };
             runner.checks.push(Check::broken(
                 "answer to initialize",
-                "LIFE-003",
+                id::LIFE_003,
                 Level::Must,
                 scenario.span,
                 message,
@@ -73,7 +74,7 @@ pub async fn handshake(runner: &mut StepRunner<'_>, config: &RunConfig) -> Hands
         let message = format!("initialize was answered with {}", summarize(&response));
         runner.checks.push(Check::broken(
             "answer to initialize",
-            "LIFE-005",
+            id::LIFE_005,
             Level::Must,
             scenario.span,
             message,
@@ -98,7 +99,7 @@ pub async fn handshake(runner: &mut StepRunner<'_>, config: &RunConfig) -> Hands
                 format!("the server answered protocolVersion {answered:?}, which is no MCP version");
             runner.checks.push(Check::broken(
                 "negotiated version",
-                "LIFE-005",
+                id::LIFE_005,
                 Level::Must,
                 scenario.span,
                 message,
@@ -117,7 +118,7 @@ pub async fn handshake(runner: &mut StepRunner<'_>, config: &RunConfig) -> Hands
     if let Err(error) = runner.session.notify("notifications/initialized", None).await {
         let tag = CheckTag {
             level: Level::Must,
-            requirement: "LIFE-007".into(),
+            requirement: id::LIFE_007.into(),
             span: scenario.span,
         };
         return Handshaken::Stopped(runner.peer_gone(&tag, &WaitError::Transport(error.to_string())));

@@ -10,6 +10,8 @@
 //! - [`verify`]: matcher results turned into checks.
 //! - [`suite`]: many scenarios on worker threads, reported as events.
 
+use mcp_conform_core::requirements::id;
+
 mod answers;
 mod client_role;
 mod discover;
@@ -41,24 +43,24 @@ pub use suite::{RunEvent, case_count, run_matrix, run_suite};
 /// official schemas, a client's HTTP rules), besides scenarios and the
 /// frame checker.
 pub const ENGINE_REQUIREMENTS: &[&str] = &[
-    "HTTP-004",
-    "HTTP-005",
-    "HTTP-012",
-    "HTTP-016",
-    "HTTP-017",
-    "HTTP-018",
-    "HTTP-020",
-    "HTTP-023",
-    "HTTP-024",
-    "LIFE-001",
-    "LIFE-002",
-    "LIFE-003",
-    "LIFE-005",
-    "LIFE-007",
-    "MODN-007",
-    "RPC-004",
-    "SCHEMA-002",
-    "SUBS-001",
+    id::HTTP_004,
+    id::HTTP_005,
+    id::HTTP_012,
+    id::HTTP_016,
+    id::HTTP_017,
+    id::HTTP_018,
+    id::HTTP_020,
+    id::HTTP_023,
+    id::HTTP_024,
+    id::LIFE_001,
+    id::LIFE_002,
+    id::LIFE_003,
+    id::LIFE_005,
+    id::LIFE_007,
+    id::MODN_007,
+    id::RPC_004,
+    id::SCHEMA_002,
+    id::SUBS_001,
 ];
 
 /// The peer under test and how to reach it.
@@ -145,14 +147,13 @@ impl RunConfig {
 mod tests {
     use std::collections::BTreeSet;
 
-    use mcp_conform_core::requirements::catalogue;
     use regex::Regex;
 
     use super::ENGINE_REQUIREMENTS;
 
     #[test]
     fn the_engine_list_matches_the_code_and_the_catalogue() {
-        let id = Regex::new(r#""([A-Z]+-[0-9]{3})""#).unwrap();
+        let id = Regex::new(r"\bid::([A-Z]+)_([0-9]{3})\b").unwrap();
         let code = [
             include_str!("answers.rs"),
             include_str!("client_role/mod.rs"),
@@ -165,12 +166,11 @@ mod tests {
             include_str!("steps/interaction.rs"),
         ]
         .concat();
-        let cited: BTreeSet<&str> = id
+        let cited: BTreeSet<String> = id
             .captures_iter(&code)
-            .map(|c| c.get(1).unwrap().as_str())
+            .map(|c| format!("{}-{}", &c[1], &c[2]))
             .collect();
-        let listed: BTreeSet<&str> = ENGINE_REQUIREMENTS.iter().copied().collect();
+        let listed: BTreeSet<String> = ENGINE_REQUIREMENTS.iter().map(|id| id.to_string()).collect();
         assert_eq!(cited, listed);
-        assert!(listed.iter().all(|id| catalogue().get(id).is_some()));
     }
 }

@@ -1,5 +1,6 @@
 //! What each step does on the wire, and the checks it records.
 
+use mcp_conform_core::requirements::id;
 use std::collections::{BTreeMap, BTreeSet};
 use std::time::Duration;
 
@@ -1020,7 +1021,7 @@ impl<'s> StepRunner<'s> {
             .requirements
             .first()
             .cloned()
-            .unwrap_or_else(|| "RPC-004".into());
+            .unwrap_or_else(|| id::RPC_004.into());
         let message = format!(
             "the scenario did not finish within its {} ms budget",
             budget.as_millis()
@@ -1082,7 +1083,7 @@ impl<'s> StepRunner<'s> {
         expect.map_or_else(
             || CheckTag {
                 level: Level::Must,
-                requirement: "RPC-004".into(),
+                requirement: id::RPC_004.into(),
                 span: self.scenario.span,
             },
             |e| e.tag.clone(),
@@ -1097,7 +1098,7 @@ impl<'s> StepRunner<'s> {
                 .requirements
                 .first()
                 .cloned()
-                .unwrap_or_else(|| "RPC-004".into()),
+                .unwrap_or_else(|| id::RPC_004.into()),
             span: step.span,
         }
     }

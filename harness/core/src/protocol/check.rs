@@ -1,6 +1,7 @@
 //! The per-connection frame checker: JSON-RPC envelope rules, request/response
 //! bookkeeping, and the method rules of the negotiated version.
 
+use crate::requirements::id;
 use std::collections::{HashMap, HashSet};
 use std::time::Duration;
 
@@ -125,13 +126,13 @@ impl FrameChecker {
             PeerRole::Server => "a 2026-07-28 server sent a JSON-RPC request",
             PeerRole::Client => "a 2026-07-28 client sent a JSON-RPC response",
         };
-        out.push(Violation::must("RPC-017", message).at(""));
+        out.push(Violation::must(id::RPC_017, message).at(""));
         if self.stdio {
             let message = match sender {
                 PeerRole::Server => "a server wrote a JSON-RPC request to stdout",
                 PeerRole::Client => "a client wrote a JSON-RPC response to stdin",
             };
-            out.push(Violation::must("STDIO-007", message).at(""));
+            out.push(Violation::must(id::STDIO_007, message).at(""));
         }
     }
 
@@ -156,9 +157,9 @@ impl FrameChecker {
                 if self.stdio {
                     violation.requirement = match (&invalid, sender) {
                         (Invalid::Envelope { .. }, _) => violation.requirement,
-                        (Invalid::NotUtf8 { .. }, _) => "STDIO-001",
-                        (_, PeerRole::Server) => "STDIO-002",
-                        (_, PeerRole::Client) => "STDIO-003",
+                        (Invalid::NotUtf8 { .. }, _) => id::STDIO_001,
+                        (_, PeerRole::Server) => id::STDIO_002,
+                        (_, PeerRole::Client) => id::STDIO_003,
                     };
                 }
                 out.push(violation);
@@ -191,23 +192,23 @@ impl FrameChecker {
             let message = format!("a JSON-RPC batch, but batches exist only in 2025-03-26, not in {version}");
             // On stdio the transport page says it again, from 2025-06-18.
             let requirement = match self.version() {
-                Some(v) if self.stdio && v >= ProtocolVersion::V2025_06_18 => "STDIO-006",
-                _ => "RPC-001",
+                Some(v) if self.stdio && v >= ProtocolVersion::V2025_06_18 => id::STDIO_006,
+                _ => id::RPC_001,
             };
             out.push(Violation::must(requirement, message).at(""));
         }
         if items.is_empty() {
-            out.push(Violation::must("RPC-001", "an empty batch").at(""));
+            out.push(Violation::must(id::RPC_001, "an empty batch").at(""));
         }
         for (i, item) in items.into_iter().enumerate() {
             let prefix = format!("/{i}");
             if item.method() == Some("initialize") {
-                out.push(Violation::must("RPC-014", "`initialize` sent inside a batch").at(prefix.clone()));
+                out.push(Violation::must(id::RPC_014, "`initialize` sent inside a batch").at(prefix.clone()));
             }
             match item {
                 Classified::Invalid(invalid) => out.push(invalid_violation(&invalid, raw.get(i), &prefix)),
                 Classified::Batch(_) => {
-                    out.push(Violation::must("RPC-001", "a batch nested in a batch").at(prefix))
+                    out.push(Violation::must(id::RPC_001, "a batch nested in a batch").at(prefix))
                 }
                 message => self.check_message(message, sender, &prefix, out),
             }
@@ -260,7 +261,7 @@ impl FrameChecker {
                     && self.whole_connection
                 {
                     let message = format!("`{method}` sent before the client's notifications/initialized");
-                    found.push(Violation::new("LIFE-009", Level::Should, message).at("/method"));
+                    found.push(Violation::new(id::LIFE_009, Level::Should, message).at("/method"));
                 }
                 if let Some(token) = params.as_ref().and_then(|p| p.pointer("/_meta/progressToken")) {
                     self.tokens
@@ -345,13 +346,13 @@ impl FrameChecker {
                 }
                 if error.code.is_none() {
                     found.push(
-                        Violation::must("RPC-006", "the error `code` is missing or not an integer")
+                        Violation::must(id::RPC_006, "the error `code` is missing or not an integer")
                             .at("/error/code"),
                     );
                 }
                 if error.message.is_none() {
                     let text = "the error `message` is missing or not a string";
-                    found.push(Violation::must("RPC-006", text).at("/error/message"));
+                    found.push(Violation::must(id::RPC_006, text).at("/error/message"));
                 }
                 if error.code == Some(URL_ELICITATION_REQUIRED)
                     && self.version() == Some(ProtocolVersion::V2025_11_25)
@@ -375,7 +376,7 @@ impl FrameChecker {
         if reused {
             out.push(
                 Violation::must(
-                    "RPC-003",
+                    id::RPC_003,
                     format!("request id {id} was already used by the same side"),
                 )
                 .at("/id"),
@@ -413,7 +414,7 @@ impl FrameChecker {
         } else {
             format!("no request with id {id} was sent by the other side")
         };
-        out.push(Violation::must("RPC-004", message).at("/id"));
+        out.push(Violation::must(id::RPC_004, message).at("/id"));
         None
     }
 
@@ -426,12 +427,12 @@ impl FrameChecker {
         let Some(((requester, _), last)) = self.tokens.get_mut(&token) else {
             let violation = if self.finished_tokens.contains(&token) {
                 Violation::must(
-                    "PROG-004",
+                    id::PROG_004,
                     format!("progress for token {token} after its response"),
                 )
             } else {
                 Violation::must(
-                    "PROG-003",
+                    id::PROG_003,
                     format!("progress for token {token}, which no request in flight carries"),
                 )
             };
@@ -439,12 +440,12 @@ impl FrameChecker {
         };
         if *requester == sender {
             let message = format!("progress for token {token} sent by the side that made the request");
-            return Some(Violation::must("PROG-003", message).at("/params/progressToken"));
+            return Some(Violation::must(id::PROG_003, message).at("/params/progressToken"));
         }
         let previous = last.replace(progress);
         previous.filter(|p| progress <= *p).map(|p| {
             Violation::must(
-                "PROG-002",
+                id::PROG_002,
                 format!("progress for token {token} went from {p} to {progress}"),
             )
             .at("/params/progress")
@@ -460,7 +461,7 @@ impl FrameChecker {
         };
         if !self.used_ids.contains(&(sender, id.clone())) {
             let message = format!("cancels request {id}, which the sender never issued");
-            out.push(Violation::must("CANC-001", message).at("/params/requestId"));
+            out.push(Violation::must(id::CANC_001, message).at("/params/requestId"));
         }
     }
 
@@ -535,7 +536,7 @@ impl FrameChecker {
         match (spec.kind, kind) {
             (MethodKind::Notification, MethodKind::Request) => {
                 out.push(
-                    Violation::must("RPC-007", format!("`{name}` is a notification and has no `id`"))
+                    Violation::must(id::RPC_007, format!("`{name}` is a notification and has no `id`"))
                         .at("/id"),
                 );
             }
@@ -648,13 +649,13 @@ impl FrameChecker {
             return;
         };
         let requirement = match gate.path.split('.').next() {
-            Some("tools") => "TOOL-001",
-            Some("resources") => "RES-001",
-            Some("prompts") => "PROM-001",
-            Some("completions") => "COMP-001",
-            Some("roots") => "ROOT-001",
-            Some("sampling") => "SAMP-001",
-            Some("elicitation") => "ELIC-001",
+            Some("tools") => id::TOOL_001,
+            Some("resources") => id::RES_001,
+            Some("prompts") => id::PROM_001,
+            Some("completions") => id::COMP_001,
+            Some("roots") => id::ROOT_001,
+            Some("sampling") => id::SAMP_001,
+            Some("elicitation") => id::ELIC_001,
             _ => return,
         };
         // The gate's versions are those of the requesting side's rule
@@ -740,8 +741,8 @@ fn unknown_method(name: &str, version: ProtocolVersion) -> Violation {
     let violation = match version {
         // LIFE-010/011 bind the stateful versions; later, the shape rule.
         v if v.era() == Era::Stateless => Violation::must(SCHEMA_001, message),
-        v if v >= ProtocolVersion::V2025_06_18 => Violation::must("LIFE-011", message),
-        _ => Violation::new("LIFE-010", Level::Should, message),
+        v if v >= ProtocolVersion::V2025_06_18 => Violation::must(id::LIFE_011, message),
+        _ => Violation::new(id::LIFE_010, Level::Should, message),
     };
     violation.at("/method")
 }
@@ -749,8 +750,8 @@ fn unknown_method(name: &str, version: ProtocolVersion) -> Violation {
 /// Capability rules that are only SHOULD in some versions.
 fn gate_level(requirement: &str, version: ProtocolVersion) -> Level {
     match requirement {
-        "LIST-002" | "LIST-006" if version < ProtocolVersion::V2025_06_18 => Level::Should,
-        "RES-007" | "SAMP-006" => Level::Should,
+        id::LIST_002 | id::LIST_006 if version < ProtocolVersion::V2025_06_18 => Level::Should,
+        id::RES_007 | id::SAMP_006 => Level::Should,
         _ => Level::Must,
     }
 }
@@ -760,31 +761,31 @@ fn gate_level(requirement: &str, version: ProtocolVersion) -> Level {
 fn invalid_violation(invalid: &Invalid, raw: Option<&Value>, pointer: &str) -> Violation {
     let requirement = match (invalid, raw) {
         (Invalid::Envelope { .. }, Some(value)) => envelope_requirement(value),
-        _ => "RPC-001",
+        _ => id::RPC_001,
     };
     Violation::must(requirement, invalid.to_string()).at(pointer)
 }
 
 fn envelope_requirement(value: &Value) -> &'static str {
     let Some(obj) = value.as_object() else {
-        return "RPC-001";
+        return id::RPC_001;
     };
     if obj.get("jsonrpc").and_then(Value::as_str) != Some("2.0") {
-        return "RPC-001";
+        return id::RPC_001;
     }
     let (has_result, has_error) = (obj.contains_key("result"), obj.contains_key("error"));
     if let Some(method) = obj.get("method") {
         return match () {
-            _ if !method.is_string() => "RPC-001",
-            _ if has_result || has_error => "RPC-005",
+            _ if !method.is_string() => id::RPC_001,
+            _ if has_result || has_error => id::RPC_005,
             _ if obj.get("params").is_some_and(|p| !p.is_object() && !p.is_array()) => SCHEMA_001,
-            _ => "RPC-002",
+            _ => id::RPC_002,
         };
     }
     match (has_result, has_error) {
-        (true, true) | (false, false) => "RPC-005",
-        (false, true) if !obj["error"].is_object() => "RPC-006",
-        _ => "RPC-004",
+        (true, true) | (false, false) => id::RPC_005,
+        (false, true) if !obj["error"].is_object() => id::RPC_006,
+        _ => id::RPC_004,
     }
 }
 
@@ -854,7 +855,7 @@ mod tests {
         let mut session = Session::handshake("2025-06-18", r#"{"tools":{}}"#);
         assert_eq!(session.0.version(), Some(V2025_06_18));
         let found = session.received(r#"{"jsonrpc":"2.0","id":1,"method":"ping","params":[]}"#);
-        assert_eq!(requirements(&found), ["SCHEMA-001"]);
+        assert_eq!(requirements(&found), [id::SCHEMA_001]);
         assert_eq!(found[0].frame_index, Some(3));
         assert!(!found[0].by_us);
     }
@@ -867,17 +868,17 @@ mod tests {
                 r#"{{"jsonrpc":"2.0","method":"notifications/progress","params":{{"progressToken":"t","progress":{p}}}}}"#
             )
         };
-        assert_eq!(requirements(&session.received(&progress(1))), ["PROG-003"]);
+        assert_eq!(requirements(&session.received(&progress(1))), [id::PROG_003]);
         let call = r#"{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"x","_meta":{"progressToken":"t"}}}"#;
         assert_eq!(session.sent(call), []);
         assert_eq!(session.received(&progress(1)), []);
         assert_eq!(session.received(&progress(2)), []);
-        assert_eq!(requirements(&session.received(&progress(2))), ["PROG-002"]);
+        assert_eq!(requirements(&session.received(&progress(2))), [id::PROG_002]);
         assert_eq!(
             session.received(r#"{"jsonrpc":"2.0","id":2,"result":{"content":[]}}"#),
             []
         );
-        assert_eq!(requirements(&session.received(&progress(3))), ["PROG-004"]);
+        assert_eq!(requirements(&session.received(&progress(3))), [id::PROG_004]);
     }
 
     #[test]
@@ -886,7 +887,7 @@ mod tests {
         let init = r#"{"jsonrpc":"2.0","id":0,"method":"initialize","params":{"protocolVersion":"2025-06-18","capabilities":{"roots":{}},"clientInfo":{"name":"c","version":"1"}}}"#;
         assert_eq!(session.sent(init), []);
         let roots = r#"{"jsonrpc":"2.0","id":5,"method":"roots/list"}"#;
-        assert_eq!(requirements(&session.received(roots)), ["LIFE-009"]);
+        assert_eq!(requirements(&session.received(roots)), [id::LIFE_009]);
         assert_eq!(
             session.received(r#"{"jsonrpc":"2.0","id":6,"method":"ping"}"#),
             []
@@ -896,29 +897,29 @@ mod tests {
     #[test]
     fn envelope_rules_cite_their_requirements() {
         let mut session = Session::new();
-        assert_eq!(requirements(&session.received("{oops")), ["RPC-001"]);
+        assert_eq!(requirements(&session.received("{oops")), [id::RPC_001]);
         assert_eq!(
             requirements(&session.received(r#"{"jsonrpc":"1.0","method":"ping","id":1}"#)),
-            ["RPC-001"]
+            [id::RPC_001]
         );
         assert_eq!(
             requirements(&session.received(r#"{"jsonrpc":"2.0","method":"ping","id":null}"#)),
-            ["RPC-002"]
+            [id::RPC_002]
         );
         assert_eq!(
             requirements(&session.received(r#"{"jsonrpc":"2.0","method":"ping","id":1.5}"#)),
-            ["RPC-002"]
+            [id::RPC_002]
         );
         assert_eq!(
             requirements(&session.received(r#"{"jsonrpc":"2.0","id":1,"result":{},"error":{}}"#)),
-            ["RPC-005"]
+            [id::RPC_005]
         );
         assert_eq!(
             requirements(&session.received(r#"{"jsonrpc":"2.0","id":1}"#)),
-            ["RPC-005"]
+            [id::RPC_005]
         );
         let bad_error = session.received(r#"{"jsonrpc":"2.0","id":null,"error":{"code":"x"}}"#);
-        assert_eq!(requirements(&bad_error), ["RPC-006", "RPC-006"]);
+        assert_eq!(requirements(&bad_error), [id::RPC_006, id::RPC_006]);
         assert!(session.sent("\u{1}").iter().all(|v| v.by_us));
         // An invalid request of ours may be answered under its id.
         session.sent(r#"{"jsonrpc":"1.0","method":"ping","id":"bad"}"#);
@@ -935,7 +936,7 @@ mod tests {
         let mut session = Session::handshake("2025-11-25", "{}");
         assert_eq!(
             session.sent(r#"{"jsonrpc":"2.0","id":0,"method":"ping"}"#)[0].requirement,
-            "RPC-003"
+            id::RPC_003
         );
         assert_eq!(session.sent(r#"{"jsonrpc":"2.0","id":"a","method":"ping"}"#), []);
         // The other side may use the same id for its own requests.
@@ -945,10 +946,10 @@ mod tests {
         );
         assert_eq!(session.received(r#"{"jsonrpc":"2.0","id":"a","result":{}}"#), []);
         let again = session.received(r#"{"jsonrpc":"2.0","id":"a","result":{}}"#);
-        assert_eq!(requirements(&again), ["RPC-004"]);
+        assert_eq!(requirements(&again), [id::RPC_004]);
         assert!(again[0].message.contains("already answered"));
         let stray = session.received(r#"{"jsonrpc":"2.0","id":99,"error":{"code":-32603,"message":"x"}}"#);
-        assert_eq!(requirements(&stray), ["RPC-004"]);
+        assert_eq!(requirements(&stray), [id::RPC_004]);
     }
 
     #[test]
@@ -959,7 +960,7 @@ mod tests {
             []
         );
         let found = session.received(r#"{"jsonrpc":"2.0","id":1,"result":{"tools":[{"name":"t"}]}}"#);
-        assert_eq!(requirements(&found), ["TOOL-002"]);
+        assert_eq!(requirements(&found), [id::TOOL_002]);
         assert_eq!(found[0].pointer.as_deref(), Some("/result/tools/0"));
     }
 
@@ -967,9 +968,9 @@ mod tests {
     fn direction_kind_and_unknown_methods() {
         let mut session = Session::handshake("2025-03-26", r#"{"logging":{}}"#);
         let wrong_way = session.received(r#"{"jsonrpc":"2.0","id":5,"method":"tools/list"}"#);
-        assert_eq!(requirements(&wrong_way), ["SCHEMA-001"]);
+        assert_eq!(requirements(&wrong_way), [id::SCHEMA_001]);
         let ungated = session.sent(r#"{"jsonrpc":"2.0","id":6,"method":"tools/list"}"#);
-        assert_eq!(requirements(&ungated), ["LIST-006"]);
+        assert_eq!(requirements(&ungated), [id::LIST_006]);
         assert_eq!(
             ungated[0].level,
             Level::Should,
@@ -977,17 +978,17 @@ mod tests {
         );
         assert!(ungated[0].by_us);
         let with_id = session.sent(r#"{"jsonrpc":"2.0","id":7,"method":"notifications/initialized"}"#);
-        assert_eq!(requirements(&with_id), ["RPC-007"]);
+        assert_eq!(requirements(&with_id), [id::RPC_007]);
         assert_eq!(
             session.sent(r#"{"jsonrpc":"2.0","id":8,"method":"x/probe"}"#),
             [],
             "probing is allowed"
         );
         let unknown = session.received(r#"{"jsonrpc":"2.0","method":"x/unknown"}"#);
-        assert_eq!(requirements(&unknown), ["SCHEMA-001"]);
+        assert_eq!(requirements(&unknown), [id::SCHEMA_001]);
         let too_new =
             session.received(r#"{"jsonrpc":"2.0","id":9,"method":"elicitation/create","params":{}}"#);
-        assert_eq!(requirements(&too_new), ["LIFE-010"]);
+        assert_eq!(requirements(&too_new), [id::LIFE_010]);
     }
 
     #[test]
@@ -996,11 +997,11 @@ mod tests {
         let log = session.received(
             r#"{"jsonrpc":"2.0","method":"notifications/message","params":{"level":"info","data":1}}"#,
         );
-        assert_eq!(requirements(&log), ["LOG-001"]);
+        assert_eq!(requirements(&log), [id::LOG_001]);
         let sampling = session.received(
             r#"{"jsonrpc":"2.0","id":1,"method":"sampling/createMessage","params":{"messages":[],"maxTokens":1}}"#,
         );
-        assert_eq!(requirements(&sampling), ["SAMP-001"]);
+        assert_eq!(requirements(&sampling), [id::SAMP_001]);
         assert_eq!(sampling[0].level, Level::Must);
     }
 
@@ -1012,7 +1013,7 @@ mod tests {
         assert!(requirements(&empty).is_empty(), "an empty list offers nothing");
         session.sent(r#"{"jsonrpc":"2.0","id":8,"method":"prompts/list"}"#);
         let served = session.received(r#"{"jsonrpc":"2.0","id":8,"result":{"prompts":[{"name":"p"}]}}"#);
-        assert_eq!(requirements(&served), ["PROM-001"]);
+        assert_eq!(requirements(&served), [id::PROM_001]);
         session.sent(r#"{"jsonrpc":"2.0","id":9,"method":"tools/list"}"#);
         let declared = session.received(r#"{"jsonrpc":"2.0","id":9,"result":{"tools":[]}}"#);
         assert!(requirements(&declared).is_empty());
@@ -1061,11 +1062,11 @@ mod tests {
             (
                 1,
                 r#"{"role":"assistant","content":{"type":"text","text":"t"},"model":"m"}"#,
-                vec!["SAMP-001"],
+                vec![id::SAMP_001],
             ),
-            (2, r#"{"action":"accept","content":{}}"#, vec!["ELIC-001"]),
+            (2, r#"{"action":"accept","content":{}}"#, vec![id::ELIC_001]),
             (3, r#"{"action":"cancel"}"#, vec![]),
-            (4, r#"{"roots":[{"uri":"file:///x"}]}"#, vec!["ROOT-001"]),
+            (4, r#"{"roots":[{"uri":"file:///x"}]}"#, vec![id::ROOT_001]),
             (5, r#"{"roots":[]}"#, vec![]),
         ];
         for (id, result, expected) in answers {
@@ -1085,11 +1086,11 @@ mod tests {
         );
         let sampling = r#"{"jsonrpc":"2.0","id":1,"method":"sampling/createMessage","params":{"messages":[],"maxTokens":1,"tools":[],"includeContext":"thisServer"}}"#;
         let found = session.received(sampling);
-        assert_eq!(requirements(&found), ["SAMP-007", "SAMP-006"]);
+        assert_eq!(requirements(&found), [id::SAMP_007, id::SAMP_006]);
         assert_eq!(found[0].pointer.as_deref(), Some("/params/tools"));
         assert_eq!(found[1].level, Level::Should);
         let url = r#"{"jsonrpc":"2.0","id":2,"method":"elicitation/create","params":{"mode":"url","message":"m","url":"https://x","elicitationId":"e"}}"#;
-        assert_eq!(requirements(&session.received(url)), ["ELIC-002"]);
+        assert_eq!(requirements(&session.received(url)), [id::ELIC_002]);
         let form = r#"{"jsonrpc":"2.0","id":3,"method":"elicitation/create","params":{"message":"m","requestedSchema":{"type":"object","properties":{}}}}"#;
         assert_eq!(session.received(form), []);
     }
@@ -1099,17 +1100,17 @@ mod tests {
         let mut session = Session::handshake("2025-03-26", "{}");
         let batch = r#"[{"jsonrpc":"2.0","id":1,"method":"ping"},{"jsonrpc":"2.0","method":"notifications/progress","params":{}}]"#;
         let found = session.sent(batch);
-        assert_eq!(requirements(&found), ["SCHEMA-001", "SCHEMA-001"]);
+        assert_eq!(requirements(&found), [id::SCHEMA_001, id::SCHEMA_001]);
         assert!(found[0].pointer.as_deref().unwrap().starts_with("/1/params"));
         let mut later = Session::handshake("2025-06-18", "{}");
         assert_eq!(
             requirements(&later.sent(r#"[{"jsonrpc":"2.0","id":1,"method":"ping"}]"#)),
-            ["RPC-001"]
+            [id::RPC_001]
         );
         let mut early = Session::new();
         early.0.set_version(V2025_03_26);
         let init = r#"[{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-03-26","capabilities":{},"clientInfo":{"name":"c","version":"1"}}}]"#;
-        assert_eq!(requirements(&early.sent(init)), ["RPC-014"]);
+        assert_eq!(requirements(&early.sent(init)), [id::RPC_014]);
     }
 
     #[test]
@@ -1122,20 +1123,20 @@ mod tests {
         let init = session.sent(
             r#"{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2024-11-05"}}"#,
         );
-        assert_eq!(requirements(&init), ["LIFE-002", "LIFE-002"]);
+        assert_eq!(requirements(&init), [id::LIFE_002, id::LIFE_002]);
         assert_eq!(session.0.version(), Some(V2024_11_05));
         let cancel = session
             .received(r#"{"jsonrpc":"2.0","method":"notifications/cancelled","params":{"requestId":1}}"#);
-        assert_eq!(requirements(&cancel), ["CANC-001"]);
+        assert_eq!(requirements(&cancel), [id::CANC_001]);
     }
 
     #[test]
     fn messages_are_checked_alone() {
         let result = serde_json::json!({"jsonrpc": "2.0", "id": 4, "result": {"roots": [{"uri": 1}]}});
         let found = check_message(V2024_11_05, PeerRole::Client, &result, Some("roots/list"));
-        assert_eq!(requirements(&found), ["ROOT-002"]);
+        assert_eq!(requirements(&found), [id::ROOT_002]);
         let stray = check_message(V2024_11_05, PeerRole::Client, &result, None);
-        assert_eq!(requirements(&stray), ["RPC-004"]);
+        assert_eq!(requirements(&stray), [id::RPC_004]);
         let ping = serde_json::json!({"jsonrpc": "2.0", "id": 1, "method": "ping"});
         assert_eq!(check_message(V2025_11_25, PeerRole::Server, &ping, None), []);
     }
@@ -1144,15 +1145,15 @@ mod tests {
     fn text_that_is_not_a_message_breaks_the_stdio_rules() {
         let mut checker = FrameChecker::new(PeerRole::Client).on_stdio();
         let banner = Frame::new(Direction::Received, b"server ready".to_vec(), Duration::ZERO);
-        assert_eq!(requirements(&checker.check(&banner)), ["STDIO-002"]);
+        assert_eq!(requirements(&checker.check(&banner)), [id::STDIO_002]);
         let envelope = Frame::new(
             Direction::Received,
             br#"{"jsonrpc":"1.0"}"#.to_vec(),
             Duration::ZERO,
         );
-        assert_eq!(requirements(&checker.check(&envelope)), ["RPC-001"]);
+        assert_eq!(requirements(&checker.check(&envelope)), [id::RPC_001]);
         let latin1 = Frame::new(Direction::Received, b"\"caf\xe9\"".to_vec(), Duration::ZERO);
-        assert_eq!(requirements(&checker.check(&latin1)), ["STDIO-001"]);
+        assert_eq!(requirements(&checker.check(&latin1)), [id::STDIO_001]);
         checker.set_version(ProtocolVersion::V2025_06_18);
         let batch = Frame::new(
             Direction::Received,
@@ -1160,7 +1161,7 @@ mod tests {
                 .to_vec(),
             Duration::ZERO,
         );
-        assert_eq!(requirements(&checker.check(&batch)), ["STDIO-006"]);
+        assert_eq!(requirements(&checker.check(&batch)), [id::STDIO_006]);
     }
 
     /// The per-request `_meta` of a 2026-07-28 client.
@@ -1178,14 +1179,14 @@ mod tests {
         let bare = session.received(r#"{"jsonrpc":"2.0","id":1,"result":{"tools":[]}}"#);
         assert_eq!(
             requirements(&bare),
-            ["RPC-015", "CACHE-001", "CACHE-001", "MODN-003"]
+            [id::RPC_015, id::CACHE_001, id::CACHE_001, id::MODN_003]
         );
         assert_eq!(bare[3].level, Level::Should);
         // An answered id may come back; one still in flight may not.
         assert_eq!(session.sent(&stateless_request(1, "tools/list")), []);
         assert_eq!(
             requirements(&session.sent(&stateless_request(1, "tools/list"))),
-            ["RPC-003"]
+            [id::RPC_003]
         );
     }
 
@@ -1197,7 +1198,7 @@ mod tests {
         assert_eq!(session.received(discovered), []);
         assert_eq!(session.sent(&stateless_request(2, "tools/list")), []);
         let tools = r#"{"jsonrpc":"2.0","id":2,"result":{"resultType":"complete","tools":[{"name":"t","inputSchema":{"type":"object"}}],"ttlMs":0,"cacheScope":"public","_meta":{"io.modelcontextprotocol/serverInfo":{"name":"s","version":"1"}}}}"#;
-        assert_eq!(requirements(&session.received(tools)), ["TOOL-001"]);
+        assert_eq!(requirements(&session.received(tools)), [id::TOOL_001]);
     }
 
     #[test]
@@ -1223,7 +1224,7 @@ mod tests {
         let init = r#"{"jsonrpc":"2.0","id":2,"method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{},"clientInfo":{"name":"c","version":"1"}}}"#;
         assert_eq!(server.received(init), []);
         let late = server.received(&stateless_request(3, "server/discover"));
-        assert_eq!(requirements(&late), ["LIFE-011"], "no probe once initialized");
+        assert_eq!(requirements(&late), [id::LIFE_011], "no probe once initialized");
         let other = server.received(&stateless_request(4, "mcp-conform/unknown"));
         assert!(!other.is_empty(), "only the probe is excused");
     }
@@ -1233,16 +1234,16 @@ mod tests {
         let mut client = Session::new();
         client.0.set_version(V2026_07_28);
         let roots = r#"{"jsonrpc":"2.0","id":9,"method":"roots/list"}"#;
-        assert_eq!(requirements(&client.received(roots)), ["RPC-017"]);
+        assert_eq!(requirements(&client.received(roots)), [id::RPC_017]);
         let mut server = Session(FrameChecker::new(PeerRole::Server).on_stdio());
         server.0.set_version(V2026_07_28);
         let answer = r#"{"jsonrpc":"2.0","id":9,"result":{"roots":[]}}"#;
         assert_eq!(
             requirements(&server.received(answer)),
-            ["RPC-017", "STDIO-007", "RPC-004"]
+            [id::RPC_017, id::STDIO_007, id::RPC_004]
         );
         let removed = server.received(r#"{"jsonrpc":"2.0","method":"notifications/initialized"}"#);
-        assert_eq!(requirements(&removed), ["SCHEMA-001"]);
+        assert_eq!(requirements(&removed), [id::SCHEMA_001]);
         assert!(removed[0].message.contains("only in 2024-11-05…2025-11-25"));
     }
 

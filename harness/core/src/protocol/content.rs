@@ -4,6 +4,7 @@
 //! formed. Some of them need what an earlier frame said (the output schema a
 //! `tools/list` declared), which [`ToolCatalogue`] keeps.
 
+use crate::requirements::id;
 use std::collections::HashMap;
 use std::sync::LazyLock;
 
@@ -37,11 +38,11 @@ impl ToolCatalogue {
                 if !TOOL_NAME.is_match(name) {
                     let message =
                         format!("tool name {name:?} is not 1 to 128 of the characters A-Z a-z 0-9 _ - .");
-                    out.push(Violation::new("TOOL-003", Level::Should, message).at(format!("{at}/name")));
+                    out.push(Violation::new(id::TOOL_003, Level::Should, message).at(format!("{at}/name")));
                 }
                 if let Some(first) = seen.insert(name, index) {
                     let message = format!("tool name {name:?} is listed twice (also at index {first})");
-                    out.push(Violation::new("TOOL-003", Level::Should, message).at(format!("{at}/name")));
+                    out.push(Violation::new(id::TOOL_003, Level::Should, message).at(format!("{at}/name")));
                 }
             }
             for member in ["inputSchema", "outputSchema"] {
@@ -72,7 +73,7 @@ impl ToolCatalogue {
                 None => {
                     let message =
                         format!("`{tool}` declares an outputSchema but returned no structuredContent");
-                    out.push(Violation::must("TOOL-007", message).at("/result"));
+                    out.push(Violation::must(id::TOOL_007, message).at("/result"));
                 }
                 Some(value) => {
                     if let Ok(validator) = jsonschema::validator_for(schema)
@@ -82,7 +83,7 @@ impl ToolCatalogue {
                             "structuredContent of `{tool}` does not match its outputSchema: {error} (at {})",
                             pointer_or_root(&error.instance_path().to_string())
                         );
-                        out.push(Violation::must("TOOL-007", message).at("/result/structuredContent"));
+                        out.push(Violation::must(id::TOOL_007, message).at("/result/structuredContent"));
                     }
                 }
             }
@@ -91,7 +92,7 @@ impl ToolCatalogue {
             && !serialized_in_text(result, value)
         {
             let message = "structuredContent is not also given, serialized as JSON, in a text content block";
-            out.push(Violation::new("TOOL-009", Level::Should, message).at("/result/content"));
+            out.push(Violation::new(id::TOOL_009, Level::Should, message).at("/result/content"));
         }
     }
 }
@@ -137,7 +138,7 @@ pub(super) fn check_published_schema(
             "the published schema is not valid JSON Schema: {error} (at {})",
             pointer_or_root(&error.instance_path().to_string())
         );
-        out.push(Violation::must("JSCH-002", message).at(pointer));
+        out.push(Violation::must(id::JSCH_002, message).at(pointer));
     }
 }
 
@@ -158,7 +159,7 @@ pub(super) fn check_resource_contents(result: &Value, out: &mut Vec<Violation>) 
             && !is_base64(blob)
         {
             let message = "`blob` is not valid base64";
-            out.push(Violation::must("RES-003", message).at(format!("/result/contents/{index}/blob")));
+            out.push(Violation::must(id::RES_003, message).at(format!("/result/contents/{index}/blob")));
         }
     }
 }
@@ -173,20 +174,20 @@ fn is_base64(text: &str) -> bool {
 pub(super) fn check_url_elicitation_required(data: Option<&Value>, out: &mut Vec<Violation>) {
     let Some(items) = data.and_then(|d| d.get("elicitations")).and_then(Value::as_array) else {
         let text = "error -32042 without `data.elicitations`, the URL elicitations it requires";
-        out.push(Violation::must("ELIC-015", text).at("/error/data"));
+        out.push(Violation::must(id::ELIC_015, text).at("/error/data"));
         return;
     };
     for (index, item) in items.iter().enumerate() {
         let at = format!("/error/data/elicitations/{index}");
         if item.get("mode").and_then(Value::as_str) != Some("url") {
             out.push(
-                Violation::must("ELIC-015", "an entry that is not a URL-mode elicitation").at(at.clone()),
+                Violation::must(id::ELIC_015, "an entry that is not a URL-mode elicitation").at(at.clone()),
             );
         }
         for member in ["elicitationId", "url", "message"] {
             if !item.get(member).is_some_and(Value::is_string) {
                 let text = format!("a URL elicitation without a string `{member}`");
-                out.push(Violation::must("ELIC-015", text).at(at.clone()));
+                out.push(Violation::must(id::ELIC_015, text).at(at.clone()));
             }
         }
     }
@@ -219,7 +220,7 @@ pub(super) fn check_sampling_history(params: &Value, version: ProtocolVersion, o
             .count();
         if results > 0 && results < content.len() {
             let text = "a user message with tool results holds other content too";
-            out.push(Violation::must("SAMP-009", text).at(at.clone()));
+            out.push(Violation::must(id::SAMP_009, text).at(at.clone()));
         }
         let uses: Vec<&str> = content
             .iter()
@@ -246,7 +247,7 @@ pub(super) fn check_sampling_history(params: &Value, version: ProtocolVersion, o
         }
         for id in uses.iter().filter(|id| !answers.iter().any(|a| a == *id)) {
             let text = format!("tool use {id:?} is not answered by a tool result in the next user message");
-            out.push(Violation::must("SAMP-009", text).at(at.clone()));
+            out.push(Violation::must(id::SAMP_009, text).at(at.clone()));
         }
     }
 }
@@ -284,7 +285,7 @@ fn walk_meta(value: &Value, pointer: &mut String, trace: bool, out: &mut Vec<Vio
                         let message = format!(
                             "`_meta` key {meta_key:?} is not an optional prefix (dotted labels and a slash) and a name"
                         );
-                        out.push(Violation::must("META-001", message).at(pointer.clone()));
+                        out.push(Violation::must(id::META_001, message).at(pointer.clone()));
                     }
                     if trace {
                         check_trace_keys(meta, pointer, out);
@@ -348,7 +349,7 @@ mod tests {
             {"name": "other", "inputSchema": {"$schema": "https://example.com/my-dialect", "type": 5}},
         ]});
         tools.check_list(&result, V, &mut out);
-        assert_eq!(ids(&out), ["TOOL-003", "TOOL-003", "JSCH-002"]);
+        assert_eq!(ids(&out), [id::TOOL_003, id::TOOL_003, id::JSCH_002]);
         assert_eq!(out[2].pointer.as_deref(), Some("/result/tools/2/inputSchema"));
         let mut old = Vec::new();
         tools.check_list(&result, ProtocolVersion::V2025_06_18, &mut old);
@@ -374,7 +375,7 @@ mod tests {
         for result in [&good, &wrong, &missing, &unserialized, &tool_error] {
             tools.check_call("add", result, V, &mut out);
         }
-        assert_eq!(ids(&out), ["TOOL-007", "TOOL-007", "TOOL-009"]);
+        assert_eq!(ids(&out), [id::TOOL_007, id::TOOL_007, id::TOOL_009]);
         let mut old = Vec::new();
         tools.check_call("add", &wrong, ProtocolVersion::V2025_03_26, &mut old);
         assert!(old.is_empty());
@@ -388,7 +389,7 @@ mod tests {
             {"uri": "d", "text": "plain"}
         ]});
         check_resource_contents(&result, &mut out);
-        assert_eq!(ids(&out), ["RES-003", "RES-003"]);
+        assert_eq!(ids(&out), [id::RES_003, id::RES_003]);
         assert_eq!(out[0].pointer.as_deref(), Some("/result/contents/1/blob"));
     }
 
@@ -415,7 +416,7 @@ mod tests {
         ]});
         check_sampling_history(&unanswered, V, &mut out);
         check_sampling_history(&mixed, V, &mut out);
-        assert_eq!(ids(&out), ["SAMP-009", "SAMP-009"]);
+        assert_eq!(ids(&out), [id::SAMP_009, id::SAMP_009]);
         let mut old = Vec::new();
         check_sampling_history(&unanswered, ProtocolVersion::V2025_06_18, &mut old);
         assert!(old.is_empty());
@@ -432,7 +433,10 @@ mod tests {
         let form = json!({"elicitations": [{"mode": "form", "message": "m", "requestedSchema": {}}]});
         check_url_elicitation_required(Some(&form), &mut out);
         check_url_elicitation_required(None, &mut out);
-        assert_eq!(ids(&out), ["ELIC-015", "ELIC-015", "ELIC-015", "ELIC-015"]);
+        assert_eq!(
+            ids(&out),
+            [id::ELIC_015, id::ELIC_015, id::ELIC_015, id::ELIC_015]
+        );
     }
 
     #[test]
@@ -446,7 +450,7 @@ mod tests {
         let bad = json!({"tools": [{"_meta": {"-bad": 1, "1abc.com/x": 2}}],
             "structuredContent": {"_meta": {"??": 1}}});
         check_meta_keys(&bad, "/result", V, &mut out);
-        assert_eq!(ids(&out), ["META-001", "META-001"]);
+        assert_eq!(ids(&out), [id::META_001, id::META_001]);
         assert_eq!(out[0].pointer.as_deref(), Some("/result/tools/0/_meta"));
         let mut old = Vec::new();
         check_meta_keys(&bad, "/result", ProtocolVersion::V2025_03_26, &mut old);

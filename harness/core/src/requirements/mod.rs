@@ -12,6 +12,47 @@ use serde::Deserialize;
 use crate::Level;
 use crate::version::{ProtocolVersion, VersionSet};
 
+/// A requirement's stable ID as code cites it: always one of the [`id`]
+/// constants, which are generated from the catalogue.
+pub type RequirementId = &'static str;
+
+/// One constant per catalogue entry (`id::RPC_009` is `"RPC-009"`), generated
+/// by the crate's build script: citing an ID the catalogue lacks does not
+/// compile.
+pub mod id {
+    use super::RequirementId;
+
+    include!(concat!(env!("OUT_DIR"), "/requirement_ids.rs"));
+
+    /// Whether `candidate` is a catalogue ID; usable in constants, so that
+    /// an ID written as a string (a fault's declaration) is checked at
+    /// compile time too.
+    pub const fn is_catalogued(candidate: &str) -> bool {
+        let mut i = 0;
+        while i < ALL.len() {
+            if same(ALL[i].as_bytes(), candidate.as_bytes()) {
+                return true;
+            }
+            i += 1;
+        }
+        false
+    }
+
+    const fn same(a: &[u8], b: &[u8]) -> bool {
+        if a.len() != b.len() {
+            return false;
+        }
+        let mut i = 0;
+        while i < a.len() {
+            if a[i] != b[i] {
+                return false;
+            }
+            i += 1;
+        }
+        true
+    }
+}
+
 /// Which party a requirement binds.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Deserialize)]
 #[serde(rename_all = "lowercase")]
@@ -192,11 +233,18 @@ mod tests {
 
     #[test]
     fn built_in_catalogue_parses_and_finds_harness_entries() {
-        let schema = catalogue().get("SCHEMA-002").expect("SCHEMA-002 is catalogued");
+        let schema = catalogue().get(id::SCHEMA_002).expect("SCHEMA-002 is catalogued");
         assert_eq!(schema.level, Level::Must);
         assert_eq!(schema.versions, VersionSet::ALL);
         assert_eq!(schema.check, CheckKind::Schema);
         assert!(catalogue().get("NOPE-999").is_none());
+    }
+
+    #[test]
+    fn the_constants_are_the_catalogue_ids() {
+        let catalogued: Vec<&str> = catalogue().iter().map(|r| r.id.as_str()).collect();
+        assert_eq!(id::ALL, catalogued);
+        assert_eq!(id::RPC_009, "RPC-009");
     }
 
     #[test]

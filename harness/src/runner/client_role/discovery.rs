@@ -9,6 +9,7 @@
 
 use mcp_conform_core::protocol::meta_key::{CLIENT_CAPABILITIES, CLIENT_INFO, PROTOCOL_VERSION};
 use mcp_conform_core::protocol::{MethodKind, method_in};
+use mcp_conform_core::requirements::id;
 use mcp_conform_core::scenario::Scenario;
 use mcp_conform_core::scenario::model::{Step, StepKind};
 use mcp_conform_core::version::ProtocolVersion;
@@ -71,9 +72,9 @@ pub async fn serve_opening(runner: &mut StepRunner<'_>, config: &RunConfig, stdi
         let name = "a dual-era client probes with server/discover first";
         runner.checks.push(if opened_with_initialize {
             let message = format!("it opened with initialize, then sent {}", first.method);
-            Check::broken(name, "MODN-009", Level::Should, span, message)
+            Check::broken(name, id::MODN_009, Level::Should, span, message)
         } else {
-            Check::pass(name, "MODN-009", Level::Should, span)
+            Check::pass(name, id::MODN_009, Level::Should, span)
         });
     }
     let meta = first.params.as_ref().and_then(|p| p.get("_meta"));

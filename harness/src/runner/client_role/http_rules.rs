@@ -14,6 +14,7 @@
 //! says so instead of passing by default.
 
 use mcp_conform_core::requirements::catalogue;
+use mcp_conform_core::requirements::id;
 use mcp_conform_core::scenario::Scenario;
 use mcp_conform_core::span::Span;
 use mcp_conform_core::version::ProtocolVersion;
@@ -184,7 +185,7 @@ fn posts_accept_both(record: &HttpClientRecord) -> Finding {
     let posts = posts(record);
     let mut finding = Finding::new(
         "each message is its own POST, accepting JSON and SSE",
-        "HTTP-004",
+        id::HTTP_004,
         Level::Must,
     );
     for post in &posts {
@@ -212,7 +213,7 @@ fn single_messages(record: &HttpClientRecord) -> Finding {
     let posts = posts(record);
     let mut finding = Finding::new(
         "a POST body holds one message, not an array",
-        "HTTP-005",
+        id::HTTP_005,
         Level::Must,
     );
     for post in posts.iter().filter(|p| p.array) {
@@ -225,7 +226,7 @@ fn single_messages(record: &HttpClientRecord) -> Finding {
 fn session_id_repeated(record: &HttpClientRecord) -> Finding {
     let mut finding = Finding::new(
         "requests after initialize carry the session id",
-        "HTTP-016",
+        id::HTTP_016,
         Level::Must,
     );
     let Some(issued) = record.session_id.as_deref() else {
@@ -253,7 +254,7 @@ fn version_header_sent(record: &HttpClientRecord) -> Finding {
     let (later, none) = after_negotiation(record);
     let mut finding = Finding::new(
         "requests after initialize carry MCP-Protocol-Version",
-        "HTTP-018",
+        id::HTTP_018,
         Level::Must,
     );
     for request in later
@@ -270,7 +271,7 @@ fn version_header_negotiated(record: &HttpClientRecord) -> Finding {
     let (later, none) = after_negotiation(record);
     let mut finding = Finding::new(
         "MCP-Protocol-Version names the negotiated version",
-        "HTTP-018",
+        id::HTTP_018,
         Level::Should,
     );
     let negotiated = record.version.as_deref().unwrap_or_default();
@@ -296,7 +297,7 @@ fn get_accepts_sse(record: &HttpClientRecord) -> Finding {
         .collect();
     let mut finding = Finding::new(
         "a GET on the endpoint accepts text/event-stream",
-        "HTTP-012",
+        id::HTTP_012,
         Level::Must,
     );
     for get in gets.iter().filter(|g| !g.accepts("text/event-stream")) {
@@ -313,7 +314,7 @@ fn get_accepts_sse(record: &HttpClientRecord) -> Finding {
 fn session_deleted(record: &HttpClientRecord) -> Finding {
     let mut finding = Finding::new(
         "the client ends its session with DELETE",
-        "HTTP-017",
+        id::HTTP_017,
         Level::Should,
     );
     let deleted = record
@@ -408,7 +409,7 @@ mod tests {
 
     #[test]
     fn a_correct_client_passes_where_cited_and_is_silent_elsewhere() {
-        assert!(verdicts(&correct(), "LIFE-001").is_empty());
+        assert!(verdicts(&correct(), id::LIFE_001).is_empty());
         let cited = verdicts(&correct(), "HTTP-004, HTTP-005, HTTP-016, HTTP-017, HTTP-018");
         assert!(cited.iter().all(|(_, v)| *v == Verdict::Pass), "{cited:?}");
         assert_eq!(cited.len(), 6);
@@ -420,7 +421,7 @@ mod tests {
         record.version = Some("1999-01-01".into());
         record.requests.truncate(1);
         record.requests.push(request(9, "DELETE", &[SESSION_ID]));
-        let found = verdicts(&record, "HTTP-018");
+        let found = verdicts(&record, id::HTTP_018);
         assert!(found.iter().all(|(_, v)| *v != Verdict::Fail), "{found:?}");
     }
 
@@ -437,14 +438,14 @@ mod tests {
         record.requests[3]
             .headers
             .insert("mcp-protocol-version".into(), "2025-06-18".into());
-        let found = verdicts(&record, "LIFE-001");
+        let found = verdicts(&record, id::LIFE_001);
         let expected = [
-            ("HTTP-004", Verdict::Fail),
-            ("HTTP-005", Verdict::Fail),
-            ("HTTP-016", Verdict::Fail),
-            ("HTTP-018", Verdict::Fail),
-            ("HTTP-018", Verdict::NonStrict),
-            ("HTTP-012", Verdict::Fail),
+            (id::HTTP_004, Verdict::Fail),
+            (id::HTTP_005, Verdict::Fail),
+            (id::HTTP_016, Verdict::Fail),
+            (id::HTTP_018, Verdict::Fail),
+            (id::HTTP_018, Verdict::NonStrict),
+            (id::HTTP_012, Verdict::Fail),
         ];
         let expected: Vec<(String, Verdict)> = expected.iter().map(|(r, v)| ((*r).to_owned(), *v)).collect();
         assert_eq!(found, expected);
@@ -455,8 +456,8 @@ mod tests {
         let mut record = correct();
         record.requests.pop();
         assert_eq!(
-            verdicts(&record, "HTTP-017"),
-            [("HTTP-017".to_owned(), Verdict::NotObserved)]
+            verdicts(&record, id::HTTP_017),
+            [(id::HTTP_017.to_owned(), Verdict::NotObserved)]
         );
         record.left = Some(PeerExit {
             code: Some(0),
@@ -464,8 +465,8 @@ mod tests {
             description: "exited with status 0".into(),
         });
         assert_eq!(
-            verdicts(&record, "LIFE-001"),
-            [("HTTP-017".to_owned(), Verdict::NonStrict)]
+            verdicts(&record, id::LIFE_001),
+            [(id::HTTP_017.to_owned(), Verdict::NonStrict)]
         );
     }
 
@@ -474,7 +475,12 @@ mod tests {
         let mut record = correct();
         record.requests[0].headers.clear();
         record.requests[0].headers.insert("accept".into(), BOTH.1.into());
-        let judged = judge(&record, ProtocolVersion::V2025_03_26, &scenario("HTTP-018"), &[]);
+        let judged = judge(
+            &record,
+            ProtocolVersion::V2025_03_26,
+            &scenario(id::HTTP_018),
+            &[],
+        );
         assert!(judged.is_empty(), "{judged:?}");
     }
 
@@ -484,10 +490,10 @@ mod tests {
             legacy: true,
             ..correct()
         };
-        assert!(verdicts(&record, "LIFE-001").is_empty());
+        assert!(verdicts(&record, id::LIFE_001).is_empty());
         assert_eq!(
-            verdicts(&record, "HTTP-016"),
-            [("HTTP-016".to_owned(), Verdict::NotApplicable)]
+            verdicts(&record, id::HTTP_016),
+            [(id::HTTP_016.to_owned(), Verdict::NotApplicable)]
         );
     }
 
@@ -554,10 +560,19 @@ mod tests {
     #[test]
     fn a_correct_stateless_client_passes_the_header_rules_and_no_session_rule_is_asked() {
         let (record, transcript) = stateless_conversation();
-        assert!(stateless_verdicts(&record, &transcript, "LIFE-001").is_empty());
+        assert!(stateless_verdicts(&record, &transcript, id::LIFE_001).is_empty());
         let cited = stateless_verdicts(&record, &transcript, STATELESS_RULES);
         let ids: Vec<&str> = cited.iter().map(|(id, _)| id.as_str()).collect();
-        assert_eq!(ids, ["HTTP-004", "HTTP-005", "HTTP-020", "HTTP-023", "HTTP-024"]);
+        assert_eq!(
+            ids,
+            [
+                id::HTTP_004,
+                id::HTTP_005,
+                id::HTTP_020,
+                id::HTTP_023,
+                id::HTTP_024
+            ]
+        );
         assert!(cited.iter().all(|(_, v)| *v == Verdict::Pass), "{cited:?}");
     }
 
@@ -571,12 +586,12 @@ mod tests {
             Some(value) => headers.insert(header.into(), value.into()),
             None => headers.remove(header),
         };
-        stateless_verdicts(&record, &transcript, "LIFE-001")
+        stateless_verdicts(&record, &transcript, id::LIFE_001)
     }
 
     #[test]
     fn each_standard_header_that_is_missing_or_disagrees_breaks_http_020() {
-        let fail = [("HTTP-020".to_owned(), Verdict::Fail)];
+        let fail = [(id::HTTP_020.to_owned(), Verdict::Fail)];
         assert_eq!(with_header(1, "mcp-method", None), fail);
         assert_eq!(with_header(1, "mcp-protocol-version", None), fail);
         assert_eq!(with_header(2, "mcp-protocol-version", Some("2025-11-25")), fail);
@@ -587,7 +602,7 @@ mod tests {
 
     #[test]
     fn marked_arguments_must_be_mirrored_exactly_and_encoded_where_unsafe() {
-        let fail = [("HTTP-023".to_owned(), Verdict::Fail)];
+        let fail = [(id::HTTP_023.to_owned(), Verdict::Fail)];
         assert_eq!(with_header(2, "mcp-param-region", None), fail);
         assert_eq!(with_header(2, "mcp-param-region", Some("Hello, 世界")), fail);
         assert_eq!(with_header(2, "mcp-param-limit", Some("43")), fail);
@@ -602,12 +617,12 @@ mod tests {
         message["params"]["arguments"]["limit"] = Value::Null;
         call.raw = message.to_string().into_bytes();
         assert_eq!(
-            stateless_verdicts(&record, &transcript, "LIFE-001"),
+            stateless_verdicts(&record, &transcript, id::LIFE_001),
             fail,
             "a header for a null argument"
         );
         record.requests[1].headers.remove("mcp-param-limit");
-        assert!(stateless_verdicts(&record, &transcript, "LIFE-001").is_empty());
+        assert!(stateless_verdicts(&record, &transcript, id::LIFE_001).is_empty());
     }
 
     #[test]
@@ -627,8 +642,8 @@ mod tests {
         record.requests.push(posted);
         transcript.push(frame);
         assert_eq!(
-            stateless_verdicts(&record, &transcript, "LIFE-001"),
-            [("HTTP-024".to_owned(), Verdict::Fail)]
+            stateless_verdicts(&record, &transcript, id::LIFE_001),
+            [(id::HTTP_024.to_owned(), Verdict::Fail)]
         );
     }
 
@@ -637,10 +652,10 @@ mod tests {
         let (mut record, mut transcript) = stateless_conversation();
         transcript.truncate(2);
         record.requests.truncate(1);
-        let cited = stateless_verdicts(&record, &transcript, "HTTP-023");
-        assert_eq!(cited, [("HTTP-023".to_owned(), Verdict::NotObserved)]);
+        let cited = stateless_verdicts(&record, &transcript, id::HTTP_023);
+        assert_eq!(cited, [(id::HTTP_023.to_owned(), Verdict::NotObserved)]);
         transcript.truncate(1);
-        let cited = stateless_verdicts(&record, &transcript, "HTTP-024");
-        assert_eq!(cited, [("HTTP-024".to_owned(), Verdict::NotObserved)]);
+        let cited = stateless_verdicts(&record, &transcript, id::HTTP_024);
+        assert_eq!(cited, [(id::HTTP_024.to_owned(), Verdict::NotObserved)]);
     }
 }

@@ -14,6 +14,8 @@
 //! Over HTTP the client's transport rules are judged too (`http_rules.rs`);
 //! the stateless era has no handshake to answer (`discovery.rs`).
 
+use mcp_conform_core::requirements::id;
+
 mod discovery;
 mod http_rules;
 mod relay;
@@ -168,7 +170,7 @@ pub async fn serve_handshake(runner: &mut StepRunner<'_>, config: &RunConfig) ->
             Ok(_) => {}
             Err(error) => {
                 let missing = format!("no initialize within {} ms", config.startup_timeout.as_millis());
-                return never_came(runner, "the client initializes", "LIFE-001", missing, error);
+                return never_came(runner, "the client initializes", id::LIFE_001, missing, error);
             }
         }
     };
@@ -216,7 +218,13 @@ pub async fn serve_handshake(runner: &mut StepRunner<'_>, config: &RunConfig) ->
             "no notifications/initialized within {} ms of the initialize answer",
             config.startup_timeout.as_millis()
         );
-        return never_came(runner, "the client sends initialized", "LIFE-007", missing, error);
+        return never_came(
+            runner,
+            "the client sends initialized",
+            id::LIFE_007,
+            missing,
+            error,
+        );
     }
     match capability_precondition(runner, &capabilities, "client") {
         Some(stop) => Handshaken::Stopped(stop),
@@ -262,10 +270,10 @@ pub(super) fn opens_with_initialize(transcript: &[mcp_conform_core::wire::Frame]
         })
         .find(|method| method != "ping" && method != "server/discover");
     match first.as_deref() {
-        Some("initialize") => Check::pass(name, "LIFE-001", Level::Must, span),
+        Some("initialize") => Check::pass(name, id::LIFE_001, Level::Must, span),
         other => Check::broken(
             name,
-            "LIFE-001",
+            id::LIFE_001,
             Level::Must,
             span,
             format!("the client sent {} before initialize", other.unwrap_or("nothing")),
@@ -291,9 +299,9 @@ pub(super) fn initialize_params(params: &Value, span: Span) -> Check {
     }
     let name = "the initialize request";
     if problems.is_empty() {
-        Check::pass(name, "LIFE-002", Level::Must, span)
+        Check::pass(name, id::LIFE_002, Level::Must, span)
     } else {
-        Check::broken(name, "LIFE-002", Level::Must, span, problems.join("; "))
+        Check::broken(name, id::LIFE_002, Level::Must, span, problems.join("; "))
             .with_values(None, Some(params.clone()))
     }
 }

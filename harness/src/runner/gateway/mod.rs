@@ -6,6 +6,8 @@
 //! while the steps run on the front. The gateway is judged on both sides:
 //! as a server by the front's frames, as a client by each backend's.
 
+use mcp_conform_core::requirements::id;
+
 mod backends;
 mod launch;
 
@@ -195,11 +197,11 @@ fn initialized_first(received: &[(usize, Value)], span: Span) -> Option<Check> {
     let name = "the gateway sends initialized before its requests";
     Some(match (initialized, request_at) {
         (Some(notified), Some(requested)) if notified < requested => {
-            Check::pass(name, "LIFE-007", mcp_conform_core::Level::Must, span)
+            Check::pass(name, id::LIFE_007, mcp_conform_core::Level::Must, span)
         }
         _ => Check::broken(
             name,
-            "LIFE-007",
+            id::LIFE_007,
             mcp_conform_core::Level::Must,
             span,
             format!(

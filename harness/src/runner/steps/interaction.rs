@@ -6,6 +6,7 @@
 use mcp_conform_core::Verdict;
 use mcp_conform_core::matcher::Matcher;
 use mcp_conform_core::protocol::subscriptions::RESOURCE_SUBSCRIPTIONS;
+use mcp_conform_core::requirements::id;
 use mcp_conform_core::scenario::model::{CheckTag, ResponseCheck, ResponseExpect, SubscribeStep};
 use mcp_conform_core::scenario::validate::STEP_TIMEOUT;
 use mcp_mock_peers::client::{ClientSession, Received, WaitError};
@@ -92,7 +93,7 @@ impl StepRunner<'_> {
     /// Opens a listen stream and waits for its acknowledgement (SUBS-001).
     async fn listen(&mut self, step: &SubscribeStep, filter: Value) -> Stop {
         let tag = CheckTag {
-            requirement: "SUBS-001".into(),
+            requirement: id::SUBS_001.into(),
             ..step.tag.clone()
         };
         let params = json!({ "notifications": filter });

@@ -7,11 +7,12 @@ use super::common::{
 };
 use super::{Flow, MethodSpec, request};
 use crate::protocol::shape::{Named, Shape, Versions, opt, req};
+use crate::requirements::id;
 use crate::version::ProtocolVersion::*;
 
 static DISCOVER_RESULT: Shape = Shape::Named(&Named {
     name: "DiscoverResult",
-    requirement: "MODN-007",
+    requirement: id::MODN_007,
     shape: Shape::Object(&[
         req("supportedVersions", &STR_ARRAY),
         req("capabilities", &SERVER_CAPABILITIES),
@@ -47,8 +48,8 @@ mod tests {
             V2026_07_28,
         );
         let ids: Vec<_> = found.iter().map(|v| v.requirement).collect();
-        assert_eq!(ids, ["MODN-007", "CACHE-001", "CACHE-001"]);
+        assert_eq!(ids, [id::MODN_007, id::CACHE_001, id::CACHE_001]);
         let bare = DISCOVER.check_params(None, V2026_07_28);
-        assert_eq!(bare[0].requirement, "MODN-001");
+        assert_eq!(bare[0].requirement, id::MODN_001);
     }
 }

@@ -7,6 +7,7 @@ use super::common::{
 };
 use super::{Flow, Gate, MemberGate, MethodSpec, Side, input_request, notification, request};
 use crate::protocol::shape::{Alt, Named, Shape, Tagged, Variant, Versions, opt, req};
+use crate::requirements::id;
 use crate::version::ProtocolVersion::*;
 
 const SINCE_2025_11_25: Versions = Versions::since(V2025_11_25);
@@ -64,7 +65,7 @@ static MULTI_SELECT_SCHEMA: Shape = Shape::Object(&[
 
 static PRIMITIVE_SCHEMA: Shape = Shape::Named(&Named {
     name: "PrimitiveSchemaDefinition",
-    requirement: "ELIC-006",
+    requirement: id::ELIC_006,
     shape: Shape::Tagged(&Tagged {
         tag: "type",
         default: None,
@@ -79,7 +80,7 @@ static PRIMITIVE_SCHEMA: Shape = Shape::Named(&Named {
                 shape: &MULTI_SELECT_SCHEMA,
             },
         ],
-        requirement: Some("ELIC-005"),
+        requirement: Some(id::ELIC_005),
     }),
 });
 
@@ -92,7 +93,7 @@ static REQUESTED_SCHEMA: Shape = Shape::Object(&[
 
 static FORM_PARAMS: Shape = Shape::Named(&Named {
     name: "ElicitRequestFormParams",
-    requirement: "ELIC-005",
+    requirement: id::ELIC_005,
     shape: Shape::Object(&[
         req("message", &STR),
         req("requestedSchema", &REQUESTED_SCHEMA),
@@ -102,7 +103,7 @@ static FORM_PARAMS: Shape = Shape::Named(&Named {
 
 static URL_PARAMS: Shape = Shape::Named(&Named {
     name: "ElicitRequestURLParams",
-    requirement: "ELIC-012",
+    requirement: id::ELIC_012,
     shape: Shape::Object(&[
         req("message", &STR),
         req("url", &STR),
@@ -123,7 +124,7 @@ static PARAMS: Shape = Shape::Tagged(&Tagged {
             shape: &URL_PARAMS,
         },
     ],
-    requirement: Some("ELIC-005"),
+    requirement: Some(id::ELIC_005),
 });
 
 /// A value of accepted form content. The spec's prose says number where
@@ -150,7 +151,7 @@ static CONTENT_VALUE: Shape = Shape::AnyOf(&[
 /// The result, and from 2026-07-28 the input response.
 pub(super) static RESULT: Shape = Shape::Named(&Named {
     name: "ElicitResult",
-    requirement: "ELIC-008",
+    requirement: id::ELIC_008,
     shape: Shape::Object(&[
         req("action", &Shape::Enum(&["accept", "decline", "cancel"])),
         opt("content", &Shape::Map(&CONTENT_VALUE)),
@@ -160,7 +161,7 @@ pub(super) static RESULT: Shape = Shape::Named(&Named {
 
 static COMPLETE_PARAMS: Shape = Shape::Named(&Named {
     name: "ElicitationCompleteNotificationParams",
-    requirement: "ELIC-014",
+    requirement: id::ELIC_014,
     shape: Shape::Object(&[req("elicitationId", &STR), NOTIFICATION_META_FIELD]),
 });
 
@@ -171,14 +172,14 @@ pub(super) static CREATE: MethodSpec = request(
     req("params", &PARAMS),
     &RESULT,
 )
-.gated(Side::Client, "elicitation", Versions::LEGACY, "ELIC-002");
+.gated(Side::Client, "elicitation", Versions::LEGACY, id::ELIC_002);
 
 pub(super) static CREATE_INPUT: MethodSpec =
     input_request("elicitation/create", req("params", &PARAMS), &RESULT).gated(
         Side::Client,
         "elicitation",
         Versions::since(V2026_07_28),
-        "MRTR-004",
+        id::MRTR_004,
     );
 
 pub(super) static COMPLETE: MethodSpec = notification(
@@ -198,7 +199,7 @@ pub(super) static MEMBER_GATES: &[MemberGate] = &[MemberGate {
         holder: Side::Client,
         path: "elicitation.url",
         versions: SINCE_2025_11_25,
-        requirement: "ELIC-002",
+        requirement: id::ELIC_002,
     },
 }];
 
@@ -215,7 +216,7 @@ mod tests {
         let nested = json!({"message": "m", "requestedSchema": {"type": "object",
             "properties": {"address": {"type": "object"}}}});
         let found = CREATE.check_params(Some(&nested), V2025_06_18);
-        assert_eq!(found[0].requirement, "ELIC-005");
+        assert_eq!(found[0].requirement, id::ELIC_005);
         let multi = json!({"message": "m", "requestedSchema": {"type": "object",
             "properties": {"tags": {"type": "array", "items": {"type": "string", "enum": ["a"]}}}}});
         assert!(!CREATE.check_params(Some(&multi), V2025_06_18).is_empty());
@@ -230,7 +231,7 @@ mod tests {
         let missing = json!({"mode": "url", "message": "Sign in"});
         let found = CREATE.check_params(Some(&missing), V2025_11_25);
         assert_eq!(found.len(), 2);
-        assert!(found.iter().all(|v| v.requirement == "ELIC-012"));
+        assert!(found.iter().all(|v| v.requirement == id::ELIC_012));
     }
 
     #[test]
@@ -245,7 +246,7 @@ mod tests {
         );
         assert_eq!(
             CREATE.check_result(&json!({"action": "dismiss"}), V2025_06_18)[0].requirement,
-            "ELIC-008"
+            id::ELIC_008
         );
         let multi = json!({"action": "accept", "content": {"tags": ["a"]}});
         assert!(!CREATE.check_result(&multi, V2025_06_18).is_empty());

@@ -8,11 +8,12 @@ use super::common::{
 use super::mrtr::{INPUT_RESPONSES_FIELD, REQUEST_STATE_FIELD};
 use super::{Flow, MethodSpec, Side, notification, request};
 use crate::protocol::shape::{Named, Shape, Versions, opt, req};
+use crate::requirements::id;
 use crate::version::ProtocolVersion::*;
 
 static RESOURCE: Shape = Shape::Named(&Named {
     name: "Resource",
-    requirement: "RES-002",
+    requirement: id::RES_002,
     shape: Shape::Object(&[
         req("uri", &STR),
         req("name", &STR),
@@ -28,7 +29,7 @@ static RESOURCE: Shape = Shape::Named(&Named {
 
 static RESOURCE_TEMPLATE: Shape = Shape::Named(&Named {
     name: "ResourceTemplate",
-    requirement: "RES-002",
+    requirement: id::RES_002,
     shape: Shape::Object(&[
         req("uriTemplate", &STR),
         req("name", &STR),
@@ -87,7 +88,7 @@ pub(super) static LIST: MethodSpec = request(
     opt("params", &PAGINATED_PARAMS).required_since(V2026_07_28),
     &LIST_RESULT,
 )
-.gated(Side::Server, "resources", Versions::LEGACY, "LIST-006")
+.gated(Side::Server, "resources", Versions::LEGACY, id::LIST_006)
 .cacheable();
 
 pub(super) static TEMPLATES_LIST: MethodSpec = request(
@@ -97,7 +98,7 @@ pub(super) static TEMPLATES_LIST: MethodSpec = request(
     opt("params", &PAGINATED_PARAMS).required_since(V2026_07_28),
     &TEMPLATES_LIST_RESULT,
 )
-.gated(Side::Server, "resources", Versions::LEGACY, "LIST-006")
+.gated(Side::Server, "resources", Versions::LEGACY, id::LIST_006)
 .cacheable();
 
 pub(super) static READ: MethodSpec = request(
@@ -107,7 +108,7 @@ pub(super) static READ: MethodSpec = request(
     req("params", &READ_PARAMS),
     &READ_RESULT,
 )
-.gated(Side::Server, "resources", Versions::LEGACY, "LIST-006")
+.gated(Side::Server, "resources", Versions::LEGACY, id::LIST_006)
 .may_require_input()
 .cacheable();
 
@@ -118,7 +119,12 @@ pub(super) static SUBSCRIBE: MethodSpec = request(
     req("params", &URI_PARAMS),
     &EMPTY_RESULT,
 )
-.gated(Side::Server, "resources.subscribe", Versions::LEGACY, "LIST-006");
+.gated(
+    Side::Server,
+    "resources.subscribe",
+    Versions::LEGACY,
+    id::LIST_006,
+);
 
 pub(super) static UNSUBSCRIBE: MethodSpec = request(
     "resources/unsubscribe",
@@ -127,7 +133,12 @@ pub(super) static UNSUBSCRIBE: MethodSpec = request(
     req("params", &URI_PARAMS),
     &EMPTY_RESULT,
 )
-.gated(Side::Server, "resources.subscribe", Versions::LEGACY, "LIST-006");
+.gated(
+    Side::Server,
+    "resources.subscribe",
+    Versions::LEGACY,
+    id::LIST_006,
+);
 
 pub(super) static LIST_CHANGED: MethodSpec = notification(
     "notifications/resources/list_changed",
@@ -139,7 +150,7 @@ pub(super) static LIST_CHANGED: MethodSpec = notification(
     Side::Server,
     "resources.listChanged",
     Versions::LEGACY,
-    "LIST-002",
+    id::LIST_002,
 );
 
 pub(super) static UPDATED: MethodSpec = notification(
@@ -148,7 +159,7 @@ pub(super) static UPDATED: MethodSpec = notification(
     Versions::ALL,
     req("params", &UPDATED_PARAMS),
 )
-.gated(Side::Server, "resources.subscribe", Versions::LEGACY, "RES-007");
+.gated(Side::Server, "resources.subscribe", Versions::LEGACY, id::RES_007);
 
 #[cfg(test)]
 mod tests {
@@ -163,7 +174,7 @@ mod tests {
         let bad = json!({"resources": [{"uri": "file:///a", "annotations": {"priority": 2}}]});
         let found = LIST.check_result(&bad, V2024_11_05);
         let requirements: Vec<_> = found.iter().map(|v| v.requirement).collect();
-        assert_eq!(requirements, ["RES-002", "RES-009"]);
+        assert_eq!(requirements, [id::RES_002, id::RES_009]);
         let template = json!({"resourceTemplates": [{"uri": "file:///{x}", "name": "x"}]});
         assert!(!TEMPLATES_LIST.check_result(&template, V2025_06_18).is_empty());
     }
@@ -173,7 +184,10 @@ mod tests {
         let good = json!({"contents": [{"uri": "file:///a", "blob": "AA=="}]});
         assert!(READ.check_result(&good, V2025_11_25).is_empty());
         let neither = json!({"contents": [{"uri": "file:///a"}]});
-        assert_eq!(READ.check_result(&neither, V2025_11_25)[0].requirement, "RES-002");
+        assert_eq!(
+            READ.check_result(&neither, V2025_11_25)[0].requirement,
+            id::RES_002
+        );
         assert!(!UPDATED.check_params(None, V2025_03_26).is_empty());
         assert_eq!(SUBSCRIBE.gate.map(|g| g.path), Some("resources.subscribe"));
     }

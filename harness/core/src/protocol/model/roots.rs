@@ -3,11 +3,12 @@
 use super::common::{META, NOTIFICATION_PARAMS, RESULT_META_FIELD, SERVER_REQUEST_PARAMS, STR, array};
 use super::{Flow, MethodSpec, Side, input_request, notification, request};
 use crate::protocol::shape::{Named, Shape, Versions, opt, req};
+use crate::requirements::id;
 use crate::version::ProtocolVersion::V2026_07_28;
 
 static ROOT: Shape = Shape::Named(&Named {
     name: "Root",
-    requirement: "ROOT-002",
+    requirement: id::ROOT_002,
     shape: Shape::Object(&[req("uri", &STR), opt("name", &STR), META]),
 });
 
@@ -21,14 +22,14 @@ pub(super) static LIST: MethodSpec = request(
     opt("params", &SERVER_REQUEST_PARAMS),
     &LIST_RESULT,
 )
-.gated(Side::Client, "roots", Versions::LEGACY, "LIST-006");
+.gated(Side::Client, "roots", Versions::LEGACY, id::LIST_006);
 
 pub(super) static LIST_INPUT: MethodSpec = input_request(
     "roots/list",
     opt("params", &SERVER_REQUEST_PARAMS),
     &LIST_RESULT,
 )
-.gated(Side::Client, "roots", Versions::since(V2026_07_28), "MRTR-004");
+.gated(Side::Client, "roots", Versions::since(V2026_07_28), id::MRTR_004);
 
 pub(super) static LIST_CHANGED: MethodSpec = notification(
     "notifications/roots/list_changed",
@@ -36,7 +37,7 @@ pub(super) static LIST_CHANGED: MethodSpec = notification(
     Versions::LEGACY,
     opt("params", &NOTIFICATION_PARAMS),
 )
-.gated(Side::Client, "roots.listChanged", Versions::LEGACY, "LIST-002");
+.gated(Side::Client, "roots.listChanged", Versions::LEGACY, id::LIST_002);
 
 #[cfg(test)]
 mod tests {
@@ -54,7 +55,7 @@ mod tests {
             .is_empty()
         );
         let found = LIST.check_result(&json!({"roots": [{"name": "w"}]}), V2024_11_05);
-        assert_eq!(found[0].requirement, "ROOT-002");
+        assert_eq!(found[0].requirement, id::ROOT_002);
         assert!(LIST.direction.allows(crate::protocol::PeerRole::Server));
         assert!(!LIST.direction.allows(crate::protocol::PeerRole::Client));
     }

@@ -6,6 +6,7 @@
 //! `Mcp-Param-*` headers (HTTP-023), and no call of a tool whose
 //! `x-mcp-header` use is invalid (HTTP-024).
 
+use mcp_conform_core::requirements::id;
 use std::collections::HashMap;
 
 use mcp_conform_core::Level;
@@ -142,7 +143,7 @@ fn sent_unencoded(sent: &str, text: &str) -> bool {
 fn standard_headers(conversation: &Conversation) -> Finding {
     let mut finding = Finding::new(
         "each POST mirrors its protocol version, method and name into headers",
-        "HTTP-020",
+        id::HTTP_020,
         Level::Must,
     );
     for post in &conversation.posted {
@@ -178,7 +179,7 @@ fn standard_headers(conversation: &Conversation) -> Finding {
 fn param_headers(conversation: &Conversation) -> Finding {
     let mut finding = Finding::new(
         "marked tool arguments are mirrored into Mcp-Param headers, Base64 where not header-safe",
-        "HTTP-023",
+        id::HTTP_023,
         Level::Must,
     );
     let mut judged = Vec::new();
@@ -240,7 +241,7 @@ fn param_problem(request: &InboundRequest, param: &ParamHeader, argument: Option
 fn invalid_tools_dropped(conversation: &Conversation) -> Finding {
     let mut finding = Finding::new(
         "tools whose x-mcp-header use is invalid are dropped, never called",
-        "HTTP-024",
+        id::HTTP_024,
         Level::Must,
     );
     if !conversation.listed_invalid {

@@ -1,0 +1,35 @@
+//! Generates `requirements::id`: one constant per catalogue entry, so code
+//! that cites a requirement names a constant, and an ID the catalogue does
+//! not have is a compile error.
+
+use std::fmt::Write as _;
+use std::path::PathBuf;
+
+fn main() {
+    let root = PathBuf::from(std::env::var("CARGO_MANIFEST_DIR").expect("set by cargo"));
+    let catalogue = root.join("src/requirements/catalogue.yaml");
+    println!("cargo:rerun-if-changed={}", catalogue.display());
+    let text = std::fs::read_to_string(&catalogue).expect("the catalogue is readable");
+    let mut code = String::new();
+    // Entries start `- id: XXX-NNN` (the catalogue's parser checks the rest).
+    let ids: Vec<&str> = text
+        .lines()
+        .filter_map(|line| line.strip_prefix("- id: "))
+        .map(str::trim)
+        .collect();
+    for id in &ids {
+        writeln!(
+            code,
+            "#[doc = \"`{id}`\"]\npub const {}: RequirementId = {id:?};",
+            id.replace('-', "_")
+        )
+        .expect("writing to a String");
+    }
+    writeln!(
+        code,
+        "/// Every ID, in catalogue order.\npub const ALL: &[RequirementId] = &{ids:?};"
+    )
+    .expect("writing to a String");
+    let out = PathBuf::from(std::env::var("OUT_DIR").expect("set by cargo")).join("requirement_ids.rs");
+    std::fs::write(out, code).expect("OUT_DIR is writable");
+}
