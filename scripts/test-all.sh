@@ -1,10 +1,60 @@
 #!/usr/bin/env bash
-# Every test of the project: installs the real peers the tests run against
-# (idempotent), then formatting, lints and the whole test suite.
+# Every test of the project: installs the real peers and chromium the tests
+# run against (idempotent), checks formatting and lints, then runs the test
+# tiers of .config/nextest.toml one after another and closes with one line
+# of totals. JUnit per tier: target/nextest/<tier>/junit.xml.
+#
+#   default     the fast tier: units, scenarios against the reference peers, CLI
+#   mutation    the fault sweeps: broken servers, HTTP servers, clients, gateways
+#   real-peers  the suite against the installed real peers, calibration
+#   browser     report.html in headless chromium
+#
+# Under CI=true a test whose tool is missing fails; elsewhere it is skipped
+# and says why.
 set -euo pipefail
 cd "$(dirname "${BASH_SOURCE[0]}")/.."
 
 scripts/install-peers.sh
 cargo fmt --all --check
 cargo clippy --workspace --all-targets --locked -- -D warnings
-cargo test --workspace --locked
+
+logs=$(mktemp -d)
+trap 'rm -rf "$logs"' EXIT
+passed=0 failed=0 skipped=0 failing_tiers=()
+
+# count WORDS LOG: the number before WORDS on nextest's summary line, or 0.
+count() {
+  local n
+  n=$(grep -E '^ *Summary ' "$2" | tail -1 | grep -oE "[0-9]+ $1" | grep -oE '^[0-9]+') || true
+  echo "${n:-0}"
+}
+
+for tier in default mutation real-peers browser; do
+  echo "=== tier: $tier"
+  log=$logs/$tier.log
+  started=$SECONDS
+  status=0
+  cargo nextest run --workspace --locked --profile "$tier" --no-tests=warn 2>&1 | tee "$log" || status=$?
+  echo "=== tier $tier: $((SECONDS - started)) s, exit $status"
+  passed=$((passed + $(count passed "$log")))
+  failed=$((failed + $(count failed "$log") + $(count "timed out" "$log")))
+  skipped=$((skipped + $(count skipped "$log")))
+  if [ "$status" -ne 0 ]; then
+    failing_tiers+=("$tier")
+    # A tier that failed before its summary (a build error) still counts.
+    [ "$(count failed "$log")" -gt 0 ] || failed=$((failed + 1))
+  fi
+done
+
+# nextest shows an ignored test as SKIP without the reason; each test binary
+# prints its reasons when run with a filter that selects nothing.
+if [ "$skipped" -gt 0 ]; then
+  echo "=== why tests were skipped"
+  cargo test --workspace --locked --tests -q -- --exact 'no test has this name' 2>/dev/null | grep '^SKIPPED' || true
+fi
+
+if [ ${#failing_tiers[@]} -gt 0 ]; then
+  echo "failing tiers: ${failing_tiers[*]}"
+fi
+echo "tests: $passed passed, $failed failed, $skipped skipped"
+[ ${#failing_tiers[@]} -eq 0 ]

@@ -11,8 +11,11 @@
 //! ours with a relation, `agree`, `differs` or `not-compared`; its header
 //! defines how verdicts are read and paired. The test fails on a disagreement,
 //! on a difference that changed or went stale, on a check of theirs that no
-//! entry maps, and on an entry that matches nothing. Without the peers it skips
-//! visibly, except under `CI=true`, where their absence is a failure.
+//! entry maps, and on an entry that matches nothing. Without the peers it is
+//! ignored with the reason (see `common::needs`).
+//!
+//! Also here: the reference server judged with the official schemas
+//! (`--schema-dir`, from the official spec files laid beside the repository).
 
 use std::collections::{BTreeMap, BTreeSet};
 use std::fs::File;
@@ -22,7 +25,12 @@ use std::process::{Child, Stdio};
 use std::time::{Duration, Instant};
 
 use assert_cmd::Command;
+use common::needs::{PeersEnv, Tests, official_spec, peers_with};
+use common::report::judge;
+use mcp_conform_report::{Report, Verdict};
 use serde::Deserialize;
+
+mod common;
 
 const MAPPING: &str = "fixtures/calibration/official-0.1.16.yaml";
 const CATALOGUE: &str = "harness/core/src/requirements/catalogue.yaml";
@@ -36,32 +44,15 @@ fn repo() -> PathBuf {
     PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("..")
 }
 
-fn peers_env() -> Option<BTreeMap<String, String>> {
-    let dir = std::env::var_os("MCP_CONFORM_PEERS")
-        .map(PathBuf::from)
-        .unwrap_or_else(|| repo().join("target/peers"));
-    let text = std::fs::read_to_string(dir.join("peers.env")).ok()?;
-    let vars = text
-        .lines()
-        .filter_map(|line| line.trim().strip_prefix("export ")?.split_once('='))
-        .map(|(key, value)| (key.to_owned(), value.trim_matches(['"', '\'']).to_owned()));
-    Some(vars.collect())
-}
-
-fn var<'a>(env: &'a BTreeMap<String, String>, key: &str) -> &'a str {
+fn var<'a>(env: &'a PeersEnv, key: &str) -> &'a str {
     env.get(key)
         .unwrap_or_else(|| panic!("{key} missing from peers.env; rerun scripts/install-peers.sh"))
 }
 
 /// How our suite reaches the everything server: the same Streamable HTTP
 /// endpoint theirs judges.
-fn our_target(_env: &BTreeMap<String, String>, http_url: &str) -> Vec<String> {
-    vec![
-        "--url".into(),
-        http_url.into(),
-        "--transport".into(),
-        "streamable".into(),
-    ]
+fn our_target(http_url: &str) -> [&str; 4] {
+    ["--url", http_url, "--transport", "streamable"]
 }
 
 // ---------------------------------------------------------------- mapping
@@ -136,7 +127,7 @@ impl Relation {
 fn verdicts_agree(theirs: &str, ours: &str) -> bool {
     matches!(
         (theirs, ours),
-        ("SUCCESS", "pass") | ("FAILURE", "FAIL" | "non-strict") | ("WARNING", "non-strict")
+        ("SUCCESS", "pass") | ("FAILURE", "fail" | "non-strict") | ("WARNING", "non-strict")
     )
 }
 
@@ -195,7 +186,7 @@ struct HttpServer {
 }
 
 impl HttpServer {
-    fn start(env: &BTreeMap<String, String>, log: &Path) -> HttpServer {
+    fn start(env: &PeersEnv, log: &Path) -> HttpServer {
         let port = TcpListener::bind((Ipv4Addr::LOCALHOST, 0))
             .and_then(|listener| listener.local_addr())
             .unwrap()
@@ -251,7 +242,7 @@ struct TheirCheck {
 
 /// Runs their server suite against `url`; returns every check of every
 /// `checks.json` it wrote.
-fn run_theirs(env: &BTreeMap<String, String>, url: &str, out: &Path) -> Vec<TheirCheck> {
+fn run_theirs(env: &PeersEnv, url: &str, out: &Path) -> Vec<TheirCheck> {
     let output = Command::new(var(env, "NODE22"))
         .arg(var(env, "CONFORMANCE_CLI"))
         .args(["server", "--url", url, "-o"])
@@ -308,116 +299,78 @@ fn their_status<'a>(checks: impl Iterator<Item = &'a TheirCheck>) -> String {
 
 #[derive(Debug, Default)]
 struct OurRun {
-    /// Scenario id → verdict, from the verdict table.
-    verdicts: BTreeMap<String, String>,
-    /// Scenario id → (verdict, requirement) of each step that fell short.
-    flagged: BTreeMap<String, Vec<(String, String)>>,
+    /// Scenario id → verdict.
+    verdicts: BTreeMap<String, Verdict>,
+    /// Scenario id → (verdict, requirement) of each check that fell short.
+    flagged: BTreeMap<String, Vec<(Verdict, String)>>,
+    /// How many scenarios the run selected.
+    selected: usize,
     stdout: String,
 }
 
-fn run_ours(env: &BTreeMap<String, String>, http_url: &str) -> OurRun {
-    let output = Command::cargo_bin("mcp-conform")
-        .unwrap()
-        .env("NO_COLOR", "1")
-        .arg("run")
-        .args(our_target(env, http_url))
-        .args(["--profile", "everything", "--jobs", "2"])
-        .timeout(OUR_TIMEOUT)
-        .output()
-        .unwrap();
-    parse_ours(String::from_utf8_lossy(&output.stdout).into_owned())
+fn run_ours(http_url: &str) -> OurRun {
+    let mut args = vec!["run"];
+    args.extend(our_target(http_url));
+    args.extend(["--profile", "everything", "--jobs", "2"]);
+    let run = judge(&args, OUR_TIMEOUT);
+    OurRun {
+        stdout: run.stdout(),
+        ..ours(&run.report)
+    }
 }
 
-/// Our terminal output: a header line, the verdict table (`verdict id time
-/// [note]`), then one block per scenario that did not pass, headed
-/// `── id (verdict) ── file`, whose step lines read `verdict text [REQ LEVEL] at …`.
-fn parse_ours(stdout: String) -> OurRun {
-    let mut run = OurRun::default();
-    let table = stdout.split("\n\n").nth(1).unwrap_or_default();
-    for line in table.lines() {
-        let mut words = line.split_whitespace();
-        if let (Some(verdict), Some(id)) = (words.next(), words.next()) {
-            run.verdicts.insert(id.to_owned(), verdict.to_owned());
-        }
+/// The verdicts of our report, and the checks that fell short.
+fn ours(report: &Report) -> OurRun {
+    let mut run = OurRun {
+        selected: report.run.suite.scenarios,
+        ..OurRun::default()
+    };
+    for case in &report.cases {
+        run.verdicts.insert(case.scenario.clone(), case.verdict);
+        let short = case
+            .checks
+            .iter()
+            .filter(|check| check.verdict >= Verdict::NonStrict);
+        run.flagged.insert(
+            case.scenario.clone(),
+            short
+                .map(|check| (check.verdict, check.requirement.clone()))
+                .collect(),
+        );
     }
-    let mut current: Option<String> = None;
-    for line in stdout.lines() {
-        if let Some(head) = line.strip_prefix("── ") {
-            current = head.split_whitespace().next().map(str::to_owned);
-            continue;
-        }
-        let Some(scenario) = &current else { continue };
-        let Some((verdict, rest)) = line.trim_start().split_once(' ') else {
-            continue;
-        };
-        if !matches!(verdict, "FAIL" | "non-strict" | "ERROR") {
-            continue;
-        }
-        let Some(requirement) = rest
-            .split_once(" [")
-            .and_then(|(_, tag)| tag.split_whitespace().next())
-        else {
-            continue;
-        };
-        run.flagged
-            .entry(scenario.clone())
-            .or_default()
-            .push((verdict.to_owned(), requirement.to_owned()));
-    }
-    run.stdout = stdout;
     run
 }
 
 /// Our verdict for an entry (see the mapping's header); None when our run
 /// has no such scenario.
-fn our_verdict(run: &OurRun, entry: &Entry) -> Option<String> {
+fn our_verdict(run: &OurRun, entry: &Entry) -> Option<Verdict> {
     let scenario = entry.ours.as_ref()?;
-    let verdict = run.verdicts.get(scenario)?.clone();
-    if entry.requirements.is_empty() || !matches!(verdict.as_str(), "pass" | "FAIL" | "non-strict") {
+    let verdict = *run.verdicts.get(scenario)?;
+    if entry.requirements.is_empty() || !matches!(verdict, Verdict::Pass | Verdict::Fail | Verdict::NonStrict)
+    {
         return Some(verdict);
     }
-    let steps: Vec<&str> = run
-        .flagged
-        .get(scenario)
-        .into_iter()
-        .flatten()
+    let steps: Vec<Verdict> = run.flagged[scenario]
+        .iter()
         .filter(|(_, requirement)| entry.requirements.contains(requirement))
-        .map(|(verdict, _)| verdict.as_str())
+        .map(|(verdict, _)| *verdict)
         .collect();
     Some(
-        ["FAIL", "non-strict"]
+        [Verdict::Fail, Verdict::NonStrict]
             .into_iter()
             .find(|v| steps.contains(v))
-            .unwrap_or("pass")
-            .to_owned(),
+            .unwrap_or(Verdict::Pass),
     )
 }
 
 // ---------------------------------------------------------------- the test
 
-#[test]
-fn verdicts_agree_with_the_official_suite() {
+fn verdicts_agree_with_the_official_suite(env: PeersEnv) {
     let mapping_text = std::fs::read_to_string(repo().join(MAPPING)).unwrap();
     let mapping: Mapping = serde_saphyr::from_str(&mapping_text).unwrap();
     let mut problems = lint_mapping(&mapping);
     assert!(problems.is_empty(), "{MAPPING}:\n{}", problems.join("\n"));
 
-    // A peers.env from before the referee was installed counts as absent.
-    let referee = [
-        "NODE22",
-        "CONFORMANCE_CLI",
-        "EVERYTHING_SERVER_JS",
-        "LOOPBACK_SHIM",
-    ];
-    let env = peers_env().filter(|env| referee.iter().all(|key| env.contains_key(*key)));
-    let Some(env) = env else {
-        assert!(
-            std::env::var("CI").is_err(),
-            "the referee is missing; the test command (scripts/test-all.sh) installs it"
-        );
-        eprintln!("skipped: the referee is not installed (run scripts/install-peers.sh)");
-        return;
-    };
     let work = tempfile::tempdir().unwrap();
     let out = work.path().join("results");
     let server = HttpServer::start(&env, &work.path().join("server.log"));
@@ -426,10 +379,15 @@ fn verdicts_agree_with_the_official_suite() {
     let theirs = run_theirs(&env, &server.url, &out);
     let their_time = t0.elapsed();
     let t0 = Instant::now();
-    let ours = run_ours(&env, &server.url);
+    let ours = run_ours(&server.url);
     let our_time = t0.elapsed();
     drop(server);
-    assert!(ours.verdicts.len() > 10, "our whole suite ran:\n{}", ours.stdout);
+    assert_eq!(
+        ours.verdicts.len(),
+        ours.selected,
+        "our whole suite ran:\n{}",
+        ours.stdout
+    );
 
     // Every check of theirs is mapped; every entry matches a check.
     for check in &theirs {
@@ -460,7 +418,7 @@ fn verdicts_agree_with_the_official_suite() {
         if let (Some(scenario), None) = (&entry.ours, &our) {
             problems.push(format!("{label}: our run has no scenario {scenario}"));
         }
-        let our = our.unwrap_or_else(|| "-".into());
+        let our = our.map_or_else(|| "-".to_owned(), |verdict| verdict.to_string());
         let result = match entry.relation {
             Relation::NotCompared => "-".to_owned(),
             Relation::Agree if verdicts_agree(&their, &our) => "ok".into(),
@@ -511,7 +469,7 @@ fn verdicts_agree_with_the_official_suite() {
         "\ncalibration: {} vs mcp-conform on {}",
         mapping.suite, mapping.server
     );
-    eprintln!("(theirs over Streamable HTTP on 127.0.0.1, ours over stdio)\n");
+    eprintln!("(both over Streamable HTTP on 127.0.0.1)\n");
     for row in &rows {
         let cells: Vec<String> = row
             .iter()
@@ -565,21 +523,17 @@ fn verdicts_agree_with_the_official_suite() {
     );
 }
 
+// ---------------------------------------------------------------- the official schemas
+
+/// With the official schemas (`--schema-dir`), the reference server still
+/// passes every scenario: the schemas add no false failures.
+fn the_reference_server_passes_with_the_official_schemas(spec: PathBuf) {
+    let spec = spec.display().to_string();
+    let run = judge(&["run", "--jobs", "2", "--schema-dir", &spec], OUR_TIMEOUT);
+    assert_eq!(run.code(), Some(0), "{}", run.stdout());
+}
+
 // ---------------------------------------------------------------- without peers
-
-const SAMPLE: &str = "mcp-conform 0.1.0 · stdio: x · protocol 2025-11-25 · 3 scenarios · 2 jobs
-
-pass           lifecycle.ping                            0.90s
-non-strict     logging.set-level                         0.91s
-not-observed   list-changed.tools                        0.00s  (needs trigger list_changed_tool)
-
-── logging.set-level (non-strict) ── scenarios/server/logging/set-level.yaml:14:15
-   logging/setLevel accepts a known level and refuses an unknown one with -32602
-   non-strict response to logging/setLevel [LOG-004 SHOULD] at scenarios/server/logging/set-level.yaml:14:15
-     at /code: expected -32602, got -32603: values differ
-
-3 scenarios: 1 pass, 1 non-strict, 1 not-observed in 1.00s
-";
 
 fn entry(ours: &str, requirements: &[&str]) -> Entry {
     Entry {
@@ -595,28 +549,45 @@ fn entry(ours: &str, requirements: &[&str]) -> Entry {
     }
 }
 
-#[test]
+/// Our run with `logging.set-level` non-strict under LOG-004 only.
+fn sample_run() -> OurRun {
+    let verdicts = [
+        ("lifecycle.ping", Verdict::Pass),
+        ("logging.set-level", Verdict::NonStrict),
+        ("list-changed.tools", Verdict::NotObserved),
+    ];
+    OurRun {
+        verdicts: verdicts.map(|(id, verdict)| (id.to_owned(), verdict)).into(),
+        flagged: verdicts
+            .map(|(id, _)| {
+                let short = match id {
+                    "logging.set-level" => vec![(Verdict::NonStrict, "LOG-004".to_owned())],
+                    _ => Vec::new(),
+                };
+                (id.to_owned(), short)
+            })
+            .into(),
+        selected: 3,
+        stdout: String::new(),
+    }
+}
+
 fn our_verdicts_narrow_to_the_cited_requirements() {
-    let run = parse_ours(SAMPLE.into());
-    assert_eq!(run.verdicts.len(), 3);
+    let run = sample_run();
     let verdict = |ours, requirements: &[&str]| our_verdict(&run, &entry(ours, requirements));
-    assert_eq!(verdict("logging.set-level", &[]).as_deref(), Some("non-strict"));
+    assert_eq!(verdict("logging.set-level", &[]), Some(Verdict::NonStrict));
     assert_eq!(
-        verdict("logging.set-level", &["LOG-004"]).as_deref(),
-        Some("non-strict")
+        verdict("logging.set-level", &["LOG-004"]),
+        Some(Verdict::NonStrict)
     );
+    assert_eq!(verdict("logging.set-level", &["SCHEMA-001"]), Some(Verdict::Pass));
     assert_eq!(
-        verdict("logging.set-level", &["SCHEMA-001"]).as_deref(),
-        Some("pass")
-    );
-    assert_eq!(
-        verdict("list-changed.tools", &["LIST-001"]).as_deref(),
-        Some("not-observed")
+        verdict("list-changed.tools", &["LIST-001"]),
+        Some(Verdict::NotObserved)
     );
     assert_eq!(verdict("no.such-scenario", &[]), None);
 }
 
-#[test]
 fn the_mapping_is_well_formed() {
     let text = std::fs::read_to_string(repo().join(MAPPING)).unwrap();
     let mapping: Mapping = serde_saphyr::from_str(&text).unwrap();
@@ -632,4 +603,31 @@ fn the_mapping_is_well_formed() {
         entries: vec![bad],
     });
     assert_eq!(problems.len(), 2, "{problems:?}");
+}
+
+fn main() -> std::process::ExitCode {
+    // A peers.env from before the referee was installed counts as missing.
+    let referee = peers_with(&[
+        "NODE22",
+        "CONFORMANCE_CLI",
+        "EVERYTHING_SERVER_JS",
+        "LOOPBACK_SHIM",
+    ]);
+    Tests::default()
+        .test("the_mapping_is_well_formed", the_mapping_is_well_formed)
+        .test(
+            "our_verdicts_narrow_to_the_cited_requirements",
+            our_verdicts_narrow_to_the_cited_requirements,
+        )
+        .needing(
+            &referee,
+            "verdicts_agree_with_the_official_suite",
+            verdicts_agree_with_the_official_suite,
+        )
+        .needing(
+            &official_spec(),
+            "the_reference_server_passes_with_the_official_schemas",
+            the_reference_server_passes_with_the_official_schemas,
+        )
+        .run()
 }

@@ -1,6 +1,9 @@
 //! The README's downstream recipe, for real: a scratch crate with a server
 //! binary and a 10-line `tests/conformance.rs` runs the suite under
-//! `cargo test`. It builds offline into `target/downstream`.
+//! `cargo test`. It builds offline: under nextest into the workspace's own
+//! target directory, with the workspace's dev profile, so the dependencies
+//! already built are reused; under `cargo test`, whose build lock is held
+//! while the tests run, into `target/downstream`.
 
 use std::path::Path;
 use std::process::Command;
@@ -37,6 +40,31 @@ name = "conformance"
 harness = false
 
 [workspace]
+
+# The workspace's dev profile, so the dependencies it built are reused; its
+# members are compiled as it compiles them (opt-level 0 builds quicker).
+[profile.dev]
+debug = "line-tables-only"
+
+[profile.dev.package."*"]
+opt-level = 1
+debug = false
+
+[profile.dev.package.mcp-conform]
+opt-level = 0
+debug = "line-tables-only"
+
+[profile.dev.package.mcp-conform-core]
+opt-level = 0
+debug = "line-tables-only"
+
+[profile.dev.package.mcp-conform-report]
+opt-level = 0
+debug = "line-tables-only"
+
+[profile.dev.package.mcp-mock-peers]
+opt-level = 0
+debug = "line-tables-only"
 "#,
         ws = workspace.display()
     );
@@ -51,8 +79,10 @@ harness = false
     .unwrap();
     std::fs::write(dir.join("tests/conformance.rs"), CONFORMANCE_RS).unwrap();
     assert!(CONFORMANCE_RS.lines().count() <= 10);
-    // Its own target directory: the outer `cargo test` holds the lock on ours.
-    let target = workspace.join("target/downstream");
+    let target = match std::env::var_os("NEXTEST") {
+        Some(_) => workspace.join("target"),
+        None => workspace.join("target/downstream"),
+    };
     let output = Command::new(env!("CARGO"))
         .args([
             "test",

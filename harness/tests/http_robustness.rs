@@ -2,14 +2,17 @@
 //! a scripted server (raw TCP on 127.0.0.1, answering the handshake
 //! correctly) answers every ping, whether an `http` step's or the engine
 //! transport's, by staying silent, cutting its SSE stream mid-event, or
-//! sending malformed SSE, and the verdict is a located FAIL within budget.
+//! sending malformed SSE, and the verdict is a located fail within budget.
 
 use std::io::{BufRead, BufReader, Read, Write};
 use std::net::{TcpListener, TcpStream};
 use std::time::{Duration, Instant};
 
-use assert_cmd::Command;
+use common::report::{Judged, judge};
+use mcp_conform_report::Verdict;
 use serde_json::{Value, json};
+
+mod common;
 
 /// The transport scenario whose own POST (a ping) meets the misbehaviour.
 const POST_ANSWER: &str = "server/http/post-answer-forms.yaml";
@@ -96,8 +99,8 @@ fn serve(mut stream: TcpStream, misbehaviour: Misbehaviour) {
 }
 
 /// Runs a bundled scenario against a scripted server; returns how long it
-/// took and its stdout.
-fn judge(misbehaviour: Misbehaviour, scenario: &str) -> (Duration, String) {
+/// took and the run.
+fn judge_scripted(misbehaviour: Misbehaviour, scenario: &str) -> (Duration, Judged) {
     let listener = TcpListener::bind("127.0.0.1:0").unwrap();
     let url = format!("http://{}/mcp", listener.local_addr().unwrap());
     std::thread::spawn(move || {
@@ -107,53 +110,62 @@ fn judge(misbehaviour: Misbehaviour, scenario: &str) -> (Duration, String) {
     });
     let scenario = format!("{}/../scenarios/{scenario}", env!("CARGO_MANIFEST_DIR"));
     let started = Instant::now();
-    let output = Command::cargo_bin("mcp-conform")
-        .unwrap()
-        .env("NO_COLOR", "1")
-        .args(["run", "--url", &url, "--transport", "streamable", &scenario])
-        .timeout(Duration::from_secs(60))
-        .output()
-        .unwrap();
-    let stdout = String::from_utf8_lossy(&output.stdout).into_owned();
-    assert_eq!(
-        output.status.code(),
-        Some(1),
-        "a failing run, not a crash:\n{stdout}"
+    let run = judge(
+        &["run", "--url", &url, "--transport", "streamable", &scenario],
+        Duration::from_secs(60),
     );
-    (started.elapsed(), stdout)
+    assert_eq!(
+        run.code(),
+        Some(1),
+        "a failing run, not a crash:\n{}",
+        run.stdout()
+    );
+    (started.elapsed(), run)
 }
 
-fn assert_located_failure(stdout: &str, why: &str) {
+/// The one case of `run` fails, under `requirement`, at a line of its
+/// scenario file, saying `why`.
+fn assert_located_failure(run: &Judged, scenario: &str, requirement: &str, why: &str) {
+    let [case] = run.report.cases.as_slice() else {
+        panic!("one case: {}", run.stdout());
+    };
+    assert_eq!((case.scenario.as_str(), case.verdict), (scenario, Verdict::Fail));
+    let failed: Vec<_> = case
+        .checks
+        .iter()
+        .filter(|c| c.verdict == Verdict::Fail)
+        .collect();
     assert!(
-        stdout.contains("FAIL           http.post-answer-forms"),
-        "{stdout}"
+        failed.iter().any(|check| check.requirement == requirement
+            && check.location.is_some()
+            && check.message.as_deref().is_some_and(|m| m.contains(why))),
+        "a failure under {requirement}, located, saying {why:?}: {failed:#?}"
     );
-    assert!(
-        stdout.contains("[HTTP-007 MUST] at ")
-            && stdout.contains("scenarios/server/http/post-answer-forms.yaml:"),
-        "located under HTTP-007:\n{stdout}"
-    );
-    assert!(stdout.contains(why), "says why ({why}):\n{stdout}");
 }
 
 #[test]
 fn a_server_that_never_answers_fails_within_the_step_budget() {
-    let (took, stdout) = judge(Misbehaviour::Silent, POST_ANSWER);
-    assert_located_failure(&stdout, "no answer within 5000 ms");
+    let (took, run) = judge_scripted(Misbehaviour::Silent, POST_ANSWER);
+    assert_located_failure(
+        &run,
+        "http.post-answer-forms",
+        "HTTP-007",
+        "no answer within 5000 ms",
+    );
     assert!(took < Duration::from_secs(15), "took {took:?}");
 }
 
 #[test]
 fn a_stream_cut_mid_event_fails_located() {
-    let (took, stdout) = judge(Misbehaviour::CutMidEvent, POST_ANSWER);
-    assert_located_failure(&stdout, "the body was cut");
+    let (took, run) = judge_scripted(Misbehaviour::CutMidEvent, POST_ANSWER);
+    assert_located_failure(&run, "http.post-answer-forms", "HTTP-007", "the body was cut");
     assert!(took < Duration::from_secs(15), "took {took:?}");
 }
 
 #[test]
 fn malformed_sse_fails_located() {
-    let (took, stdout) = judge(Misbehaviour::MalformedSse, POST_ANSWER);
-    assert_located_failure(&stdout, "no element matches");
+    let (took, run) = judge_scripted(Misbehaviour::MalformedSse, POST_ANSWER);
+    assert_located_failure(&run, "http.post-answer-forms", "HTTP-007", "no element matches");
     assert!(took < Duration::from_secs(15), "took {took:?}");
 }
 
@@ -166,9 +178,8 @@ fn the_engine_transport_reports_each_misbehaviour_located() {
         Misbehaviour::CutMidEvent,
         Misbehaviour::MalformedSse,
     ] {
-        let (took, stdout) = judge(misbehaviour, "server/lifecycle/ping.yaml");
-        assert!(stdout.contains("FAIL           lifecycle.ping"), "{stdout}");
-        assert!(stdout.contains("[PING-001 MUST] at "), "{stdout}");
-        assert!(took < Duration::from_secs(15), "took {took:?}:\n{stdout}");
+        let (took, run) = judge_scripted(misbehaviour, "server/lifecycle/ping.yaml");
+        assert_located_failure(&run, "lifecycle.ping", "PING-001", "");
+        assert!(took < Duration::from_secs(15), "took {took:?}:\n{}", run.stdout());
     }
 }

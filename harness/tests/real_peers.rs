@@ -1,12 +1,15 @@
 //! The suite against real servers nobody here wrote, installed by
 //! `scripts/install-peers.sh`. Their verdict tables are snapshotted, so our
 //! judgement of real servers is itself under test. Without the peers the
-//! tests skip visibly, except under `CI=true`, where the test command has
-//! installed them and their absence is a failure.
+//! tests are ignored with the reason (see `common::needs`).
 
 use std::sync::{Mutex, PoisonError};
+use std::time::Duration;
 
-use assert_cmd::Command;
+use common::needs::{PeersEnv, Tests, peers};
+use common::report::{Judged, judge};
+
+use mcp_conform_report::Verdict;
 
 mod common;
 
@@ -23,18 +26,15 @@ const RMCP_PROFILE: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/../fixtures/pee
 /// manual-handshake lifecycle scenarios give `initialize`, failing them at random.
 static ONE_PEER_AT_A_TIME: Mutex<()> = Mutex::new(());
 
-/// Runs the bundled suite against `command` on `protocol`; returns (verdict
-/// table, full stdout).
-fn verdict_table(command_key: &str, profile: &str, protocol: &str) -> Option<(String, String)> {
-    let env = common::peers_or_skip()?;
+/// Runs the bundled suite against the `command_key` server of `env` on
+/// `protocol` and snapshots its verdict table; returns the run.
+fn judge_on(env: &PeersEnv, command_key: &str, profile: &str, protocol: &str, snapshot: &str) -> Judged {
     let command = env
         .get(command_key)
         .unwrap_or_else(|| panic!("{command_key} missing from peers.env"));
     let _turn = ONE_PEER_AT_A_TIME.lock().unwrap_or_else(PoisonError::into_inner);
-    let output = Command::cargo_bin("mcp-conform")
-        .unwrap()
-        .env("NO_COLOR", "1")
-        .args([
+    let run = judge(
+        &[
             "run",
             "--stdio",
             command,
@@ -44,63 +44,82 @@ fn verdict_table(command_key: &str, profile: &str, protocol: &str) -> Option<(St
             protocol,
             "--jobs",
             "2",
-        ])
-        .timeout(std::time::Duration::from_secs(600))
-        .output()
-        .unwrap();
-    let stdout = String::from_utf8_lossy(&output.stdout).into_owned();
-    Some((common::verdict_table(&stdout), stdout))
+        ],
+        Duration::from_secs(600),
+    );
+    insta::assert_snapshot!(snapshot, run.table());
+    assert_eq!(
+        run.report.summary.count(Verdict::Error),
+        0,
+        "no error verdicts against a real peer:\n{}",
+        run.stdout()
+    );
+    run
 }
 
-fn judge(command_key: &str, profile: &str, snapshot: &str) {
-    judge_on(command_key, profile, "2025-11-25", snapshot);
+/// The acceptance run of the report files: the everything server's run
+/// writes all four, its report matches the schema, and its gate says what
+/// the process exit said.
+fn everything_server_over_stdio(env: PeersEnv) {
+    let run = judge_on(
+        &env,
+        "EVERYTHING_SERVER_CMD",
+        "everything",
+        "2025-11-25",
+        "everything_stdio",
+    );
+    assert!(matches!(run.code(), Some(0 | 1)), "{}", run.stdout());
+    assert_eq!(run.code(), Some(i32::from(run.report.gate.exit_code.code())));
+    for name in ["report.json", "junit.xml", "report.md", "report.html"] {
+        assert!(run.dir.path().join(name).is_file(), "{name} missing");
+    }
+    assert_eq!(common::report::schema_errors(&run.report), Vec::<String>::new());
 }
 
-fn judge_on(command_key: &str, profile: &str, protocol: &str, snapshot: &str) {
-    let Some((table, stdout)) = verdict_table(command_key, profile, protocol) else {
-        return;
+fn main() -> std::process::ExitCode {
+    let peers = peers();
+    let stdio = |key: &'static str, profile: &'static str, protocol: &'static str, snapshot: &'static str| {
+        move |env: PeersEnv| {
+            judge_on(&env, key, profile, protocol, snapshot);
+        }
     };
-    assert!(
-        !table.contains("ERROR"),
-        "no error verdicts against a real peer:\n{stdout}"
-    );
-    assert!(table.lines().count() > 10, "the whole suite ran:\n{stdout}");
-    insta::assert_snapshot!(snapshot, table);
-}
-
-#[test]
-fn everything_server_over_stdio() {
-    judge("EVERYTHING_SERVER_CMD", "everything", "everything_stdio");
-}
-
-#[test]
-fn python_sdk_server_over_stdio() {
-    judge("PYTHON_SERVER_CMD", PYTHON_PROFILE, "python_stdio");
-}
-
-#[test]
-fn rmcp_sdk_server_over_stdio() {
-    judge("RMCP_SERVER_CMD", RMCP_PROFILE, "rmcp_stdio");
-}
-
-/// The stateless revision over stdio: both SDKs serve a connection whose
-/// first request carries the per-request `_meta` statelessly.
-#[test]
-fn python_sdk_server_over_stdio_on_2026_07_28() {
-    judge_on(
-        "PYTHON_SERVER_CMD",
-        PYTHON_PROFILE,
-        "2026-07-28",
-        "python_stdio_2026_07_28",
-    );
-}
-
-#[test]
-fn rmcp_sdk_server_over_stdio_on_2026_07_28() {
-    judge_on(
-        "RMCP_SERVER_CMD",
-        RMCP_PROFILE,
-        "2026-07-28",
-        "rmcp_stdio_2026_07_28",
-    );
+    Tests::default()
+        .needing(
+            &peers,
+            "everything_server_over_stdio",
+            everything_server_over_stdio,
+        )
+        .needing(
+            &peers,
+            "python_sdk_server_over_stdio",
+            stdio("PYTHON_SERVER_CMD", PYTHON_PROFILE, "2025-11-25", "python_stdio"),
+        )
+        .needing(
+            &peers,
+            "rmcp_sdk_server_over_stdio",
+            stdio("RMCP_SERVER_CMD", RMCP_PROFILE, "2025-11-25", "rmcp_stdio"),
+        )
+        // The stateless revision over stdio: both SDKs serve a connection whose
+        // first request carries the per-request `_meta` statelessly.
+        .needing(
+            &peers,
+            "python_sdk_server_over_stdio_on_2026_07_28",
+            stdio(
+                "PYTHON_SERVER_CMD",
+                PYTHON_PROFILE,
+                "2026-07-28",
+                "python_stdio_2026_07_28",
+            ),
+        )
+        .needing(
+            &peers,
+            "rmcp_sdk_server_over_stdio_on_2026_07_28",
+            stdio(
+                "RMCP_SERVER_CMD",
+                RMCP_PROFILE,
+                "2026-07-28",
+                "rmcp_stdio_2026_07_28",
+            ),
+        )
+        .run()
 }

@@ -445,7 +445,7 @@ async fn resources_paginate_read_and_notify_subscribers() {
             None => break,
         }
     }
-    assert!(uris.len() >= 7, "{uris:?}");
+    assert_eq!(uris.len(), 8, "every resource, page after page: {uris:?}");
     let read = peer.request(50, "resources/read", json!({"uri": uris[0]})).await;
     assert_eq!(read["result"]["contents"][0]["uri"], json!(uris[0]));
     let missing = peer

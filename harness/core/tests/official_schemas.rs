@@ -1,6 +1,7 @@
 //! The message corpus in `fixtures/messages` judged twice: by our model
 //! (always) and, to calibrate the model, by the official MCP schemas when
-//! `../shared/spec` holds them (skipped visibly otherwise).
+//! `../shared/spec` holds them (ignored with the reason otherwise; see
+//! `needs`).
 //!
 //! A corpus file may say which requirement an invalid message breaks
 //! (`requirement`), which frames of its conversation come before it
@@ -15,7 +16,14 @@ use mcp_conform_core::protocol::{FrameChecker, PeerRole, Violation, check_messag
 use mcp_conform_core::requirements::catalogue;
 use mcp_conform_core::version::{Era, ProtocolVersion};
 use mcp_conform_core::wire::{Direction, Frame};
+use needs::{Tests, official_spec};
 use serde_json::Value;
+
+// The tests that need a tool outside the repository, shared with the
+// harness crate's tests; this binary uses only the official spec of it.
+#[allow(dead_code)]
+#[path = "../../tests/common/needs.rs"]
+mod needs;
 
 /// One corpus file.
 struct Case {
@@ -143,25 +151,23 @@ fn cases() -> Vec<Case> {
     out
 }
 
-#[test]
+/// How many valid and invalid messages each version's corpus holds.
 fn every_version_has_a_corpus() {
     let all = cases();
-    for version in ProtocolVersion::ALL {
-        let count = |valid| {
-            all.iter()
-                .filter(|c| c.version == version && c.valid == valid)
-                .count()
-        };
-        assert!(
-            count(true) >= 8 && count(false) >= 8,
-            "{version}: {} valid, {} invalid",
-            count(true),
-            count(false)
-        );
-    }
+    let counts: Vec<String> = ProtocolVersion::ALL
+        .iter()
+        .map(|version| {
+            let count = |valid| {
+                all.iter()
+                    .filter(|c| c.version == *version && c.valid == valid)
+                    .count()
+            };
+            format!("{version}: {} valid, {} invalid", count(true), count(false))
+        })
+        .collect();
+    insta::assert_snapshot!(counts.join("\n"));
 }
 
-#[test]
 fn the_model_accepts_valid_and_rejects_invalid_messages() {
     let wrong: Vec<String> = cases()
         .iter()
@@ -187,7 +193,6 @@ fn the_model_accepts_valid_and_rejects_invalid_messages() {
 
 /// Every rule the stateless revision brought has a message that breaks it,
 /// caught under its ID (checked by the test above).
-#[test]
 fn every_stateless_rule_has_a_failing_message() {
     const RULES: [&str; 33] = [
         "CANC-006",
@@ -340,13 +345,7 @@ impl Official {
     }
 }
 
-#[test]
-fn the_official_schemas_agree_with_the_corpus() {
-    let spec = workspace_path("../../../shared/spec");
-    if !spec.is_dir() {
-        println!("skipped: ../shared/spec not found (calibration only)");
-        return;
-    }
+fn the_official_schemas_agree_with_the_corpus(spec: PathBuf) {
     let mut wrong = Vec::new();
     for version in ProtocolVersion::ALL {
         let official = Official::load(&spec, version);
@@ -363,4 +362,23 @@ fn the_official_schemas_agree_with_the_corpus() {
         wrong.len(),
         wrong.join("\n")
     );
+}
+
+fn main() -> std::process::ExitCode {
+    Tests::default()
+        .test("every_version_has_a_corpus", every_version_has_a_corpus)
+        .test(
+            "the_model_accepts_valid_and_rejects_invalid_messages",
+            the_model_accepts_valid_and_rejects_invalid_messages,
+        )
+        .test(
+            "every_stateless_rule_has_a_failing_message",
+            every_stateless_rule_has_a_failing_message,
+        )
+        .needing(
+            &official_spec(),
+            "the_official_schemas_agree_with_the_corpus",
+            the_official_schemas_agree_with_the_corpus,
+        )
+        .run()
 }

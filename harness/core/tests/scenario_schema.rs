@@ -4,23 +4,26 @@
 use std::path::Path;
 
 use mcp_conform_core::scenario::schema::scenario_json_schema;
+use similar::TextDiff;
 
 fn repo() -> &'static Path {
     Path::new(concat!(env!("CARGO_MANIFEST_DIR"), "/../.."))
 }
 
+/// The schema is a file users point their editors at, so it stays a plain
+/// file; on a difference the test shows it and the command that rewrites it.
 #[test]
 fn the_checked_in_schema_is_current() {
     let path = repo().join("scenarios/scenario.schema.json");
-    let generated = scenario_json_schema();
-    if std::env::var_os("UPDATE_SCHEMA").is_some() && std::env::var("CI").is_err() {
-        std::fs::write(&path, serde_json::to_string_pretty(&generated).unwrap() + "\n").unwrap();
-    }
-    let checked_in: serde_json::Value =
-        serde_json::from_str(&std::fs::read_to_string(&path).unwrap()).unwrap();
+    let generated = serde_json::to_string_pretty(&scenario_json_schema()).unwrap() + "\n";
+    let checked_in = std::fs::read_to_string(&path).unwrap_or_default();
     assert!(
         checked_in == generated,
-        "scenarios/scenario.schema.json is stale: run `cargo run -p mcp-conform -- schema > scenarios/scenario.schema.json`"
+        "scenarios/scenario.schema.json is out of date:\n{}\nto accept: \
+         cargo run -p mcp-conform -- schema > scenarios/scenario.schema.json",
+        TextDiff::from_lines(&checked_in, &generated)
+            .unified_diff()
+            .header("checked in", "generated")
     );
 }
 

@@ -1,5 +1,8 @@
 //! Servers the HTTP tests start on a free 127.0.0.1 port.
 
+// Every test binary compiles this module and uses a part of it.
+#![allow(dead_code)]
+
 use std::net::{TcpListener, TcpStream};
 use std::process::{Child, Command as Process, Stdio};
 use std::time::{Duration, Instant};

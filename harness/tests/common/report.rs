@@ -1,0 +1,95 @@
+//! A run's verdicts, read from the `report.json` it wrote (`--report-dir`),
+//! never parsed from its terminal text.
+
+use std::path::Path;
+use std::process::Output;
+use std::time::Duration;
+
+use mcp_conform_report::{Report, json};
+use tempfile::TempDir;
+
+/// A finished `mcp-conform` command and the report it wrote.
+pub struct Judged {
+    pub output: Output,
+    pub report: Report,
+    /// Where the report files are (removed on drop).
+    pub dir: TempDir,
+}
+
+impl Judged {
+    pub fn code(&self) -> Option<i32> {
+        self.output.status.code()
+    }
+
+    pub fn stdout(&self) -> String {
+        String::from_utf8_lossy(&self.output.stdout).into_owned()
+    }
+
+    /// [`verdict_table`] of the report.
+    pub fn table(&self) -> String {
+        verdict_table(&self.report)
+    }
+}
+
+/// `mcp-conform ARGS --report-dir <a temporary directory>` without colour,
+/// killed after `budget`.
+pub fn judge(args: &[&str], budget: Duration) -> Judged {
+    let dir = TempDir::new().unwrap();
+    let output = assert_cmd::Command::cargo_bin("mcp-conform")
+        .unwrap()
+        .env("NO_COLOR", "1")
+        .args(args)
+        .arg("--report-dir")
+        .arg(dir.path())
+        .timeout(budget)
+        .output()
+        .unwrap();
+    let report = read(dir.path()).unwrap_or_else(|e| {
+        panic!(
+            "{e}\nstdout:\n{}\nstderr:\n{}",
+            String::from_utf8_lossy(&output.stdout),
+            String::from_utf8_lossy(&output.stderr)
+        )
+    });
+    Judged { output, report, dir }
+}
+
+/// What in `report` breaks the checked-in `reports/report.schema.json`.
+pub fn schema_errors(report: &Report) -> Vec<String> {
+    let path = concat!(env!("CARGO_MANIFEST_DIR"), "/../reports/report.schema.json");
+    let schema: serde_json::Value = serde_json::from_str(&std::fs::read_to_string(path).unwrap()).unwrap();
+    let instance = serde_json::to_value(report).unwrap();
+    jsonschema::validator_for(&schema)
+        .unwrap()
+        .iter_errors(&instance)
+        .map(|error| error.to_string())
+        .collect()
+}
+
+/// The `report.json` of `dir`.
+pub fn read(dir: &Path) -> Result<Report, String> {
+    let path = dir.join("report.json");
+    let text = std::fs::read_to_string(&path).map_err(|e| format!("{}: {e}", path.display()))?;
+    json::read(&text).map_err(|e| format!("{}: {e}", path.display()))
+}
+
+/// One line per case, `name verdict`, sorted: the table the verdict
+/// snapshots keep. A case is named `scenario@version` when the run spoke
+/// several versions, as in every output.
+pub fn verdict_table(report: &Report) -> String {
+    let versioned = report.run.protocol_versions.len() > 1;
+    let mut lines: Vec<String> = report
+        .cases
+        .iter()
+        .map(|case| {
+            let name = if versioned {
+                case.name()
+            } else {
+                case.scenario.clone()
+            };
+            format!("{name:<40} {}", case.verdict)
+        })
+        .collect();
+    lines.sort();
+    lines.join("\n")
+}
