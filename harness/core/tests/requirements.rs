@@ -109,14 +109,26 @@ fn upstream_rows(text: &str) -> Vec<UpstreamRow> {
         .collect()
 }
 
+/// Upstream areas the catalogue does not hold yet, and the work that adds
+/// them: their missing rows are counted, not failed. A row of theirs that is
+/// catalogued is compared like any other.
+const AREAS_NOT_YET_CATALOGUED: &[(&str, &str)] = &[
+    ("AUTH", "authorization: issues 17 (servers) and 18 (clients)"),
+    ("TASKX", "the 2026-07-28 tasks extension: issue 19"),
+];
+
 fn calibrated_against_upstream_requirement_tables(spec: PathBuf) {
     let text = std::fs::read_to_string(spec.join("REQUIREMENTS.md")).unwrap();
     let rows = upstream_rows(&text);
     assert!(rows.len() > 100, "upstream tables not recognised");
     let mut problems = Vec::new();
+    let mut deferred = std::collections::BTreeMap::<&str, usize>::new();
     for row in &rows {
         let automatable = row.check.starts_with('S') || row.check.starts_with('B');
+        let area = row.id.split('-').next().unwrap_or_default();
+        let not_yet = AREAS_NOT_YET_CATALOGUED.iter().find(|(a, _)| *a == area);
         match catalogue().get(&row.id) {
+            None if not_yet.is_some() => *deferred.entry(area).or_default() += 1,
             None if automatable => problems.push(format!("{}: missing", row.id)),
             None => {}
             Some(req) => {
@@ -140,6 +152,12 @@ fn calibrated_against_upstream_requirement_tables(spec: PathBuf) {
                 }
             }
         }
+    }
+    for (area, why) in AREAS_NOT_YET_CATALOGUED {
+        eprintln!(
+            "not yet catalogued: {} upstream {area} rows ({why})",
+            deferred.get(area).copied().unwrap_or_default()
+        );
     }
     assert!(
         problems.is_empty(),
