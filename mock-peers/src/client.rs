@@ -27,9 +27,9 @@ use tokio::time::Instant;
 
 pub use self::serving::{AskFate, ServerFacts};
 pub use self::stateless::{Envelope, RetryFault};
-use crate::transport::{
-    HttpClientRecord, HttpIncident, PeerExit, SessionFacts, Transport, TransportError, TransportEvent,
-};
+use mcp_conform_core::evidence::http::HttpClientRecord;
+
+use crate::transport::{HttpIncident, PeerExit, SessionFacts, Transport, TransportError, TransportEvent};
 
 /// A request the peer sent us: on stateful versions a JSON-RPC request; on
 /// stateless ones an input request of an input-required result, whose `id`

@@ -12,9 +12,10 @@
 //!   (their mutants): [`reference`](mod@reference) (the reference server, a handler on the
 //!   HTTP core), [`reference_client`], [`reference_gateway`].
 //!
-//! `base64`, `faults` and `stateless_result` are leaves any layer may use.
+//! `faults` and `stateless_result` are leaves any layer may use (as is core's
+//! `base64`).
 
-mod base64;
+use mcp_conform_core::wire::base64;
 pub mod client;
 mod faults;
 pub mod reference;

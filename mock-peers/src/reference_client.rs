@@ -46,7 +46,7 @@ use self::era::ServerEra;
 pub use self::plan::Plan;
 use crate::client::{ClientSession, Received, WaitError};
 use crate::transport::StdioCommand;
-use crate::transport::http::mirror;
+use mcp_conform_core::wire::mirror;
 
 crate::faults::faults! {
     ClientFault, "client";

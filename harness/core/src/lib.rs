@@ -2,6 +2,7 @@
 //!
 //! - [`version`]: the MCP protocol versions and their eras.
 //! - [`wire`]: frames as seen on the wire and their JSON-RPC classification.
+//! - [`evidence`]: what a transport saw a peer do beyond its messages.
 //! - [`protocol`]: our own versioned model of MCP message shapes, and the
 //!   checks every frame goes through.
 //! - [`requirements`]: the requirement catalogue whose IDs every check cites.
@@ -11,6 +12,7 @@
 //! - [`span`]: source files and spans shared by the above.
 
 pub mod diag;
+pub mod evidence;
 mod json;
 pub mod matcher;
 pub mod protocol;

@@ -40,18 +40,9 @@ pub use scenario::run_scenario;
 pub use suite::{RunEvent, case_count, run_matrix, run_suite};
 
 /// Requirements the runner itself cites (handshake, scripted answers,
-/// official schemas, a client's HTTP rules), besides scenarios and the
-/// frame checker.
+/// official schemas), besides scenarios and core's checks (the frame
+/// checker, a client's HTTP rules).
 pub const ENGINE_REQUIREMENTS: &[&str] = &[
-    id::HTTP_004,
-    id::HTTP_005,
-    id::HTTP_012,
-    id::HTTP_016,
-    id::HTTP_017,
-    id::HTTP_018,
-    id::HTTP_020,
-    id::HTTP_023,
-    id::HTTP_024,
     id::LIFE_001,
     id::LIFE_002,
     id::LIFE_003,
@@ -158,7 +149,6 @@ mod tests {
             include_str!("answers.rs"),
             include_str!("client_role/mod.rs"),
             include_str!("client_role/http_rules.rs"),
-            include_str!("client_role/http_rules/stateless.rs"),
             include_str!("discover.rs"),
             include_str!("frames.rs"),
             include_str!("handshake.rs"),

@@ -10,12 +10,13 @@ mod stdio;
 mod stream;
 
 pub use http::{HttpIncident, HttpMode, HttpOptions, HttpTransport, SessionFacts};
-pub use http_server::{HttpClientRecord, HttpServerTransport};
+pub use http_server::HttpServerTransport;
 pub use stdio::{StdioCommand, StdioTransport, kill_process_group};
 pub use stream::StreamTransport;
 
 use std::time::Duration;
 
+use mcp_conform_core::evidence::http::HttpClientRecord;
 use mcp_conform_core::wire::{Frame, RequestId};
 
 /// The connection to the peer under test, whatever carries it.

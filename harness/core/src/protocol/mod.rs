@@ -5,12 +5,15 @@
 //! - [`model`]: every method of every version, its direction, capability
 //!   gate, params and result shapes.
 //! - [`check`]: the per-connection [`FrameChecker`].
+//! - [`client_http`]: a client's own rules of Streamable HTTP, judged on
+//!   what the mock server recorded of it (not messages, so no frame check).
 //! - [`official`]: optional validation against official schema files a user
 //!   supplies (`--schema-dir`).
 
 use crate::requirements::id;
 
 mod check;
+pub mod client_http;
 mod content;
 pub mod meta_key;
 mod model;
@@ -29,8 +32,8 @@ pub use model::{
 pub use stateless::REMOVED_METHODS;
 pub use violation::Violation;
 
-/// Every requirement the frame checker cites (for coverage listings; a test
-/// keeps it in step with the code).
+/// Every requirement the frame checker and the client's HTTP rules cite (for
+/// coverage listings; a test keeps it in step with the code).
 pub const CHECKED_REQUIREMENTS: &[&str] = &[
     id::CACHE_001,
     id::CACHE_002,
@@ -47,6 +50,15 @@ pub const CHECKED_REQUIREMENTS: &[&str] = &[
     id::ELIC_012,
     id::ELIC_014,
     id::ELIC_015,
+    id::HTTP_004,
+    id::HTTP_005,
+    id::HTTP_012,
+    id::HTTP_016,
+    id::HTTP_017,
+    id::HTTP_018,
+    id::HTTP_020,
+    id::HTTP_023,
+    id::HTTP_024,
     id::JSCH_002,
     id::LIFE_002,
     id::LIFE_003,
@@ -136,6 +148,8 @@ mod tests {
         let id = Regex::new(r"\bid::([A-Z]+)_([0-9]{3})\b").unwrap();
         let code = [
             include_str!("check.rs"),
+            include_str!("client_http.rs"),
+            include_str!("client_http/stateless.rs"),
             include_str!("content.rs"),
             include_str!("shape.rs"),
             include_str!("stateless.rs"),

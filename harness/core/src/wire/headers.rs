@@ -1,5 +1,6 @@
 //! The HTTP header names MCP defines, lower-case as hyper and the recorded
-//! [`FrameMeta`](super::FrameMeta) headers spell them.
+//! [`FrameMeta`](super::FrameMeta) headers spell them, and the reading of
+//! header values both the peers and the rules judging them rely on.
 
 /// The session a Streamable HTTP request belongs to (up to 2025-11-25).
 pub const SESSION_ID: &str = "mcp-session-id";
@@ -14,3 +15,23 @@ pub const METHOD: &str = "mcp-method";
 pub const NAME: &str = "mcp-name";
 /// 2026-07-28: `Mcp-Param-{Name}` carries a tool argument marked `x-mcp-header`.
 pub const PARAM_PREFIX: &str = "mcp-param-";
+
+/// What a recorded secret header value reads as.
+pub const REDACTED: &str = "<redacted>";
+
+/// RFC 9110 token characters.
+pub fn is_token_byte(b: u8) -> bool {
+    b.is_ascii_alphanumeric() || b"!#$%&'*+-.^_`|~".contains(&b)
+}
+
+/// The media types an `Accept` or `Content-Type` header lists, lowercased,
+/// without parameters.
+pub fn media_types(value: Option<&str>) -> Vec<String> {
+    value
+        .unwrap_or_default()
+        .split(',')
+        .filter_map(|item| item.split(';').next())
+        .map(|media| media.trim().to_ascii_lowercase())
+        .filter(|media| !media.is_empty())
+        .collect()
+}

@@ -7,12 +7,16 @@
 
 //!
 //! [`jsonrpc`] is the framing of the peers that answer messages, built on
-//! the same reading; [`headers`] names the HTTP headers MCP defines.
+//! the same reading; [`headers`] names the HTTP headers MCP defines, and
+//! [`mirror`] says what a stateless POST mirrors of its body into them
+//! (values not header-safe in [`base64`]).
 
+pub mod base64;
 mod classify;
 mod frame;
 pub mod headers;
 pub mod jsonrpc;
+pub mod mirror;
 
 pub use classify::{Classified, ErrorObject, Invalid, RequestId, classify};
 pub use frame::{Direction, Frame, FrameMeta};

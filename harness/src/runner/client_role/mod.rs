@@ -11,8 +11,9 @@
 //!   stdin/stdout, for a client started by someone else; [`serve_http`]:
 //!   the same over HTTP (`serve --http ADDRESS`).
 //!
-//! Over HTTP the client's transport rules are judged too (`http_rules.rs`);
-//! the stateless era has no handshake to answer (`discovery.rs`).
+//! Over HTTP the client's transport rules are judged too (by core; made
+//! checks in `http_rules.rs`); the stateless era has no handshake to answer
+//! (`discovery.rs`).
 
 use mcp_conform_core::requirements::id;
 

@@ -5,9 +5,10 @@ use mcp_conform_core::scenario::model::{
     HttpBody, HttpCheck, HttpExchangeStep, SessionChoice, TransportName,
 };
 use mcp_conform_core::wire::headers::{PROTOCOL_VERSION, SESSION_ID};
+use mcp_conform_core::wire::mirror;
 use mcp_mock_peers::transport::SessionFacts;
+use mcp_mock_peers::transport::http::carries_version_header;
 use mcp_mock_peers::transport::http::exchange::{Exchange, RawRequest, exchange};
-use mcp_mock_peers::transport::http::{carries_version_header, mirror};
 use serde_json::{Value, json};
 
 use super::super::outcome::Check;

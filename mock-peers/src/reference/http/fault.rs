@@ -19,11 +19,11 @@ use super::stateless;
 use crate::reference::Fault;
 use crate::reference::era::PROTOCOL_VERSION;
 use crate::reference::tools;
-use crate::transport::http::mirror::encode;
 use crate::transport::http::sse::SseDecoder;
 use crate::transport::http_server::respond::{Body, event_stream, json_response, status_only};
 use crate::transport::http_server::serve::{Inbound, MCP_PATH};
 use crate::transport::http_server::streams::EventBody;
+use mcp_conform_core::wire::mirror::encode;
 
 /// How long `http-stream-left-open` holds a finished stream.
 const HOLD: Duration = Duration::from_secs(30);

@@ -14,8 +14,8 @@ use mcp_conform_core::wire::headers::{METHOD, NAME, PARAM_PREFIX};
 
 use crate::reference::era::PROTOCOL_VERSION;
 use crate::reference::tools;
-use crate::transport::http::mirror::{decode, same_value};
 use mcp_conform_core::wire::jsonrpc::{RpcError, code};
+use mcp_conform_core::wire::mirror::{decode, same_value};
 
 fn mismatch(message: String) -> RpcError {
     RpcError::new(code::HEADER_MISMATCH, format!("Header mismatch: {message}"))
@@ -112,7 +112,7 @@ mod tests {
     use serde_json::json;
 
     use super::*;
-    use crate::transport::http::mirror::encode;
+    use mcp_conform_core::wire::mirror::encode;
 
     fn headers(pairs: &[(&str, &str)]) -> HeaderMap {
         let mut map = HeaderMap::new();

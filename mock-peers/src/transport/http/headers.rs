@@ -3,10 +3,10 @@
 
 use std::collections::BTreeMap;
 
-use super::super::TransportError;
+pub(crate) use mcp_conform_core::wire::headers::REDACTED;
+use mcp_conform_core::wire::headers::is_token_byte;
 
-/// What a recorded secret header value reads as.
-pub const REDACTED: &str = "<redacted>";
+use super::super::TransportError;
 
 /// Words in a header name that mark its value as secret.
 const SECRET_WORDS: &[&str] = &["authorization", "cookie", "token", "key", "secret"];
@@ -60,11 +60,6 @@ pub fn parse_header(text: &str) -> Result<(String, String), TransportError> {
         )));
     }
     Ok((name.to_owned(), value.to_owned()))
-}
-
-/// RFC 9110 token characters.
-pub(crate) fn is_token_byte(b: u8) -> bool {
-    b.is_ascii_alphanumeric() || b"!#$%&'*+-.^_`|~".contains(&b)
 }
 
 #[cfg(test)]

@@ -12,7 +12,6 @@
 
 pub mod exchange;
 pub mod headers;
-pub mod mirror;
 pub mod sse;
 
 use std::collections::{HashMap, HashSet};
@@ -22,6 +21,7 @@ use std::sync::{Arc, Mutex, PoisonError};
 use std::time::{Duration, Instant};
 
 use mcp_conform_core::wire::headers::{LAST_EVENT_ID, PROTOCOL_VERSION, SESSION_ID};
+use mcp_conform_core::wire::mirror::{self, ToolHeaders};
 use mcp_conform_core::wire::{Direction, Frame, FrameMeta, RequestId};
 use reqwest::header::{HeaderMap, HeaderName, HeaderValue};
 use reqwest::{Method, StatusCode, Url};
@@ -29,7 +29,6 @@ use serde_json::Value;
 use tokio::sync::{mpsc, oneshot};
 use tokio::task::{AbortHandle, JoinHandle};
 
-use self::mirror::ToolHeaders;
 use self::sse::{SseDecoder, SseEvent};
 use super::{PeerExit, TransportError, TransportEvent, next_event};
 

@@ -23,6 +23,7 @@ use std::time::Duration;
 use hyper::body::Incoming;
 use hyper::header::{HeaderMap, HeaderValue};
 use hyper::{Method, Request, Response, StatusCode};
+use mcp_conform_core::evidence::http::{HttpClientRecord, InboundRequest};
 use mcp_conform_core::version::ProtocolVersion;
 use mcp_conform_core::wire::headers::{PROTOCOL_VERSION, SESSION_ID};
 use mcp_conform_core::wire::jsonrpc::{self, RpcError, code, id_key};
@@ -31,7 +32,6 @@ use serde_json::Value;
 use tokio::sync::mpsc;
 use tokio::time::Instant;
 
-use super::record::{HttpClientRecord, InboundRequest};
 use super::request::{BodyShape, header_str, legacy_session_id, new_session_id, read_body};
 use super::respond::{
     Answer, Body, Refusal, accepted, event_stream, json_response, status_only, unbuffered_event_stream,
@@ -536,7 +536,7 @@ impl Endpoint {
     /// unless the client ended it first.
     pub fn client_left(&self, exit: PeerExit) {
         let mut state = self.state();
-        state.record.left = Some(exit.clone());
+        state.record.left = Some(exit.description.clone());
         if !std::mem::replace(&mut state.closed, true) {
             let _ = self.tx.send(TransportEvent::Closed(exit));
         }

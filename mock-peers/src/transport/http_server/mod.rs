@@ -21,7 +21,6 @@
 //! [`FrameMeta`]: mcp_conform_core::wire::FrameMeta
 
 mod endpoint;
-mod record;
 pub(crate) mod request;
 pub(crate) mod respond;
 pub(crate) mod serve;
@@ -33,13 +32,13 @@ use std::net::{IpAddr, Ipv4Addr, SocketAddr};
 use std::sync::Arc;
 use std::time::Duration;
 
+use mcp_conform_core::evidence::http::HttpClientRecord;
 use mcp_conform_core::wire::Frame;
 use tokio::net::TcpListener;
 use tokio::sync::mpsc;
 use tokio::task::JoinHandle;
 
 use self::endpoint::Endpoint;
-pub use self::record::{HttpClientRecord, InboundRequest};
 pub use self::serve::{MCP_PATH, MESSAGES_PATH, SSE_PATH};
 use super::{PeerExit, TransportError, TransportEvent, next_event};
 

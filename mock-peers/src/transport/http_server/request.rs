@@ -9,6 +9,7 @@ use http_body_util::{BodyExt, Limited};
 use hyper::StatusCode;
 use hyper::body::Incoming;
 use hyper::header::{self, HeaderMap};
+pub(crate) use mcp_conform_core::wire::headers::media_types;
 use mcp_conform_core::wire::jsonrpc::id_key;
 use serde_json::Value;
 
@@ -68,18 +69,6 @@ impl BodyShape {
 
 pub(crate) fn header_str<'a>(headers: &'a HeaderMap, name: &str) -> Option<&'a str> {
     headers.get(name).and_then(|value| value.to_str().ok())
-}
-
-/// The media types an `Accept` or `Content-Type` header lists, lowercased,
-/// without parameters.
-pub(crate) fn media_types(value: Option<&str>) -> Vec<String> {
-    value
-        .unwrap_or_default()
-        .split(',')
-        .filter_map(|item| item.split(';').next())
-        .map(|media| media.trim().to_ascii_lowercase())
-        .filter(|media| !media.is_empty())
-        .collect()
 }
 
 pub(crate) fn accepts(headers: &HeaderMap, wanted: &[&str]) -> bool {

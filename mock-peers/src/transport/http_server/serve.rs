@@ -22,8 +22,7 @@ use super::request::{header_str, local_only};
 use super::respond::{Answer, Body, Refusal, not_allowed, status_only};
 use super::streams::{EventBody, Router, STANDALONE};
 
-/// The Streamable HTTP endpoint.
-pub const MCP_PATH: &str = "/mcp";
+pub use mcp_conform_core::evidence::http::MCP_PATH;
 /// The HTTP+SSE (2024-11-05) stream and message endpoints.
 pub const SSE_PATH: &str = "/sse";
 pub const MESSAGES_PATH: &str = "/messages";

@@ -12,12 +12,12 @@
 use std::sync::Arc;
 
 use hyper::StatusCode;
+use mcp_conform_core::evidence::http::InboundRequest;
 use mcp_conform_core::protocol::meta_key::SUBSCRIPTION_ID;
 use mcp_conform_core::wire::jsonrpc::id_key;
 use serde_json::Value;
 
 use super::{Endpoint, Placement, PostBody, State, is_response};
-use crate::transport::http_server::InboundRequest;
 use crate::transport::http_server::respond::{Answer, status_only};
 use crate::transport::http_server::serve::Inbound;
 use crate::transport::http_server::streams::Origin;

@@ -7,16 +7,16 @@
 //!
 //! The rules live here once, for every side that needs them: the mock
 //! client mirrors with them, the reference server checks what it is sent
-//! against them, and the harness judges a client under test by them.
+//! against them, and `protocol/client_http` judges a client under test by
+//! them.
 
 use std::collections::HashMap;
 
-use mcp_conform_core::protocol::meta_key::PROTOCOL_VERSION;
-use mcp_conform_core::wire;
 use serde_json::Value;
 
-use super::headers::is_token_byte;
-use crate::base64;
+use super::base64;
+use super::headers::{self, is_token_byte};
+use crate::protocol::meta_key::PROTOCOL_VERSION;
 
 const SENTINEL_START: &str = "=?base64?";
 const SENTINEL_END: &str = "?=";
@@ -46,11 +46,7 @@ pub struct ParamHeader {
 impl ParamHeader {
     /// The header's name as recorded (lower case).
     pub fn header(&self) -> String {
-        format!(
-            "{}{}",
-            wire::headers::PARAM_PREFIX,
-            self.name.to_ascii_lowercase()
-        )
+        format!("{}{}", headers::PARAM_PREFIX, self.name.to_ascii_lowercase())
     }
 
     /// The argument this header mirrors, unless it is absent or null.
@@ -183,15 +179,15 @@ pub fn mirrored(message: &Value, tools: &ToolHeaders) -> Vec<(String, String)> {
         .and_then(|m| m.get(PROTOCOL_VERSION))
         .and_then(Value::as_str)
     {
-        headers.push((wire::headers::PROTOCOL_VERSION.to_owned(), version.to_owned()));
+        headers.push((headers::PROTOCOL_VERSION.to_owned(), version.to_owned()));
     }
     let Some(method) = message.get("method").and_then(Value::as_str) else {
         return headers;
     };
-    headers.push((wire::headers::METHOD.to_owned(), encode(method)));
+    headers.push((headers::METHOD.to_owned(), encode(method)));
     let named = named(method, params);
     if let Some(name) = named {
-        headers.push((wire::headers::NAME.to_owned(), encode(name)));
+        headers.push((headers::NAME.to_owned(), encode(name)));
     }
     let tool = (method == "tools/call")
         .then_some(named)

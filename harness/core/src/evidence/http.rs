@@ -1,12 +1,16 @@
 //! What the client under test did over HTTP, kept so that the client's own
-//! transport rules (headers, sessions, DELETE) can be judged afterwards.
-//! The messages each POST carried are in the transcript, under its label.
+//! transport rules (headers, sessions, DELETE) can be judged afterwards
+//! (`protocol/client_http.rs`). The mock server fills it in; the messages
+//! each POST carried are in the transcript, under its label.
 
 use std::collections::BTreeMap;
 use std::time::Duration;
 
-use super::request::media_types;
-use crate::transport::PeerExit;
+use crate::wire::headers::media_types;
+
+/// The path the mock server serves Streamable HTTP at: where a client's
+/// POSTs, GETs and DELETEs belong.
+pub const MCP_PATH: &str = "/mcp";
 
 /// One HTTP request the client made, and how the mock server answered it.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -63,6 +67,6 @@ pub struct HttpClientRecord {
     /// The version our `initialize` answer named.
     pub version: Option<String>,
     /// How the client's process ended while we still served it (only when
-    /// mcp-conform started the client itself).
-    pub left: Option<PeerExit>,
+    /// mcp-conform started the client itself), as the transport described it.
+    pub left: Option<String>,
 }

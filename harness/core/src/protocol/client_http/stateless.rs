@@ -6,18 +6,18 @@
 //! `Mcp-Param-*` headers (HTTP-023), and no call of a tool whose
 //! `x-mcp-header` use is invalid (HTTP-024).
 
-use mcp_conform_core::requirements::id;
 use std::collections::HashMap;
 
-use mcp_conform_core::Level;
-use mcp_conform_core::protocol::meta_key::PROTOCOL_VERSION;
-use mcp_conform_core::wire::{Direction, Frame};
-use mcp_mock_peers::transport::http::headers::REDACTED;
-use mcp_mock_peers::transport::http::mirror::{self, ParamHeader};
-use mcp_mock_peers::transport::http_server::{HttpClientRecord, InboundRequest};
 use serde_json::Value;
 
 use super::Finding;
+use crate::Level;
+use crate::evidence::http::{HttpClientRecord, InboundRequest};
+use crate::protocol::meta_key::PROTOCOL_VERSION;
+use crate::requirements::id;
+use crate::wire::headers::REDACTED;
+use crate::wire::mirror::{self, ParamHeader};
+use crate::wire::{Direction, Frame};
 
 /// One request the client POSTed.
 struct Posted<'a> {

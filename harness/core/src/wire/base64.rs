@@ -3,7 +3,8 @@
 
 const ALPHABET: &[u8; 64] = b"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
 
-pub(crate) fn encode(bytes: &[u8]) -> String {
+/// `bytes` as padded base64.
+pub fn encode(bytes: &[u8]) -> String {
     let mut out = String::with_capacity(bytes.len().div_ceil(3) * 4);
     for chunk in bytes.chunks(3) {
         let n = chunk
@@ -22,7 +23,7 @@ pub(crate) fn encode(bytes: &[u8]) -> String {
 }
 
 /// The bytes `text` encodes; `None` unless it is canonical padded base64.
-pub(crate) fn decode(text: &str) -> Option<Vec<u8>> {
+pub fn decode(text: &str) -> Option<Vec<u8>> {
     let bytes = text.as_bytes();
     if !bytes.len().is_multiple_of(4) {
         return None;

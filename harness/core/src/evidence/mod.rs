@@ -1,0 +1,7 @@
+//! What a peer was seen to do beyond the messages it sent: facts a
+//! transport records as plain data, so that the rules judging them live
+//! here in core and need no I/O.
+//!
+//! - [`http`]: a client's HTTP requests to the mock server.
+
+pub mod http;
