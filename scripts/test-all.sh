@@ -14,6 +14,13 @@
 set -euo pipefail
 cd "$(dirname "${BASH_SOURCE[0]}")/.."
 
+# One build directory per machine, outside the clone (a shared target dir):
+# a fresh clone, as CI makes, compiles the workspace's own crates but reuses
+# the built dependencies. The real peers are shared the same way
+# (install-peers.sh; its version stamps reinstall whatever is stale). A
+# CARGO_TARGET_DIR set by the caller wins.
+export CARGO_TARGET_DIR=${CARGO_TARGET_DIR:-${XDG_CACHE_HOME:-$HOME/.cache}/mcp-conform/target}
+
 scripts/install-peers.sh
 cargo fmt --all --check
 cargo clippy --workspace --all-targets --locked -- -D warnings

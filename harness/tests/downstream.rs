@@ -79,9 +79,12 @@ debug = "line-tables-only"
     .unwrap();
     std::fs::write(dir.join("tests/conformance.rs"), CONFORMANCE_RS).unwrap();
     assert!(CONFORMANCE_RS.lines().count() <= 10);
+    let workspace_target = std::env::var_os("CARGO_TARGET_DIR")
+        .map(std::path::PathBuf::from)
+        .unwrap_or_else(|| workspace.join("target"));
     let target = match std::env::var_os("NEXTEST") {
-        Some(_) => workspace.join("target"),
-        None => workspace.join("target/downstream"),
+        Some(_) => workspace_target,
+        None => workspace_target.join("downstream"),
     };
     let output = Command::new(env!("CARGO"))
         .args([

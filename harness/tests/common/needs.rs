@@ -26,12 +26,23 @@ fn workspace() -> PathBuf {
     root.unwrap_or(crate_dir).to_owned()
 }
 
-/// The real peers' environment, from `$MCP_CONFORM_PEERS/peers.env`
-/// (default `target/peers`).
-pub fn peers() -> Found<PeersEnv> {
-    let dir = std::env::var_os("MCP_CONFORM_PEERS")
+/// Where scripts/install-peers.sh installs the real peers: one directory per
+/// machine, outside any clone (`$MCP_CONFORM_PEERS`, else
+/// `$XDG_CACHE_HOME/mcp-conform/peers`, else `~/.cache/mcp-conform/peers`).
+fn peers_dir() -> PathBuf {
+    if let Some(dir) = std::env::var_os("MCP_CONFORM_PEERS") {
+        return PathBuf::from(dir);
+    }
+    let cache = std::env::var_os("XDG_CACHE_HOME")
         .map(PathBuf::from)
-        .unwrap_or_else(|| workspace().join("target/peers"));
+        .or_else(|| std::env::var_os("HOME").map(|home| PathBuf::from(home).join(".cache")))
+        .unwrap_or_else(|| workspace().join("target"));
+    cache.join("mcp-conform/peers")
+}
+
+/// The real peers' environment, from `peers.env` in [`peers_dir`].
+pub fn peers() -> Found<PeersEnv> {
+    let dir = peers_dir();
     let path = dir.join("peers.env");
     let text = std::fs::read_to_string(&path).map_err(|_| {
         format!(
