@@ -4,6 +4,7 @@
 use std::collections::BTreeSet;
 use std::sync::Mutex;
 
+pub(crate) use mcp_conform_core::protocol::LOG_LEVELS;
 use mcp_conform_core::version::ProtocolVersion;
 use serde_json::{Map, Value};
 
@@ -69,18 +70,6 @@ pub(crate) enum Phase {
     /// Normal operation.
     Operating(Negotiated),
 }
-
-/// Log severities in ascending order (RFC 5424 names, as MCP uses them).
-pub(crate) const LOG_LEVELS: [&str; 8] = [
-    "debug",
-    "info",
-    "notice",
-    "warning",
-    "error",
-    "critical",
-    "alert",
-    "emergency",
-];
 
 /// The rank of a level name, or `None` when it is not a level.
 pub(crate) fn log_rank(level: &str) -> Option<usize> {
