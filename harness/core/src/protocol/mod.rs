@@ -32,8 +32,9 @@ pub use model::{
 pub use stateless::REMOVED_METHODS;
 pub use violation::Violation;
 
-/// Every requirement the frame checker and the client's HTTP rules cite (for
-/// coverage listings; a test keeps it in step with the code).
+/// Every requirement the core's rules cite: the frame checker, the client's
+/// HTTP rules and the judge (for coverage listings; a test keeps it in step
+/// with the code).
 pub const CHECKED_REQUIREMENTS: &[&str] = &[
     id::CACHE_001,
     id::CACHE_002,
@@ -60,8 +61,11 @@ pub const CHECKED_REQUIREMENTS: &[&str] = &[
     id::HTTP_023,
     id::HTTP_024,
     id::JSCH_002,
+    id::LIFE_001,
     id::LIFE_002,
     id::LIFE_003,
+    id::LIFE_005,
+    id::LIFE_007,
     id::LIFE_009,
     id::LIFE_010,
     id::LIFE_011,
@@ -78,6 +82,7 @@ pub const CHECKED_REQUIREMENTS: &[&str] = &[
     id::MODN_005,
     id::MODN_007,
     id::MODN_008,
+    id::MODN_009,
     id::MODN_012,
     id::MRTR_001,
     id::MRTR_002,
@@ -120,6 +125,7 @@ pub const CHECKED_REQUIREMENTS: &[&str] = &[
     id::SAMP_007,
     id::SAMP_009,
     id::SCHEMA_001,
+    id::SCHEMA_002,
     id::STDIO_001,
     id::STDIO_002,
     id::STDIO_003,
@@ -148,6 +154,11 @@ mod tests {
         let id = Regex::new(r"\bid::([A-Z]+)_([0-9]{3})\b").unwrap();
         let code = [
             include_str!("check.rs"),
+            include_str!("official.rs"),
+            include_str!("../judge/defaults.rs"),
+            include_str!("../judge/discover.rs"),
+            include_str!("../judge/handshake.rs"),
+            include_str!("../judge/opening.rs"),
             include_str!("client_http.rs"),
             include_str!("client_http/stateless.rs"),
             include_str!("content.rs"),
