@@ -1,7 +1,7 @@
 //! The requirement a check cites when the scenario does not name one.
 
 use crate::Level;
-use crate::requirements::id;
+use crate::protocol::cite;
 use crate::scenario::Scenario;
 use crate::scenario::model::CheckTag;
 use crate::span::Span;
@@ -13,7 +13,7 @@ pub fn step_requirement(scenario: &Scenario) -> String {
         .requirements
         .first()
         .cloned()
-        .unwrap_or_else(|| id::RPC_004.into())
+        .unwrap_or_else(|| cite::RPC_004.into())
 }
 
 /// A request with no `expect` of its own is judged on getting a response
@@ -21,7 +21,7 @@ pub fn step_requirement(scenario: &Scenario) -> String {
 pub fn response_tag(span: Span) -> CheckTag {
     CheckTag {
         level: Level::Must,
-        requirement: id::RPC_004.into(),
+        requirement: cite::RPC_004.into(),
         span,
     }
 }
@@ -30,7 +30,7 @@ pub fn response_tag(span: Span) -> CheckTag {
 /// the step's own level and place.
 pub fn listen_tag(step: &CheckTag) -> CheckTag {
     CheckTag {
-        requirement: id::SUBS_001.into(),
+        requirement: cite::SUBS_001.into(),
         ..step.clone()
     }
 }

@@ -7,10 +7,10 @@ use serde_json::Value;
 use super::Check;
 use super::describe::summarize;
 use crate::Level;
+use crate::protocol::cite;
 use crate::protocol::errors::{
     HEADER_MISMATCH, MISSING_REQUIRED_CLIENT_CAPABILITY, UNSUPPORTED_PROTOCOL_VERSION,
 };
-use crate::requirements::id;
 use crate::scenario::model::CheckTag;
 use crate::span::Span;
 
@@ -60,7 +60,7 @@ pub fn classify(answer: Result<Value, String>) -> Probe {
 pub fn tag(span: Span) -> CheckTag {
     CheckTag {
         level: Level::Must,
-        requirement: id::MODN_007.into(),
+        requirement: cite::MODN_007.into(),
         span,
     }
 }

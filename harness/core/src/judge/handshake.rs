@@ -7,7 +7,7 @@ use serde_json::Value;
 use super::Check;
 use super::describe::summarize;
 use crate::Level;
-use crate::requirements::id;
+use crate::protocol::cite;
 use crate::scenario::model::CheckTag;
 use crate::span::Span;
 use crate::version::{ProtocolVersion, VersionSet};
@@ -30,7 +30,7 @@ pub enum InitializeAnswer<'a> {
 
 /// No answer to `initialize` came (`message` says what happened instead).
 pub fn unanswered(span: Span, message: String) -> Check {
-    Check::broken("answer to initialize", id::LIFE_003, Level::Must, span, message)
+    Check::broken("answer to initialize", cite::LIFE_003, Level::Must, span, message)
 }
 
 /// Reads the answer to `initialize` of a scenario that applies to `versions`.
@@ -39,7 +39,7 @@ pub fn initialize_answer(response: &Value, versions: VersionSet, span: Span) -> 
         let message = format!("initialize was answered with {}", summarize(response));
         return InitializeAnswer::Broken(Box::new(Check::broken(
             "answer to initialize",
-            id::LIFE_005,
+            cite::LIFE_005,
             Level::Must,
             span,
             message,
@@ -63,7 +63,7 @@ pub fn initialize_answer(response: &Value, versions: VersionSet, span: Span) -> 
                 format!("the server answered protocolVersion {answered:?}, which is no MCP version");
             InitializeAnswer::Broken(Box::new(Check::broken(
                 "negotiated version",
-                id::LIFE_005,
+                cite::LIFE_005,
                 Level::Must,
                 span,
                 message,
@@ -76,7 +76,7 @@ pub fn initialize_answer(response: &Value, versions: VersionSet, span: Span) -> 
 pub fn initialized_tag(span: Span) -> CheckTag {
     CheckTag {
         level: Level::Must,
-        requirement: id::LIFE_007.into(),
+        requirement: cite::LIFE_007.into(),
         span,
     }
 }

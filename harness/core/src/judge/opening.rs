@@ -7,20 +7,26 @@ use serde_json::Value;
 
 use super::Check;
 use crate::Level;
-use crate::requirements::id;
+use crate::protocol::cite;
 use crate::span::Span;
 use crate::wire::{Direction, Frame};
 
 /// No `initialize` came (`message` says what happened instead).
 pub fn never_initialized(span: Span, message: String) -> Check {
-    Check::broken("the client initializes", id::LIFE_001, Level::Must, span, message)
+    Check::broken(
+        "the client initializes",
+        cite::LIFE_001,
+        Level::Must,
+        span,
+        message,
+    )
 }
 
 /// No `notifications/initialized` came after our answer to `initialize`.
 pub fn never_sent_initialized(span: Span, message: String) -> Check {
     Check::broken(
         "the client sends initialized",
-        id::LIFE_007,
+        cite::LIFE_007,
         Level::Must,
         span,
         message,
@@ -44,10 +50,10 @@ pub fn opens_with_initialize(transcript: &[Frame], span: Span) -> Check {
         })
         .find(|method| method != "ping" && method != "server/discover");
     match first.as_deref() {
-        Some("initialize") => Check::pass(name, id::LIFE_001, Level::Must, span),
+        Some("initialize") => Check::pass(name, cite::LIFE_001, Level::Must, span),
         other => Check::broken(
             name,
-            id::LIFE_001,
+            cite::LIFE_001,
             Level::Must,
             span,
             format!("the client sent {} before initialize", other.unwrap_or("nothing")),
@@ -73,9 +79,9 @@ pub fn initialize_params(params: &Value, span: Span) -> Check {
     }
     let name = "the initialize request";
     if problems.is_empty() {
-        Check::pass(name, id::LIFE_002, Level::Must, span)
+        Check::pass(name, cite::LIFE_002, Level::Must, span)
     } else {
-        Check::broken(name, id::LIFE_002, Level::Must, span, problems.join("; "))
+        Check::broken(name, cite::LIFE_002, Level::Must, span, problems.join("; "))
             .with_values(None, Some(params.clone()))
     }
 }
@@ -93,11 +99,11 @@ pub fn initialized_first(received: &[(usize, Value)], span: Span) -> Option<Chec
     let name = "the gateway sends initialized before its requests";
     Some(match (initialized, request_at) {
         (Some(notified), Some(requested)) if notified < requested => {
-            Check::pass(name, id::LIFE_007, Level::Must, span)
+            Check::pass(name, cite::LIFE_007, Level::Must, span)
         }
         _ => Check::broken(
             name,
-            id::LIFE_007,
+            cite::LIFE_007,
             Level::Must,
             span,
             format!(
@@ -115,9 +121,9 @@ pub fn probes_first(opened_with_initialize: bool, then: &str, span: Span) -> Che
     let name = "a dual-era client probes with server/discover first";
     if opened_with_initialize {
         let message = format!("it opened with initialize, then sent {then}");
-        Check::broken(name, id::MODN_009, Level::Should, span, message)
+        Check::broken(name, cite::MODN_009, Level::Should, span, message)
     } else {
-        Check::pass(name, id::MODN_009, Level::Should, span)
+        Check::pass(name, cite::MODN_009, Level::Should, span)
     }
 }
 

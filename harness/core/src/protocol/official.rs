@@ -19,7 +19,7 @@ use serde_json::{Map, Value};
 
 use super::Violation;
 use super::model::is_input_required;
-use crate::requirements::id;
+use crate::protocol::cite;
 use crate::version::ProtocolVersion;
 
 /// The official schemas found in a directory, one per version.
@@ -70,7 +70,7 @@ impl OfficialSchemas {
     /// in the frame at `frame_index` (SCHEMA-002).
     pub fn violations(errors: Vec<String>, frame_index: usize) -> impl Iterator<Item = Violation> {
         errors.into_iter().map(move |error| {
-            let mut violation = Violation::must(id::SCHEMA_002, format!("official schema: {error}"));
+            let mut violation = Violation::must(cite::SCHEMA_002, format!("official schema: {error}"));
             violation.frame_index = Some(frame_index);
             violation
         })

@@ -6,7 +6,7 @@
 //! with a JSON Pointer. Objects always accept members they do not list: no
 //! official MCP schema closes an object.
 
-use crate::requirements::id;
+use crate::protocol::cite;
 use std::fmt;
 
 use serde_json::{Map, Value};
@@ -18,7 +18,7 @@ use crate::version::{ProtocolVersion, VersionSet};
 /// The harness-defined requirement cited by shape rules with no more
 /// specific ID: params and results have the shape the negotiated version
 /// defines for the method.
-pub const SCHEMA_001: &str = id::SCHEMA_001;
+pub const SCHEMA_001: &str = cite::SCHEMA_001;
 
 /// A contiguous range of versions, usable in `static` data (a [`VersionSet`]
 /// cannot be built in a const context).

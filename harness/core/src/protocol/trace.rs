@@ -2,7 +2,7 @@
 //! in the W3C Trace Context (`traceparent`, `tracestate`) and Baggage
 //! formats (META-002).
 
-use crate::requirements::id;
+use crate::protocol::cite;
 use std::sync::LazyLock;
 
 use regex::Regex;
@@ -35,7 +35,7 @@ pub(super) fn check_trace_keys(meta: &Map<String, Value>, pointer: &str, out: &m
         let Some(value) = meta.get(key) else { continue };
         if !value.as_str().is_some_and(valid) {
             let message = format!("`_meta.{key}` is {value}, not a {format} value");
-            out.push(Violation::must(id::META_002, message).at(pointer_member(pointer, key)));
+            out.push(Violation::must(cite::META_002, message).at(pointer_member(pointer, key)));
         }
     }
 }
@@ -130,7 +130,7 @@ mod tests {
         let mut out = Vec::new();
         check_trace_keys(meta.as_object().unwrap(), "/params/_meta", &mut out);
         assert_eq!(out.len(), 1);
-        assert_eq!(out[0].requirement, id::META_002);
+        assert_eq!(out[0].requirement, cite::META_002);
         assert_eq!(out[0].pointer.as_deref(), Some("/params/_meta/traceparent"));
     }
 }
