@@ -1,7 +1,6 @@
 //! The per-connection frame checker: JSON-RPC envelope rules, request/response
 //! bookkeeping, and the method rules of the negotiated version.
 
-use crate::protocol::cite;
 use std::collections::{HashMap, HashSet};
 use std::time::Duration;
 
@@ -14,6 +13,7 @@ use super::shape::SCHEMA_001;
 use super::stateless::{self, Conversation};
 use super::violation::Violation;
 use crate::Level;
+use crate::protocol::cite;
 use crate::version::{Era, ProtocolVersion};
 use crate::wire::{Classified, Direction, Frame, Invalid, RequestId, classify};
 

@@ -4,7 +4,6 @@
 //! formed. Some of them need what an earlier frame said (the output schema a
 //! `tools/list` declared), which [`ToolCatalogue`] keeps.
 
-use crate::protocol::cite;
 use std::collections::HashMap;
 use std::sync::LazyLock;
 
@@ -14,6 +13,7 @@ use serde_json::Value;
 use super::trace::check_trace_keys;
 use super::violation::Violation;
 use crate::Level;
+use crate::protocol::cite;
 use crate::version::{Era, ProtocolVersion};
 
 /// What the server said about its tools, as far as later calls need it.

@@ -6,13 +6,13 @@
 //! with a JSON Pointer. Objects always accept members they do not list: no
 //! official MCP schema closes an object.
 
-use crate::protocol::cite;
 use std::fmt;
 
 use serde_json::{Map, Value};
 
 use super::violation::Violation;
 use crate::json::{kind as json_kind, pointer_member as pointer_join};
+use crate::protocol::cite;
 use crate::version::{ProtocolVersion, VersionSet};
 
 /// The harness-defined requirement cited by shape rules with no more

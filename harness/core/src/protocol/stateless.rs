@@ -8,7 +8,6 @@
 //! LIST-004; that a server copes with declined elicitations, ELIC-016) are
 //! left to the runner.
 
-use crate::protocol::cite;
 use std::collections::HashMap;
 
 use serde_json::Value;
@@ -24,6 +23,7 @@ use super::model::{
 use super::violation::Violation;
 use crate::Level;
 use crate::json::pointer_member;
+use crate::protocol::cite;
 use crate::version::ProtocolVersion;
 use crate::wire::RequestId;
 

@@ -2,7 +2,6 @@
 //! in the W3C Trace Context (`traceparent`, `tracestate`) and Baggage
 //! formats (META-002).
 
-use crate::protocol::cite;
 use std::sync::LazyLock;
 
 use regex::Regex;
@@ -10,6 +9,7 @@ use serde_json::{Map, Value};
 
 use super::violation::Violation;
 use crate::json::pointer_member;
+use crate::protocol::cite;
 
 /// Reports every reserved trace key of `meta` (at `pointer`) whose value
 /// breaks its format.

@@ -4,13 +4,13 @@
 //! From 2026-07-28, `-32000..=-32019` are left to implementations and
 //! `-32020..=-32099` are reserved for codes the spec defines (RPC-018).
 
-use crate::protocol::cite;
 use std::ops::RangeInclusive;
 
 use serde_json::Value;
 
 use super::PeerRole;
 use super::common::{CLIENT_CAPABILITIES, STR, STR_ARRAY};
+use crate::protocol::cite;
 use crate::protocol::shape::{Named, Shape, req};
 use crate::protocol::violation::Violation;
 use crate::version::{Era, ProtocolVersion};

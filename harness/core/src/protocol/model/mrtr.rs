@@ -3,12 +3,12 @@
 //! input requests and/or opaque state; the client retries with its input
 //! responses and the state echoed back.
 
-use crate::protocol::cite;
 use serde_json::Value;
 
 use super::common::{RESULT_META_FIELD, STR};
 use super::{MethodKind, elicitation, method_in, roots, sampling};
 use crate::json::pointer_member;
+use crate::protocol::cite;
 use crate::protocol::shape::{Alt, Field, Named, Shape, Versions, opt};
 use crate::protocol::violation::Violation;
 use crate::version::ProtocolVersion::{self, *};

@@ -2,7 +2,6 @@
 //! filter; the server acknowledges the part it honours, then sends only
 //! those notifications, each tagged with the listen request's id.
 
-use crate::protocol::cite;
 use serde_json::Value;
 
 use super::common::{
@@ -10,6 +9,7 @@ use super::common::{
     STR_ARRAY,
 };
 use super::{Flow, MethodSpec, notification, request};
+use crate::protocol::cite;
 use crate::protocol::meta_key;
 use crate::protocol::shape::{Named, Shape, Versions, opt, req};
 use crate::version::ProtocolVersion::*;
