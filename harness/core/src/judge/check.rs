@@ -29,10 +29,10 @@ pub struct Check {
 
 impl Check {
     /// A passing check.
-    pub fn pass(name: impl Into<String>, requirement: &str, level: Level, span: Span) -> Check {
+    pub fn pass(name: impl Into<String>, requirement: impl AsRef<str>, level: Level, span: Span) -> Check {
         Check {
             name: name.into(),
-            requirement: requirement.to_owned(),
+            requirement: requirement.as_ref().to_owned(),
             level,
             verdict: Verdict::Pass,
             message: None,
@@ -46,7 +46,7 @@ impl Check {
     /// A check that found the expectation broken: the verdict follows the level.
     pub fn broken(
         name: impl Into<String>,
-        requirement: &str,
+        requirement: impl AsRef<str>,
         level: Level,
         span: Span,
         message: impl Into<String>,

@@ -14,6 +14,7 @@ use super::stateless::{self, Conversation};
 use super::violation::Violation;
 use crate::Level;
 use crate::protocol::cite;
+use crate::requirements::RequirementId;
 use crate::version::{Era, ProtocolVersion};
 use crate::wire::{Classified, Direction, Frame, Invalid, RequestId, classify};
 
@@ -753,7 +754,7 @@ fn unknown_method(name: &str, version: ProtocolVersion) -> Violation {
 }
 
 /// Capability rules that are only SHOULD in some versions.
-fn gate_level(requirement: &str, version: ProtocolVersion) -> Level {
+fn gate_level(requirement: RequirementId, version: ProtocolVersion) -> Level {
     match requirement {
         cite::LIST_002 | cite::LIST_006 if version < ProtocolVersion::V2025_06_18 => Level::Should,
         cite::RES_007 | cite::SAMP_006 => Level::Should,
@@ -771,7 +772,7 @@ fn invalid_violation(invalid: &Invalid, raw: Option<&Value>, pointer: &str) -> V
     Violation::must(requirement, invalid.to_string()).at(pointer)
 }
 
-fn envelope_requirement(value: &Value) -> &'static str {
+fn envelope_requirement(value: &Value) -> RequirementId {
     let Some(obj) = value.as_object() else {
         return cite::RPC_001;
     };
@@ -851,7 +852,7 @@ mod tests {
         }
     }
 
-    fn requirements(found: &[Violation]) -> Vec<&'static str> {
+    fn requirements(found: &[Violation]) -> Vec<RequirementId> {
         found.iter().map(|v| v.requirement).collect()
     }
 

@@ -16,6 +16,7 @@
 
 use crate::evidence::http::{HttpClientRecord, InboundRequest, MCP_PATH};
 use crate::protocol::cite;
+use crate::requirements::RequirementId;
 use crate::requirements::catalogue;
 use crate::scenario::Scenario;
 use crate::version::ProtocolVersion;
@@ -32,7 +33,7 @@ const SHOWN: usize = 5;
 pub struct Judgement {
     /// What the rule asks, as the check is named.
     pub name: &'static str,
-    pub requirement: &'static str,
+    pub requirement: RequirementId,
     pub level: Level,
     pub verdict: Verdict,
     /// The offending requests, or why there was nothing to judge.
@@ -57,7 +58,7 @@ impl Judgement {
 /// One rule over the record: what it found, if it could look at all.
 struct Finding {
     name: &'static str,
-    requirement: &'static str,
+    requirement: RequirementId,
     level: Level,
     /// Why nothing could be judged, when nothing could.
     unobserved: Option<String>,
@@ -66,7 +67,7 @@ struct Finding {
 }
 
 impl Finding {
-    fn new(name: &'static str, requirement: &'static str, level: Level) -> Finding {
+    fn new(name: &'static str, requirement: RequirementId, level: Level) -> Finding {
         Finding {
             name,
             requirement,
@@ -113,9 +114,9 @@ pub fn judge(
     }
     findings
         .into_iter()
-        .filter(|finding| applies(finding.requirement))
+        .filter(|finding| applies(finding.requirement.as_str()))
         .filter_map(|finding| {
-            let cited = cited(finding.requirement);
+            let cited = cited(finding.requirement.as_str());
             if record.legacy {
                 // These are Streamable HTTP's rules; HTTP+SSE has none of them.
                 return cited.then(|| not_applicable(&finding));
@@ -410,11 +411,16 @@ mod tests {
         }
     }
 
-    fn verdicts(record: &HttpClientRecord, cited: &str) -> Vec<(String, Verdict)> {
-        judge(record, ProtocolVersion::V2025_11_25, &scenario(cited), &[])
-            .into_iter()
-            .map(|c| (c.requirement.to_owned(), c.verdict))
-            .collect()
+    fn verdicts(record: &HttpClientRecord, cited: impl AsRef<str>) -> Vec<(String, Verdict)> {
+        judge(
+            record,
+            ProtocolVersion::V2025_11_25,
+            &scenario(cited.as_ref()),
+            &[],
+        )
+        .into_iter()
+        .map(|c| (c.requirement.to_string(), c.verdict))
+        .collect()
     }
 
     #[test]
@@ -457,7 +463,7 @@ mod tests {
             (cite::HTTP_018, Verdict::NonStrict),
             (cite::HTTP_012, Verdict::Fail),
         ];
-        let expected: Vec<(String, Verdict)> = expected.iter().map(|(r, v)| ((*r).to_owned(), *v)).collect();
+        let expected: Vec<(String, Verdict)> = expected.iter().map(|(r, v)| (r.to_string(), *v)).collect();
         assert_eq!(found, expected);
     }
 
@@ -467,12 +473,12 @@ mod tests {
         record.requests.pop();
         assert_eq!(
             verdicts(&record, cite::HTTP_017),
-            [(cite::HTTP_017.to_owned(), Verdict::NotObserved)]
+            [(cite::HTTP_017.to_string(), Verdict::NotObserved)]
         );
         record.left = Some("exited with status 0".into());
         assert_eq!(
             verdicts(&record, cite::LIFE_001),
-            [(cite::HTTP_017.to_owned(), Verdict::NonStrict)]
+            [(cite::HTTP_017.to_string(), Verdict::NonStrict)]
         );
     }
 
@@ -484,7 +490,7 @@ mod tests {
         let judged = judge(
             &record,
             ProtocolVersion::V2025_03_26,
-            &scenario(cite::HTTP_018),
+            &scenario(cite::HTTP_018.as_str()),
             &[],
         );
         assert!(judged.is_empty(), "{judged:?}");
@@ -499,7 +505,7 @@ mod tests {
         assert!(verdicts(&record, cite::LIFE_001).is_empty());
         assert_eq!(
             verdicts(&record, cite::HTTP_016),
-            [(cite::HTTP_016.to_owned(), Verdict::NotApplicable)]
+            [(cite::HTTP_016.to_string(), Verdict::NotApplicable)]
         );
     }
 
@@ -553,12 +559,17 @@ mod tests {
     fn stateless_verdicts(
         record: &HttpClientRecord,
         transcript: &[Frame],
-        cited: &str,
+        cited: impl AsRef<str>,
     ) -> Vec<(String, Verdict)> {
-        judge(record, ProtocolVersion::V2026_07_28, &scenario(cited), transcript)
-            .into_iter()
-            .map(|c| (c.requirement.to_owned(), c.verdict))
-            .collect()
+        judge(
+            record,
+            ProtocolVersion::V2026_07_28,
+            &scenario(cited.as_ref()),
+            transcript,
+        )
+        .into_iter()
+        .map(|c| (c.requirement.to_string(), c.verdict))
+        .collect()
     }
 
     const STATELESS_RULES: &str = "HTTP-004, HTTP-005, HTTP-016, HTTP-018, HTTP-020, HTTP-023, HTTP-024";
@@ -572,11 +583,11 @@ mod tests {
         assert_eq!(
             ids,
             [
-                cite::HTTP_004,
-                cite::HTTP_005,
-                cite::HTTP_020,
-                cite::HTTP_023,
-                cite::HTTP_024
+                cite::HTTP_004.as_str(),
+                cite::HTTP_005.as_str(),
+                cite::HTTP_020.as_str(),
+                cite::HTTP_023.as_str(),
+                cite::HTTP_024.as_str()
             ]
         );
         assert!(cited.iter().all(|(_, v)| *v == Verdict::Pass), "{cited:?}");
@@ -597,7 +608,7 @@ mod tests {
 
     #[test]
     fn each_standard_header_that_is_missing_or_disagrees_breaks_http_020() {
-        let fail = [(cite::HTTP_020.to_owned(), Verdict::Fail)];
+        let fail = [(cite::HTTP_020.to_string(), Verdict::Fail)];
         assert_eq!(with_header(1, "mcp-method", None), fail);
         assert_eq!(with_header(1, "mcp-protocol-version", None), fail);
         assert_eq!(with_header(2, "mcp-protocol-version", Some("2025-11-25")), fail);
@@ -608,7 +619,7 @@ mod tests {
 
     #[test]
     fn marked_arguments_must_be_mirrored_exactly_and_encoded_where_unsafe() {
-        let fail = [(cite::HTTP_023.to_owned(), Verdict::Fail)];
+        let fail = [(cite::HTTP_023.to_string(), Verdict::Fail)];
         assert_eq!(with_header(2, "mcp-param-region", None), fail);
         assert_eq!(with_header(2, "mcp-param-region", Some("Hello, 世界")), fail);
         assert_eq!(with_header(2, "mcp-param-limit", Some("43")), fail);
@@ -649,7 +660,7 @@ mod tests {
         transcript.push(frame);
         assert_eq!(
             stateless_verdicts(&record, &transcript, cite::LIFE_001),
-            [(cite::HTTP_024.to_owned(), Verdict::Fail)]
+            [(cite::HTTP_024.to_string(), Verdict::Fail)]
         );
     }
 
@@ -659,9 +670,9 @@ mod tests {
         transcript.truncate(2);
         record.requests.truncate(1);
         let cited = stateless_verdicts(&record, &transcript, cite::HTTP_023);
-        assert_eq!(cited, [(cite::HTTP_023.to_owned(), Verdict::NotObserved)]);
+        assert_eq!(cited, [(cite::HTTP_023.to_string(), Verdict::NotObserved)]);
         transcript.truncate(1);
         let cited = stateless_verdicts(&record, &transcript, cite::HTTP_024);
-        assert_eq!(cited, [(cite::HTTP_024.to_owned(), Verdict::NotObserved)]);
+        assert_eq!(cited, [(cite::HTTP_024.to_string(), Verdict::NotObserved)]);
     }
 }

@@ -327,13 +327,14 @@ static META_KEY: LazyLock<Regex> = LazyLock::new(|| {
 
 #[cfg(test)]
 mod tests {
+    use crate::requirements::RequirementId;
     use serde_json::json;
 
     use super::*;
 
     const V: ProtocolVersion = ProtocolVersion::V2025_11_25;
 
-    fn ids(out: &[Violation]) -> Vec<&'static str> {
+    fn ids(out: &[Violation]) -> Vec<RequirementId> {
         out.iter().map(|v| v.requirement).collect()
     }
 

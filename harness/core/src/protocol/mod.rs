@@ -39,7 +39,7 @@ pub use violation::Violation;
 macro_rules! cites {
     ($(#[$doc:meta])* $list:ident: $($name:ident),+ $(,)?) => {
         $(#[$doc])*
-        pub const $list: &[&str] = &[$(crate::requirements::id::$name),+];
+        pub const $list: &[crate::requirements::RequirementId] = &[$(crate::requirements::id::$name),+];
 
         /// Typed IDs of the requirements the core's rules cite.
         pub(crate) mod cite {

@@ -108,6 +108,7 @@ pub fn check_error(answer: &ErrorAnswer<'_>, version: ProtocolVersion) -> Vec<Vi
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::requirements::RequirementId;
     use ProtocolVersion::*;
     use serde_json::json;
 
@@ -121,7 +122,7 @@ mod tests {
         }
     }
 
-    fn ids(found: &[Violation]) -> Vec<&'static str> {
+    fn ids(found: &[Violation]) -> Vec<RequirementId> {
         found.iter().map(|v| v.requirement).collect()
     }
 

@@ -9,6 +9,7 @@
 //! [`errors`] holds the error codes with a defined meaning.
 
 use crate::protocol::cite;
+use crate::requirements::RequirementId;
 
 mod common;
 mod completion;
@@ -96,7 +97,7 @@ pub struct Gate {
     /// The versions in which the gate applies.
     pub versions: Versions,
     /// The requirement broken by using the method ungated.
-    pub requirement: &'static str,
+    pub requirement: RequirementId,
 }
 
 impl Gate {
@@ -312,7 +313,7 @@ impl MethodSpec {
         holder: Side,
         path: &'static str,
         versions: Versions,
-        requirement: &'static str,
+        requirement: RequirementId,
     ) -> Self {
         MethodSpec {
             gate: Some(Gate {

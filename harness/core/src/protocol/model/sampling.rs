@@ -8,6 +8,7 @@ use super::tools::TOOL;
 use super::{Flow, Gate, MemberGate, MethodSpec, Side, input_request, request};
 use crate::protocol::cite;
 use crate::protocol::shape::{Alt, Named, Shape, Tagged, Variant, Versions, opt, req};
+use crate::requirements::RequirementId;
 use crate::version::ProtocolVersion::*;
 
 /// A priority of [`MODEL_PREFERENCES`]: a number from 0 to 1.
@@ -141,7 +142,7 @@ const fn sampling_gate(
     member: &'static str,
     values: &'static [&'static str],
     path: &'static str,
-    requirement: &'static str,
+    requirement: RequirementId,
 ) -> MemberGate {
     MemberGate {
         method: "sampling/createMessage",
