@@ -20,16 +20,16 @@ fn main() {
     for id in &ids {
         writeln!(
             code,
-            "#[doc = \"`{id}`\"]\npub const {}: RequirementId = {id:?};",
+            "#[doc = \"`{id}`\"]\npub const {}: RequirementId = RequirementId({id:?});",
             id.replace('-', "_")
         )
         .expect("writing to a String");
     }
-    writeln!(
-        code,
-        "/// Every ID, in catalogue order.\npub const ALL: &[RequirementId] = &{ids:?};"
-    )
-    .expect("writing to a String");
+    code.push_str("/// Every ID, in catalogue order.\npub const ALL: &[RequirementId] = &[\n");
+    for id in &ids {
+        writeln!(code, "    {},", id.replace('-', "_")).expect("writing to a String");
+    }
+    code.push_str("];\n");
     let out = PathBuf::from(std::env::var("OUT_DIR").expect("set by cargo")).join("requirement_ids.rs");
     std::fs::write(out, code).expect("OUT_DIR is writable");
 }

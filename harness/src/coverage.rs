@@ -8,8 +8,6 @@ use mcp_conform_core::requirements::{CheckKind, Requirement, Role};
 use mcp_conform_core::scenario::Scenario;
 use mcp_conform_core::version::VersionSet;
 
-use crate::runner::ENGINE_REQUIREMENTS;
-
 /// How a requirement is covered.
 #[derive(Debug, Clone, PartialEq)]
 pub enum Coverage {
@@ -32,7 +30,7 @@ pub fn coverage(requirement: &Requirement, scenarios: &[Scenario]) -> Coverage {
         .map(|s| s.id.clone())
         .collect();
     let id = requirement.id.as_str();
-    let built_in = CHECKED_REQUIREMENTS.contains(&id) || ENGINE_REQUIREMENTS.contains(&id);
+    let built_in = CHECKED_REQUIREMENTS.iter().any(|cited| *cited == id);
     if citing.is_empty() && !built_in {
         Coverage::NotYet(
             requirement

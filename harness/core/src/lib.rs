@@ -3,6 +3,8 @@
 //! - [`version`]: the MCP protocol versions and their eras.
 //! - [`wire`]: frames as seen on the wire and their JSON-RPC classification.
 //! - [`evidence`]: what a transport saw a peer do beyond its messages.
+//! - [`judge`]: the verdict type and the rules beyond the frame checker
+//!   (handshake, discovery, a client's opening, default citations).
 //! - [`protocol`]: our own versioned model of MCP message shapes, and the
 //!   checks every frame goes through.
 //! - [`requirements`]: the requirement catalogue whose IDs every check cites.
@@ -14,6 +16,7 @@
 pub mod diag;
 pub mod evidence;
 mod json;
+pub mod judge;
 pub mod matcher;
 pub mod protocol;
 pub mod requirements;

@@ -1,11 +1,12 @@
 //! Every frame of a transcript through the protocol checker (and the
 //! official schemas, when given), turned into one check per requirement.
 
-use mcp_conform_core::requirements::id;
 use std::collections::{BTreeMap, BTreeSet};
 
 use mcp_conform_core::Level;
+use mcp_conform_core::protocol::official::OfficialSchemas;
 use mcp_conform_core::protocol::{FrameChecker, PeerRole, Violation};
+use mcp_conform_core::requirements::RequirementId;
 use mcp_conform_core::span::Span;
 use mcp_conform_core::version::ProtocolVersion;
 use mcp_conform_core::wire::{Direction, Frame};
@@ -76,7 +77,7 @@ pub fn check_frames(
         false => FrameChecker::new(us),
     };
     checker.set_version(version);
-    let mut by_requirement: BTreeMap<(&'static str, Level), Vec<Violation>> = BTreeMap::new();
+    let mut by_requirement: BTreeMap<(RequirementId, Level), Vec<Violation>> = BTreeMap::new();
     // Our requests by id, so a result can be checked against its method's result schema.
     let mut asked: BTreeMap<String, String> = BTreeMap::new();
     for (index, frame) in transcript.iter().enumerate() {
@@ -98,11 +99,7 @@ pub fn check_frames(
                 asked.get(&message["id"].to_string()).map(String::as_str),
             )
         {
-            violations.extend(errors.into_iter().map(|error| {
-                let mut violation = Violation::must(id::SCHEMA_002, format!("official schema: {error}"));
-                violation.frame_index = Some(index);
-                violation
-            }));
+            violations.extend(OfficialSchemas::violations(errors, index));
         }
         for violation in violations.into_iter().filter(|v| !v.by_us) {
             by_requirement

@@ -1,19 +1,15 @@
 //! The `initialize` handshake the engine performs unless a scenario takes
 //! over the lifecycle itself.
 
-use mcp_conform_core::requirements::id;
-use mcp_conform_core::scenario::model::CheckTag;
-use mcp_conform_core::version::ProtocolVersion;
-use mcp_conform_core::{Level, Verdict};
+use mcp_conform_core::Verdict;
+use mcp_conform_core::judge::handshake::{self, InitializeAnswer};
 use mcp_mock_peers::client::WaitError;
 use serde_json::{Value, json};
 use tokio::time::Instant;
 
 use super::RunConfig;
-use super::outcome::Check;
 use super::scenario::{default_client_info, dotted};
 use super::steps::{StepRunner, Stop, Wait};
-use super::verify::summarize;
 
 /// How the handshake ended.
 pub enum Handshaken {
@@ -60,53 +56,26 @@ pub async fn handshake(runner: &mut StepRunner<'_>, config: &RunConfig) -> Hands
                 }
                 other => runner.describe(&other),
             };
-            runner.checks.push(Check::broken(
-                "answer to initialize",
-                id::LIFE_003,
-                Level::Must,
-                scenario.span,
-                message,
-            ));
+            runner.checks.push(handshake::unanswered(scenario.span, message));
             return Handshaken::Stopped(Stop::Done);
         }
     };
-    let Some(result) = response.get("result") else {
-        let message = format!("initialize was answered with {}", summarize(&response));
-        runner.checks.push(Check::broken(
-            "answer to initialize",
-            id::LIFE_005,
-            Level::Must,
-            scenario.span,
-            message,
-        ));
-        return Handshaken::Stopped(Stop::Done);
-    };
-    let answered = result
-        .get("protocolVersion")
-        .and_then(Value::as_str)
-        .unwrap_or_default();
-    match answered.parse::<ProtocolVersion>() {
-        Ok(version) if scenario.versions.contains(version) => runner.version = version,
-        Ok(version) => {
-            let note = format!(
-                "the server negotiated {version}; the scenario applies to {}",
-                scenario.versions
-            );
-            return Handshaken::Stopped(Stop::halted(Verdict::NotApplicable, note));
-        }
-        Err(_) => {
-            let message =
-                format!("the server answered protocolVersion {answered:?}, which is no MCP version");
-            runner.checks.push(Check::broken(
-                "negotiated version",
-                id::LIFE_005,
-                Level::Must,
-                scenario.span,
-                message,
-            ));
-            return Handshaken::Stopped(Stop::Done);
-        }
-    }
+    let (version, result, answered) =
+        match handshake::initialize_answer(&response, scenario.versions, scenario.span) {
+            InitializeAnswer::Negotiated {
+                version,
+                result,
+                answered,
+            } => (version, result, answered),
+            InitializeAnswer::OutOfScope(note) => {
+                return Handshaken::Stopped(Stop::halted(Verdict::NotApplicable, note));
+            }
+            InitializeAnswer::Broken(check) => {
+                runner.checks.push(*check);
+                return Handshaken::Stopped(Stop::Done);
+            }
+        };
+    runner.version = version;
     let server = json!({
         "capabilities": result.get("capabilities"),
         "info": result.get("serverInfo"),
@@ -116,11 +85,7 @@ pub async fn handshake(runner: &mut StepRunner<'_>, config: &RunConfig) -> Hands
         return Handshaken::Stopped(stop);
     }
     if let Err(error) = runner.session.notify("notifications/initialized", None).await {
-        let tag = CheckTag {
-            level: Level::Must,
-            requirement: id::LIFE_007.into(),
-            span: scenario.span,
-        };
+        let tag = handshake::initialized_tag(scenario.span);
         return Handshaken::Stopped(runner.peer_gone(&tag, &WaitError::Transport(error.to_string())));
     }
     Handshaken::Ready

@@ -10,8 +10,6 @@
 //! - [`verify`]: matcher results turned into checks.
 //! - [`suite`]: many scenarios on worker threads, reported as events.
 
-use mcp_conform_core::requirements::id;
-
 mod answers;
 mod client_role;
 mod discover;
@@ -38,21 +36,6 @@ pub use outcome::{Check, ScenarioOutcome};
 pub use probe::supported_versions;
 pub use scenario::run_scenario;
 pub use suite::{RunEvent, case_count, run_matrix, run_suite};
-
-/// Requirements the runner itself cites (handshake, scripted answers,
-/// official schemas), besides scenarios and core's checks (the frame
-/// checker, a client's HTTP rules).
-pub const ENGINE_REQUIREMENTS: &[&str] = &[
-    id::LIFE_001,
-    id::LIFE_002,
-    id::LIFE_003,
-    id::LIFE_005,
-    id::LIFE_007,
-    id::MODN_007,
-    id::RPC_004,
-    id::SCHEMA_002,
-    id::SUBS_001,
-];
 
 /// The peer under test and how to reach it.
 #[derive(Debug, Clone)]
@@ -131,36 +114,5 @@ impl RunConfig {
             startup_timeout: Duration::from_secs(10),
             official: None,
         }
-    }
-}
-
-#[cfg(test)]
-mod tests {
-    use std::collections::BTreeSet;
-
-    use regex::Regex;
-
-    use super::ENGINE_REQUIREMENTS;
-
-    #[test]
-    fn the_engine_list_matches_the_code_and_the_catalogue() {
-        let id = Regex::new(r"\bid::([A-Z]+)_([0-9]{3})\b").unwrap();
-        let code = [
-            include_str!("answers.rs"),
-            include_str!("client_role/mod.rs"),
-            include_str!("client_role/http_rules.rs"),
-            include_str!("discover.rs"),
-            include_str!("frames.rs"),
-            include_str!("handshake.rs"),
-            include_str!("steps.rs"),
-            include_str!("steps/interaction.rs"),
-        ]
-        .concat();
-        let cited: BTreeSet<String> = id
-            .captures_iter(&code)
-            .map(|c| format!("{}-{}", &c[1], &c[2]))
-            .collect();
-        let listed: BTreeSet<String> = ENGINE_REQUIREMENTS.iter().map(|id| id.to_string()).collect();
-        assert_eq!(cited, listed);
     }
 }

@@ -6,6 +6,7 @@
 
 use std::time::Duration;
 
+use mcp_conform_core::judge::discover::{Probe, classify};
 use mcp_conform_core::version::{Era, ProtocolVersion};
 use mcp_mock_peers::client::{ClientSession, DefaultHandler, Envelope, WaitError};
 use serde_json::{Value, json};
@@ -13,7 +14,6 @@ use tokio::task::{JoinSet, LocalSet};
 use tokio::time::Instant;
 
 use super::RunConfig;
-use super::discover::{Probe, classify};
 use super::scenario::{default_client_info, open_transport};
 
 /// How long a probe's connection gets to close.

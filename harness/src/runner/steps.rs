@@ -1,9 +1,10 @@
 //! What each step does on the wire, and the checks it records.
 
-use mcp_conform_core::requirements::id;
 use std::collections::{BTreeMap, BTreeSet};
 use std::time::Duration;
 
+use mcp_conform_core::judge::defaults;
+use mcp_conform_core::judge::summarize;
 use mcp_conform_core::matcher::{MatchContext, Matcher, render_template};
 use mcp_conform_core::scenario::Scenario;
 use mcp_conform_core::scenario::model::{
@@ -22,7 +23,7 @@ use super::answers::{AnswerSource, ScriptHandler};
 use super::frames::heard;
 use super::gateway::Hub;
 use super::outcome::Check;
-use super::verify::{apply_captures, check_matcher, check_response, summarize};
+use super::verify::{apply_captures, check_matcher, check_response};
 
 mod backend;
 mod http;
@@ -1016,12 +1017,7 @@ impl<'s> StepRunner<'s> {
 
     /// The scenario's budget ran out in the middle of a step.
     pub fn timed_out(&mut self, budget: Duration) {
-        let requirement = self
-            .scenario
-            .requirements
-            .first()
-            .cloned()
-            .unwrap_or_else(|| id::RPC_004.into());
+        let requirement = defaults::step_requirement(self.scenario);
         let message = format!(
             "the scenario did not finish within its {} ms budget",
             budget.as_millis()
@@ -1080,25 +1076,13 @@ impl<'s> StepRunner<'s> {
     }
 
     fn expect_tag(&self, expect: Option<&ResponseCheck>) -> CheckTag {
-        expect.map_or_else(
-            || CheckTag {
-                level: Level::Must,
-                requirement: id::RPC_004.into(),
-                span: self.scenario.span,
-            },
-            |e| e.tag.clone(),
-        )
+        expect.map_or_else(|| defaults::response_tag(self.scenario.span), |e| e.tag.clone())
     }
 
     fn default_tag(&self, step: &Step) -> CheckTag {
         CheckTag {
             level: Level::Must,
-            requirement: self
-                .scenario
-                .requirements
-                .first()
-                .cloned()
-                .unwrap_or_else(|| id::RPC_004.into()),
+            requirement: defaults::step_requirement(self.scenario),
             span: step.span,
         }
     }

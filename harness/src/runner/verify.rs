@@ -1,5 +1,6 @@
 //! Turns matcher results into checks.
 
+use mcp_conform_core::judge::summarize;
 use mcp_conform_core::matcher::{MatchContext, Matcher};
 use mcp_conform_core::scenario::model::{Capture, CheckTag, ResponseCheck, ResponseExpect};
 use serde_json::Value;
@@ -62,28 +63,6 @@ pub fn check_response(
             }
             broken(format!("no alternative holds:\n- {}", reasons.join("\n- ")))
         }
-    }
-}
-
-/// One line describing a response, for messages.
-pub fn summarize(response: &Value) -> String {
-    if let Some(error) = response.get("error") {
-        let code = error
-            .get("code")
-            .map(Value::to_string)
-            .unwrap_or_else(|| "?".into());
-        let message = error.get("message").and_then(Value::as_str).unwrap_or("");
-        format!("error {code} \"{message}\"")
-    } else if let Some(result) = response.get("result") {
-        let text = result.to_string();
-        let short: String = text.chars().take(120).collect();
-        if short.len() < text.len() {
-            format!("result {short}…")
-        } else {
-            format!("result {short}")
-        }
-    } else {
-        format!("{response}")
     }
 }
 

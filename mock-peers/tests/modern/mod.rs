@@ -277,7 +277,7 @@ pub fn server_violations(frames: &[Frame], stdio: bool) -> Vec<&'static str> {
         .iter()
         .flat_map(|frame| checker.check(frame))
         .filter(|v| !v.by_us)
-        .map(|v| v.requirement)
+        .map(|v| v.requirement.as_str())
         .collect();
     found.sort_unstable();
     found.dedup();

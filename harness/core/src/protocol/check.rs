@@ -1,7 +1,6 @@
 //! The per-connection frame checker: JSON-RPC envelope rules, request/response
 //! bookkeeping, and the method rules of the negotiated version.
 
-use crate::requirements::id;
 use std::collections::{HashMap, HashSet};
 use std::time::Duration;
 
@@ -14,6 +13,8 @@ use super::shape::SCHEMA_001;
 use super::stateless::{self, Conversation};
 use super::violation::Violation;
 use crate::Level;
+use crate::protocol::cite;
+use crate::requirements::RequirementId;
 use crate::version::{Era, ProtocolVersion};
 use crate::wire::{Classified, Direction, Frame, Invalid, RequestId, classify};
 
@@ -126,13 +127,13 @@ impl FrameChecker {
             PeerRole::Server => "a 2026-07-28 server sent a JSON-RPC request",
             PeerRole::Client => "a 2026-07-28 client sent a JSON-RPC response",
         };
-        out.push(Violation::must(id::RPC_017, message).at(""));
+        out.push(Violation::must(cite::RPC_017, message).at(""));
         if self.stdio {
             let message = match sender {
                 PeerRole::Server => "a server wrote a JSON-RPC request to stdout",
                 PeerRole::Client => "a client wrote a JSON-RPC response to stdin",
             };
-            out.push(Violation::must(id::STDIO_007, message).at(""));
+            out.push(Violation::must(cite::STDIO_007, message).at(""));
         }
     }
 
@@ -157,9 +158,9 @@ impl FrameChecker {
                 if self.stdio {
                     violation.requirement = match (&invalid, sender) {
                         (Invalid::Envelope { .. }, _) => violation.requirement,
-                        (Invalid::NotUtf8 { .. }, _) => id::STDIO_001,
-                        (_, PeerRole::Server) => id::STDIO_002,
-                        (_, PeerRole::Client) => id::STDIO_003,
+                        (Invalid::NotUtf8 { .. }, _) => cite::STDIO_001,
+                        (_, PeerRole::Server) => cite::STDIO_002,
+                        (_, PeerRole::Client) => cite::STDIO_003,
                     };
                 }
                 out.push(violation);
@@ -192,23 +193,25 @@ impl FrameChecker {
             let message = format!("a JSON-RPC batch, but batches exist only in 2025-03-26, not in {version}");
             // On stdio the transport page says it again, from 2025-06-18.
             let requirement = match self.version() {
-                Some(v) if self.stdio && v >= ProtocolVersion::V2025_06_18 => id::STDIO_006,
-                _ => id::RPC_001,
+                Some(v) if self.stdio && v >= ProtocolVersion::V2025_06_18 => cite::STDIO_006,
+                _ => cite::RPC_001,
             };
             out.push(Violation::must(requirement, message).at(""));
         }
         if items.is_empty() {
-            out.push(Violation::must(id::RPC_001, "an empty batch").at(""));
+            out.push(Violation::must(cite::RPC_001, "an empty batch").at(""));
         }
         for (i, item) in items.into_iter().enumerate() {
             let prefix = format!("/{i}");
             if item.method() == Some("initialize") {
-                out.push(Violation::must(id::RPC_014, "`initialize` sent inside a batch").at(prefix.clone()));
+                out.push(
+                    Violation::must(cite::RPC_014, "`initialize` sent inside a batch").at(prefix.clone()),
+                );
             }
             match item {
                 Classified::Invalid(invalid) => out.push(invalid_violation(&invalid, raw.get(i), &prefix)),
                 Classified::Batch(_) => {
-                    out.push(Violation::must(id::RPC_001, "a batch nested in a batch").at(prefix))
+                    out.push(Violation::must(cite::RPC_001, "a batch nested in a batch").at(prefix))
                 }
                 message => self.check_message(message, sender, &prefix, out),
             }
@@ -261,7 +264,7 @@ impl FrameChecker {
                     && self.whole_connection
                 {
                     let message = format!("`{method}` sent before the client's notifications/initialized");
-                    found.push(Violation::new(id::LIFE_009, Level::Should, message).at("/method"));
+                    found.push(Violation::new(cite::LIFE_009, Level::Should, message).at("/method"));
                 }
                 if let Some(token) = params.as_ref().and_then(|p| p.pointer("/_meta/progressToken")) {
                     self.tokens
@@ -346,13 +349,13 @@ impl FrameChecker {
                 }
                 if error.code.is_none() {
                     found.push(
-                        Violation::must(id::RPC_006, "the error `code` is missing or not an integer")
+                        Violation::must(cite::RPC_006, "the error `code` is missing or not an integer")
                             .at("/error/code"),
                     );
                 }
                 if error.message.is_none() {
                     let text = "the error `message` is missing or not a string";
-                    found.push(Violation::must(id::RPC_006, text).at("/error/message"));
+                    found.push(Violation::must(cite::RPC_006, text).at("/error/message"));
                 }
                 if error.code == Some(URL_ELICITATION_REQUIRED)
                     && self.version() == Some(ProtocolVersion::V2025_11_25)
@@ -376,7 +379,7 @@ impl FrameChecker {
         if reused {
             out.push(
                 Violation::must(
-                    id::RPC_003,
+                    cite::RPC_003,
                     format!("request id {id} was already used by the same side"),
                 )
                 .at("/id"),
@@ -414,7 +417,7 @@ impl FrameChecker {
         } else {
             format!("no request with id {id} was sent by the other side")
         };
-        out.push(Violation::must(id::RPC_004, message).at("/id"));
+        out.push(Violation::must(cite::RPC_004, message).at("/id"));
         None
     }
 
@@ -427,12 +430,12 @@ impl FrameChecker {
         let Some(((requester, _), last)) = self.tokens.get_mut(&token) else {
             let violation = if self.finished_tokens.contains(&token) {
                 Violation::must(
-                    id::PROG_004,
+                    cite::PROG_004,
                     format!("progress for token {token} after its response"),
                 )
             } else {
                 Violation::must(
-                    id::PROG_003,
+                    cite::PROG_003,
                     format!("progress for token {token}, which no request in flight carries"),
                 )
             };
@@ -440,12 +443,12 @@ impl FrameChecker {
         };
         if *requester == sender {
             let message = format!("progress for token {token} sent by the side that made the request");
-            return Some(Violation::must(id::PROG_003, message).at("/params/progressToken"));
+            return Some(Violation::must(cite::PROG_003, message).at("/params/progressToken"));
         }
         let previous = last.replace(progress);
         previous.filter(|p| progress <= *p).map(|p| {
             Violation::must(
-                id::PROG_002,
+                cite::PROG_002,
                 format!("progress for token {token} went from {p} to {progress}"),
             )
             .at("/params/progress")
@@ -461,7 +464,7 @@ impl FrameChecker {
         };
         if !self.used_ids.contains(&(sender, id.clone())) {
             let message = format!("cancels request {id}, which the sender never issued");
-            out.push(Violation::must(id::CANC_001, message).at("/params/requestId"));
+            out.push(Violation::must(cite::CANC_001, message).at("/params/requestId"));
         }
     }
 
@@ -536,8 +539,11 @@ impl FrameChecker {
         match (spec.kind, kind) {
             (MethodKind::Notification, MethodKind::Request) => {
                 out.push(
-                    Violation::must(id::RPC_007, format!("`{name}` is a notification and has no `id`"))
-                        .at("/id"),
+                    Violation::must(
+                        cite::RPC_007,
+                        format!("`{name}` is a notification and has no `id`"),
+                    )
+                    .at("/id"),
                 );
             }
             (MethodKind::Request, MethodKind::Notification) => {
@@ -649,13 +655,13 @@ impl FrameChecker {
             return;
         };
         let requirement = match gate.path.split('.').next() {
-            Some("tools") => id::TOOL_001,
-            Some("resources") => id::RES_001,
-            Some("prompts") => id::PROM_001,
-            Some("completions") => id::COMP_001,
-            Some("roots") => id::ROOT_001,
-            Some("sampling") => id::SAMP_001,
-            Some("elicitation") => id::ELIC_001,
+            Some("tools") => cite::TOOL_001,
+            Some("resources") => cite::RES_001,
+            Some("prompts") => cite::PROM_001,
+            Some("completions") => cite::COMP_001,
+            Some("roots") => cite::ROOT_001,
+            Some("sampling") => cite::SAMP_001,
+            Some("elicitation") => cite::ELIC_001,
             _ => return,
         };
         // The gate's versions are those of the requesting side's rule
@@ -741,17 +747,17 @@ fn unknown_method(name: &str, version: ProtocolVersion) -> Violation {
     let violation = match version {
         // LIFE-010/011 bind the stateful versions; later, the shape rule.
         v if v.era() == Era::Stateless => Violation::must(SCHEMA_001, message),
-        v if v >= ProtocolVersion::V2025_06_18 => Violation::must(id::LIFE_011, message),
-        _ => Violation::new(id::LIFE_010, Level::Should, message),
+        v if v >= ProtocolVersion::V2025_06_18 => Violation::must(cite::LIFE_011, message),
+        _ => Violation::new(cite::LIFE_010, Level::Should, message),
     };
     violation.at("/method")
 }
 
 /// Capability rules that are only SHOULD in some versions.
-fn gate_level(requirement: &str, version: ProtocolVersion) -> Level {
+fn gate_level(requirement: RequirementId, version: ProtocolVersion) -> Level {
     match requirement {
-        id::LIST_002 | id::LIST_006 if version < ProtocolVersion::V2025_06_18 => Level::Should,
-        id::RES_007 | id::SAMP_006 => Level::Should,
+        cite::LIST_002 | cite::LIST_006 if version < ProtocolVersion::V2025_06_18 => Level::Should,
+        cite::RES_007 | cite::SAMP_006 => Level::Should,
         _ => Level::Must,
     }
 }
@@ -761,31 +767,31 @@ fn gate_level(requirement: &str, version: ProtocolVersion) -> Level {
 fn invalid_violation(invalid: &Invalid, raw: Option<&Value>, pointer: &str) -> Violation {
     let requirement = match (invalid, raw) {
         (Invalid::Envelope { .. }, Some(value)) => envelope_requirement(value),
-        _ => id::RPC_001,
+        _ => cite::RPC_001,
     };
     Violation::must(requirement, invalid.to_string()).at(pointer)
 }
 
-fn envelope_requirement(value: &Value) -> &'static str {
+fn envelope_requirement(value: &Value) -> RequirementId {
     let Some(obj) = value.as_object() else {
-        return id::RPC_001;
+        return cite::RPC_001;
     };
     if obj.get("jsonrpc").and_then(Value::as_str) != Some("2.0") {
-        return id::RPC_001;
+        return cite::RPC_001;
     }
     let (has_result, has_error) = (obj.contains_key("result"), obj.contains_key("error"));
     if let Some(method) = obj.get("method") {
         return match () {
-            _ if !method.is_string() => id::RPC_001,
-            _ if has_result || has_error => id::RPC_005,
+            _ if !method.is_string() => cite::RPC_001,
+            _ if has_result || has_error => cite::RPC_005,
             _ if obj.get("params").is_some_and(|p| !p.is_object() && !p.is_array()) => SCHEMA_001,
-            _ => id::RPC_002,
+            _ => cite::RPC_002,
         };
     }
     match (has_result, has_error) {
-        (true, true) | (false, false) => id::RPC_005,
-        (false, true) if !obj["error"].is_object() => id::RPC_006,
-        _ => id::RPC_004,
+        (true, true) | (false, false) => cite::RPC_005,
+        (false, true) if !obj["error"].is_object() => cite::RPC_006,
+        _ => cite::RPC_004,
     }
 }
 
@@ -846,7 +852,7 @@ mod tests {
         }
     }
 
-    fn requirements(found: &[Violation]) -> Vec<&'static str> {
+    fn requirements(found: &[Violation]) -> Vec<RequirementId> {
         found.iter().map(|v| v.requirement).collect()
     }
 
@@ -855,7 +861,7 @@ mod tests {
         let mut session = Session::handshake("2025-06-18", r#"{"tools":{}}"#);
         assert_eq!(session.0.version(), Some(V2025_06_18));
         let found = session.received(r#"{"jsonrpc":"2.0","id":1,"method":"ping","params":[]}"#);
-        assert_eq!(requirements(&found), [id::SCHEMA_001]);
+        assert_eq!(requirements(&found), [cite::SCHEMA_001]);
         assert_eq!(found[0].frame_index, Some(3));
         assert!(!found[0].by_us);
     }
@@ -868,17 +874,17 @@ mod tests {
                 r#"{{"jsonrpc":"2.0","method":"notifications/progress","params":{{"progressToken":"t","progress":{p}}}}}"#
             )
         };
-        assert_eq!(requirements(&session.received(&progress(1))), [id::PROG_003]);
+        assert_eq!(requirements(&session.received(&progress(1))), [cite::PROG_003]);
         let call = r#"{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"x","_meta":{"progressToken":"t"}}}"#;
         assert_eq!(session.sent(call), []);
         assert_eq!(session.received(&progress(1)), []);
         assert_eq!(session.received(&progress(2)), []);
-        assert_eq!(requirements(&session.received(&progress(2))), [id::PROG_002]);
+        assert_eq!(requirements(&session.received(&progress(2))), [cite::PROG_002]);
         assert_eq!(
             session.received(r#"{"jsonrpc":"2.0","id":2,"result":{"content":[]}}"#),
             []
         );
-        assert_eq!(requirements(&session.received(&progress(3))), [id::PROG_004]);
+        assert_eq!(requirements(&session.received(&progress(3))), [cite::PROG_004]);
     }
 
     #[test]
@@ -887,7 +893,7 @@ mod tests {
         let init = r#"{"jsonrpc":"2.0","id":0,"method":"initialize","params":{"protocolVersion":"2025-06-18","capabilities":{"roots":{}},"clientInfo":{"name":"c","version":"1"}}}"#;
         assert_eq!(session.sent(init), []);
         let roots = r#"{"jsonrpc":"2.0","id":5,"method":"roots/list"}"#;
-        assert_eq!(requirements(&session.received(roots)), [id::LIFE_009]);
+        assert_eq!(requirements(&session.received(roots)), [cite::LIFE_009]);
         assert_eq!(
             session.received(r#"{"jsonrpc":"2.0","id":6,"method":"ping"}"#),
             []
@@ -897,29 +903,29 @@ mod tests {
     #[test]
     fn envelope_rules_cite_their_requirements() {
         let mut session = Session::new();
-        assert_eq!(requirements(&session.received("{oops")), [id::RPC_001]);
+        assert_eq!(requirements(&session.received("{oops")), [cite::RPC_001]);
         assert_eq!(
             requirements(&session.received(r#"{"jsonrpc":"1.0","method":"ping","id":1}"#)),
-            [id::RPC_001]
+            [cite::RPC_001]
         );
         assert_eq!(
             requirements(&session.received(r#"{"jsonrpc":"2.0","method":"ping","id":null}"#)),
-            [id::RPC_002]
+            [cite::RPC_002]
         );
         assert_eq!(
             requirements(&session.received(r#"{"jsonrpc":"2.0","method":"ping","id":1.5}"#)),
-            [id::RPC_002]
+            [cite::RPC_002]
         );
         assert_eq!(
             requirements(&session.received(r#"{"jsonrpc":"2.0","id":1,"result":{},"error":{}}"#)),
-            [id::RPC_005]
+            [cite::RPC_005]
         );
         assert_eq!(
             requirements(&session.received(r#"{"jsonrpc":"2.0","id":1}"#)),
-            [id::RPC_005]
+            [cite::RPC_005]
         );
         let bad_error = session.received(r#"{"jsonrpc":"2.0","id":null,"error":{"code":"x"}}"#);
-        assert_eq!(requirements(&bad_error), [id::RPC_006, id::RPC_006]);
+        assert_eq!(requirements(&bad_error), [cite::RPC_006, cite::RPC_006]);
         assert!(session.sent("\u{1}").iter().all(|v| v.by_us));
         // An invalid request of ours may be answered under its id.
         session.sent(r#"{"jsonrpc":"1.0","method":"ping","id":"bad"}"#);
@@ -936,7 +942,7 @@ mod tests {
         let mut session = Session::handshake("2025-11-25", "{}");
         assert_eq!(
             session.sent(r#"{"jsonrpc":"2.0","id":0,"method":"ping"}"#)[0].requirement,
-            id::RPC_003
+            cite::RPC_003
         );
         assert_eq!(session.sent(r#"{"jsonrpc":"2.0","id":"a","method":"ping"}"#), []);
         // The other side may use the same id for its own requests.
@@ -946,10 +952,10 @@ mod tests {
         );
         assert_eq!(session.received(r#"{"jsonrpc":"2.0","id":"a","result":{}}"#), []);
         let again = session.received(r#"{"jsonrpc":"2.0","id":"a","result":{}}"#);
-        assert_eq!(requirements(&again), [id::RPC_004]);
+        assert_eq!(requirements(&again), [cite::RPC_004]);
         assert!(again[0].message.contains("already answered"));
         let stray = session.received(r#"{"jsonrpc":"2.0","id":99,"error":{"code":-32603,"message":"x"}}"#);
-        assert_eq!(requirements(&stray), [id::RPC_004]);
+        assert_eq!(requirements(&stray), [cite::RPC_004]);
     }
 
     #[test]
@@ -960,7 +966,7 @@ mod tests {
             []
         );
         let found = session.received(r#"{"jsonrpc":"2.0","id":1,"result":{"tools":[{"name":"t"}]}}"#);
-        assert_eq!(requirements(&found), [id::TOOL_002]);
+        assert_eq!(requirements(&found), [cite::TOOL_002]);
         assert_eq!(found[0].pointer.as_deref(), Some("/result/tools/0"));
     }
 
@@ -968,9 +974,9 @@ mod tests {
     fn direction_kind_and_unknown_methods() {
         let mut session = Session::handshake("2025-03-26", r#"{"logging":{}}"#);
         let wrong_way = session.received(r#"{"jsonrpc":"2.0","id":5,"method":"tools/list"}"#);
-        assert_eq!(requirements(&wrong_way), [id::SCHEMA_001]);
+        assert_eq!(requirements(&wrong_way), [cite::SCHEMA_001]);
         let ungated = session.sent(r#"{"jsonrpc":"2.0","id":6,"method":"tools/list"}"#);
-        assert_eq!(requirements(&ungated), [id::LIST_006]);
+        assert_eq!(requirements(&ungated), [cite::LIST_006]);
         assert_eq!(
             ungated[0].level,
             Level::Should,
@@ -978,17 +984,17 @@ mod tests {
         );
         assert!(ungated[0].by_us);
         let with_id = session.sent(r#"{"jsonrpc":"2.0","id":7,"method":"notifications/initialized"}"#);
-        assert_eq!(requirements(&with_id), [id::RPC_007]);
+        assert_eq!(requirements(&with_id), [cite::RPC_007]);
         assert_eq!(
             session.sent(r#"{"jsonrpc":"2.0","id":8,"method":"x/probe"}"#),
             [],
             "probing is allowed"
         );
         let unknown = session.received(r#"{"jsonrpc":"2.0","method":"x/unknown"}"#);
-        assert_eq!(requirements(&unknown), [id::SCHEMA_001]);
+        assert_eq!(requirements(&unknown), [cite::SCHEMA_001]);
         let too_new =
             session.received(r#"{"jsonrpc":"2.0","id":9,"method":"elicitation/create","params":{}}"#);
-        assert_eq!(requirements(&too_new), [id::LIFE_010]);
+        assert_eq!(requirements(&too_new), [cite::LIFE_010]);
     }
 
     #[test]
@@ -997,11 +1003,11 @@ mod tests {
         let log = session.received(
             r#"{"jsonrpc":"2.0","method":"notifications/message","params":{"level":"info","data":1}}"#,
         );
-        assert_eq!(requirements(&log), [id::LOG_001]);
+        assert_eq!(requirements(&log), [cite::LOG_001]);
         let sampling = session.received(
             r#"{"jsonrpc":"2.0","id":1,"method":"sampling/createMessage","params":{"messages":[],"maxTokens":1}}"#,
         );
-        assert_eq!(requirements(&sampling), [id::SAMP_001]);
+        assert_eq!(requirements(&sampling), [cite::SAMP_001]);
         assert_eq!(sampling[0].level, Level::Must);
     }
 
@@ -1013,7 +1019,7 @@ mod tests {
         assert!(requirements(&empty).is_empty(), "an empty list offers nothing");
         session.sent(r#"{"jsonrpc":"2.0","id":8,"method":"prompts/list"}"#);
         let served = session.received(r#"{"jsonrpc":"2.0","id":8,"result":{"prompts":[{"name":"p"}]}}"#);
-        assert_eq!(requirements(&served), [id::PROM_001]);
+        assert_eq!(requirements(&served), [cite::PROM_001]);
         session.sent(r#"{"jsonrpc":"2.0","id":9,"method":"tools/list"}"#);
         let declared = session.received(r#"{"jsonrpc":"2.0","id":9,"result":{"tools":[]}}"#);
         assert!(requirements(&declared).is_empty());
@@ -1062,11 +1068,11 @@ mod tests {
             (
                 1,
                 r#"{"role":"assistant","content":{"type":"text","text":"t"},"model":"m"}"#,
-                vec![id::SAMP_001],
+                vec![cite::SAMP_001],
             ),
-            (2, r#"{"action":"accept","content":{}}"#, vec![id::ELIC_001]),
+            (2, r#"{"action":"accept","content":{}}"#, vec![cite::ELIC_001]),
             (3, r#"{"action":"cancel"}"#, vec![]),
-            (4, r#"{"roots":[{"uri":"file:///x"}]}"#, vec![id::ROOT_001]),
+            (4, r#"{"roots":[{"uri":"file:///x"}]}"#, vec![cite::ROOT_001]),
             (5, r#"{"roots":[]}"#, vec![]),
         ];
         for (id, result, expected) in answers {
@@ -1086,11 +1092,11 @@ mod tests {
         );
         let sampling = r#"{"jsonrpc":"2.0","id":1,"method":"sampling/createMessage","params":{"messages":[],"maxTokens":1,"tools":[],"includeContext":"thisServer"}}"#;
         let found = session.received(sampling);
-        assert_eq!(requirements(&found), [id::SAMP_007, id::SAMP_006]);
+        assert_eq!(requirements(&found), [cite::SAMP_007, cite::SAMP_006]);
         assert_eq!(found[0].pointer.as_deref(), Some("/params/tools"));
         assert_eq!(found[1].level, Level::Should);
         let url = r#"{"jsonrpc":"2.0","id":2,"method":"elicitation/create","params":{"mode":"url","message":"m","url":"https://x","elicitationId":"e"}}"#;
-        assert_eq!(requirements(&session.received(url)), [id::ELIC_002]);
+        assert_eq!(requirements(&session.received(url)), [cite::ELIC_002]);
         let form = r#"{"jsonrpc":"2.0","id":3,"method":"elicitation/create","params":{"message":"m","requestedSchema":{"type":"object","properties":{}}}}"#;
         assert_eq!(session.received(form), []);
     }
@@ -1100,17 +1106,17 @@ mod tests {
         let mut session = Session::handshake("2025-03-26", "{}");
         let batch = r#"[{"jsonrpc":"2.0","id":1,"method":"ping"},{"jsonrpc":"2.0","method":"notifications/progress","params":{}}]"#;
         let found = session.sent(batch);
-        assert_eq!(requirements(&found), [id::SCHEMA_001, id::SCHEMA_001]);
+        assert_eq!(requirements(&found), [cite::SCHEMA_001, cite::SCHEMA_001]);
         assert!(found[0].pointer.as_deref().unwrap().starts_with("/1/params"));
         let mut later = Session::handshake("2025-06-18", "{}");
         assert_eq!(
             requirements(&later.sent(r#"[{"jsonrpc":"2.0","id":1,"method":"ping"}]"#)),
-            [id::RPC_001]
+            [cite::RPC_001]
         );
         let mut early = Session::new();
         early.0.set_version(V2025_03_26);
         let init = r#"[{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-03-26","capabilities":{},"clientInfo":{"name":"c","version":"1"}}}]"#;
-        assert_eq!(requirements(&early.sent(init)), [id::RPC_014]);
+        assert_eq!(requirements(&early.sent(init)), [cite::RPC_014]);
     }
 
     #[test]
@@ -1123,20 +1129,20 @@ mod tests {
         let init = session.sent(
             r#"{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2024-11-05"}}"#,
         );
-        assert_eq!(requirements(&init), [id::LIFE_002, id::LIFE_002]);
+        assert_eq!(requirements(&init), [cite::LIFE_002, cite::LIFE_002]);
         assert_eq!(session.0.version(), Some(V2024_11_05));
         let cancel = session
             .received(r#"{"jsonrpc":"2.0","method":"notifications/cancelled","params":{"requestId":1}}"#);
-        assert_eq!(requirements(&cancel), [id::CANC_001]);
+        assert_eq!(requirements(&cancel), [cite::CANC_001]);
     }
 
     #[test]
     fn messages_are_checked_alone() {
         let result = serde_json::json!({"jsonrpc": "2.0", "id": 4, "result": {"roots": [{"uri": 1}]}});
         let found = check_message(V2024_11_05, PeerRole::Client, &result, Some("roots/list"));
-        assert_eq!(requirements(&found), [id::ROOT_002]);
+        assert_eq!(requirements(&found), [cite::ROOT_002]);
         let stray = check_message(V2024_11_05, PeerRole::Client, &result, None);
-        assert_eq!(requirements(&stray), [id::RPC_004]);
+        assert_eq!(requirements(&stray), [cite::RPC_004]);
         let ping = serde_json::json!({"jsonrpc": "2.0", "id": 1, "method": "ping"});
         assert_eq!(check_message(V2025_11_25, PeerRole::Server, &ping, None), []);
     }
@@ -1145,15 +1151,15 @@ mod tests {
     fn text_that_is_not_a_message_breaks_the_stdio_rules() {
         let mut checker = FrameChecker::new(PeerRole::Client).on_stdio();
         let banner = Frame::new(Direction::Received, b"server ready".to_vec(), Duration::ZERO);
-        assert_eq!(requirements(&checker.check(&banner)), [id::STDIO_002]);
+        assert_eq!(requirements(&checker.check(&banner)), [cite::STDIO_002]);
         let envelope = Frame::new(
             Direction::Received,
             br#"{"jsonrpc":"1.0"}"#.to_vec(),
             Duration::ZERO,
         );
-        assert_eq!(requirements(&checker.check(&envelope)), [id::RPC_001]);
+        assert_eq!(requirements(&checker.check(&envelope)), [cite::RPC_001]);
         let latin1 = Frame::new(Direction::Received, b"\"caf\xe9\"".to_vec(), Duration::ZERO);
-        assert_eq!(requirements(&checker.check(&latin1)), [id::STDIO_001]);
+        assert_eq!(requirements(&checker.check(&latin1)), [cite::STDIO_001]);
         checker.set_version(ProtocolVersion::V2025_06_18);
         let batch = Frame::new(
             Direction::Received,
@@ -1161,7 +1167,7 @@ mod tests {
                 .to_vec(),
             Duration::ZERO,
         );
-        assert_eq!(requirements(&checker.check(&batch)), [id::STDIO_006]);
+        assert_eq!(requirements(&checker.check(&batch)), [cite::STDIO_006]);
     }
 
     /// The per-request `_meta` of a 2026-07-28 client.
@@ -1179,14 +1185,14 @@ mod tests {
         let bare = session.received(r#"{"jsonrpc":"2.0","id":1,"result":{"tools":[]}}"#);
         assert_eq!(
             requirements(&bare),
-            [id::RPC_015, id::CACHE_001, id::CACHE_001, id::MODN_003]
+            [cite::RPC_015, cite::CACHE_001, cite::CACHE_001, cite::MODN_003]
         );
         assert_eq!(bare[3].level, Level::Should);
         // An answered id may come back; one still in flight may not.
         assert_eq!(session.sent(&stateless_request(1, "tools/list")), []);
         assert_eq!(
             requirements(&session.sent(&stateless_request(1, "tools/list"))),
-            [id::RPC_003]
+            [cite::RPC_003]
         );
     }
 
@@ -1198,7 +1204,7 @@ mod tests {
         assert_eq!(session.received(discovered), []);
         assert_eq!(session.sent(&stateless_request(2, "tools/list")), []);
         let tools = r#"{"jsonrpc":"2.0","id":2,"result":{"resultType":"complete","tools":[{"name":"t","inputSchema":{"type":"object"}}],"ttlMs":0,"cacheScope":"public","_meta":{"io.modelcontextprotocol/serverInfo":{"name":"s","version":"1"}}}}"#;
-        assert_eq!(requirements(&session.received(tools)), [id::TOOL_001]);
+        assert_eq!(requirements(&session.received(tools)), [cite::TOOL_001]);
     }
 
     #[test]
@@ -1224,7 +1230,7 @@ mod tests {
         let init = r#"{"jsonrpc":"2.0","id":2,"method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{},"clientInfo":{"name":"c","version":"1"}}}"#;
         assert_eq!(server.received(init), []);
         let late = server.received(&stateless_request(3, "server/discover"));
-        assert_eq!(requirements(&late), [id::LIFE_011], "no probe once initialized");
+        assert_eq!(requirements(&late), [cite::LIFE_011], "no probe once initialized");
         let other = server.received(&stateless_request(4, "mcp-conform/unknown"));
         assert!(!other.is_empty(), "only the probe is excused");
     }
@@ -1234,16 +1240,16 @@ mod tests {
         let mut client = Session::new();
         client.0.set_version(V2026_07_28);
         let roots = r#"{"jsonrpc":"2.0","id":9,"method":"roots/list"}"#;
-        assert_eq!(requirements(&client.received(roots)), [id::RPC_017]);
+        assert_eq!(requirements(&client.received(roots)), [cite::RPC_017]);
         let mut server = Session(FrameChecker::new(PeerRole::Server).on_stdio());
         server.0.set_version(V2026_07_28);
         let answer = r#"{"jsonrpc":"2.0","id":9,"result":{"roots":[]}}"#;
         assert_eq!(
             requirements(&server.received(answer)),
-            [id::RPC_017, id::STDIO_007, id::RPC_004]
+            [cite::RPC_017, cite::STDIO_007, cite::RPC_004]
         );
         let removed = server.received(r#"{"jsonrpc":"2.0","method":"notifications/initialized"}"#);
-        assert_eq!(requirements(&removed), [id::SCHEMA_001]);
+        assert_eq!(requirements(&removed), [cite::SCHEMA_001]);
         assert!(removed[0].message.contains("only in 2024-11-05…2025-11-25"));
     }
 

@@ -15,8 +15,9 @@
 //! [`Judgement`] into a check as it is.
 
 use crate::evidence::http::{HttpClientRecord, InboundRequest, MCP_PATH};
+use crate::protocol::cite;
+use crate::requirements::RequirementId;
 use crate::requirements::catalogue;
-use crate::requirements::id;
 use crate::scenario::Scenario;
 use crate::version::ProtocolVersion;
 use crate::wire::{Direction, Frame};
@@ -32,7 +33,7 @@ const SHOWN: usize = 5;
 pub struct Judgement {
     /// What the rule asks, as the check is named.
     pub name: &'static str,
-    pub requirement: &'static str,
+    pub requirement: RequirementId,
     pub level: Level,
     pub verdict: Verdict,
     /// The offending requests, or why there was nothing to judge.
@@ -57,7 +58,7 @@ impl Judgement {
 /// One rule over the record: what it found, if it could look at all.
 struct Finding {
     name: &'static str,
-    requirement: &'static str,
+    requirement: RequirementId,
     level: Level,
     /// Why nothing could be judged, when nothing could.
     unobserved: Option<String>,
@@ -66,7 +67,7 @@ struct Finding {
 }
 
 impl Finding {
-    fn new(name: &'static str, requirement: &'static str, level: Level) -> Finding {
+    fn new(name: &'static str, requirement: RequirementId, level: Level) -> Finding {
         Finding {
             name,
             requirement,
@@ -113,9 +114,9 @@ pub fn judge(
     }
     findings
         .into_iter()
-        .filter(|finding| applies(finding.requirement))
+        .filter(|finding| applies(finding.requirement.as_str()))
         .filter_map(|finding| {
-            let cited = cited(finding.requirement);
+            let cited = cited(finding.requirement.as_str());
             if record.legacy {
                 // These are Streamable HTTP's rules; HTTP+SSE has none of them.
                 return cited.then(|| not_applicable(&finding));
@@ -199,7 +200,7 @@ fn posts_accept_both(record: &HttpClientRecord) -> Finding {
     let posts = posts(record);
     let mut finding = Finding::new(
         "each message is its own POST, accepting JSON and SSE",
-        id::HTTP_004,
+        cite::HTTP_004,
         Level::Must,
     );
     for post in &posts {
@@ -227,7 +228,7 @@ fn single_messages(record: &HttpClientRecord) -> Finding {
     let posts = posts(record);
     let mut finding = Finding::new(
         "a POST body holds one message, not an array",
-        id::HTTP_005,
+        cite::HTTP_005,
         Level::Must,
     );
     for post in posts.iter().filter(|p| p.array) {
@@ -240,7 +241,7 @@ fn single_messages(record: &HttpClientRecord) -> Finding {
 fn session_id_repeated(record: &HttpClientRecord) -> Finding {
     let mut finding = Finding::new(
         "requests after initialize carry the session id",
-        id::HTTP_016,
+        cite::HTTP_016,
         Level::Must,
     );
     let Some(issued) = record.session_id.as_deref() else {
@@ -268,7 +269,7 @@ fn version_header_sent(record: &HttpClientRecord) -> Finding {
     let (later, none) = after_negotiation(record);
     let mut finding = Finding::new(
         "requests after initialize carry MCP-Protocol-Version",
-        id::HTTP_018,
+        cite::HTTP_018,
         Level::Must,
     );
     for request in later
@@ -285,7 +286,7 @@ fn version_header_negotiated(record: &HttpClientRecord) -> Finding {
     let (later, none) = after_negotiation(record);
     let mut finding = Finding::new(
         "MCP-Protocol-Version names the negotiated version",
-        id::HTTP_018,
+        cite::HTTP_018,
         Level::Should,
     );
     let negotiated = record.version.as_deref().unwrap_or_default();
@@ -311,7 +312,7 @@ fn get_accepts_sse(record: &HttpClientRecord) -> Finding {
         .collect();
     let mut finding = Finding::new(
         "a GET on the endpoint accepts text/event-stream",
-        id::HTTP_012,
+        cite::HTTP_012,
         Level::Must,
     );
     for get in gets.iter().filter(|g| !g.accepts("text/event-stream")) {
@@ -328,7 +329,7 @@ fn get_accepts_sse(record: &HttpClientRecord) -> Finding {
 fn session_deleted(record: &HttpClientRecord) -> Finding {
     let mut finding = Finding::new(
         "the client ends its session with DELETE",
-        id::HTTP_017,
+        cite::HTTP_017,
         Level::Should,
     );
     let deleted = record
@@ -410,16 +411,21 @@ mod tests {
         }
     }
 
-    fn verdicts(record: &HttpClientRecord, cited: &str) -> Vec<(String, Verdict)> {
-        judge(record, ProtocolVersion::V2025_11_25, &scenario(cited), &[])
-            .into_iter()
-            .map(|c| (c.requirement.to_owned(), c.verdict))
-            .collect()
+    fn verdicts(record: &HttpClientRecord, cited: impl AsRef<str>) -> Vec<(String, Verdict)> {
+        judge(
+            record,
+            ProtocolVersion::V2025_11_25,
+            &scenario(cited.as_ref()),
+            &[],
+        )
+        .into_iter()
+        .map(|c| (c.requirement.to_string(), c.verdict))
+        .collect()
     }
 
     #[test]
     fn a_correct_client_passes_where_cited_and_is_silent_elsewhere() {
-        assert!(verdicts(&correct(), id::LIFE_001).is_empty());
+        assert!(verdicts(&correct(), cite::LIFE_001).is_empty());
         let cited = verdicts(&correct(), "HTTP-004, HTTP-005, HTTP-016, HTTP-017, HTTP-018");
         assert!(cited.iter().all(|(_, v)| *v == Verdict::Pass), "{cited:?}");
         assert_eq!(cited.len(), 6);
@@ -431,7 +437,7 @@ mod tests {
         record.version = Some("1999-01-01".into());
         record.requests.truncate(1);
         record.requests.push(request(9, "DELETE", &[SESSION_ID]));
-        let found = verdicts(&record, id::HTTP_018);
+        let found = verdicts(&record, cite::HTTP_018);
         assert!(found.iter().all(|(_, v)| *v != Verdict::Fail), "{found:?}");
     }
 
@@ -448,16 +454,16 @@ mod tests {
         record.requests[3]
             .headers
             .insert("mcp-protocol-version".into(), "2025-06-18".into());
-        let found = verdicts(&record, id::LIFE_001);
+        let found = verdicts(&record, cite::LIFE_001);
         let expected = [
-            (id::HTTP_004, Verdict::Fail),
-            (id::HTTP_005, Verdict::Fail),
-            (id::HTTP_016, Verdict::Fail),
-            (id::HTTP_018, Verdict::Fail),
-            (id::HTTP_018, Verdict::NonStrict),
-            (id::HTTP_012, Verdict::Fail),
+            (cite::HTTP_004, Verdict::Fail),
+            (cite::HTTP_005, Verdict::Fail),
+            (cite::HTTP_016, Verdict::Fail),
+            (cite::HTTP_018, Verdict::Fail),
+            (cite::HTTP_018, Verdict::NonStrict),
+            (cite::HTTP_012, Verdict::Fail),
         ];
-        let expected: Vec<(String, Verdict)> = expected.iter().map(|(r, v)| ((*r).to_owned(), *v)).collect();
+        let expected: Vec<(String, Verdict)> = expected.iter().map(|(r, v)| (r.to_string(), *v)).collect();
         assert_eq!(found, expected);
     }
 
@@ -466,13 +472,13 @@ mod tests {
         let mut record = correct();
         record.requests.pop();
         assert_eq!(
-            verdicts(&record, id::HTTP_017),
-            [(id::HTTP_017.to_owned(), Verdict::NotObserved)]
+            verdicts(&record, cite::HTTP_017),
+            [(cite::HTTP_017.to_string(), Verdict::NotObserved)]
         );
         record.left = Some("exited with status 0".into());
         assert_eq!(
-            verdicts(&record, id::LIFE_001),
-            [(id::HTTP_017.to_owned(), Verdict::NonStrict)]
+            verdicts(&record, cite::LIFE_001),
+            [(cite::HTTP_017.to_string(), Verdict::NonStrict)]
         );
     }
 
@@ -484,7 +490,7 @@ mod tests {
         let judged = judge(
             &record,
             ProtocolVersion::V2025_03_26,
-            &scenario(id::HTTP_018),
+            &scenario(cite::HTTP_018.as_str()),
             &[],
         );
         assert!(judged.is_empty(), "{judged:?}");
@@ -496,10 +502,10 @@ mod tests {
             legacy: true,
             ..correct()
         };
-        assert!(verdicts(&record, id::LIFE_001).is_empty());
+        assert!(verdicts(&record, cite::LIFE_001).is_empty());
         assert_eq!(
-            verdicts(&record, id::HTTP_016),
-            [(id::HTTP_016.to_owned(), Verdict::NotApplicable)]
+            verdicts(&record, cite::HTTP_016),
+            [(cite::HTTP_016.to_string(), Verdict::NotApplicable)]
         );
     }
 
@@ -553,12 +559,17 @@ mod tests {
     fn stateless_verdicts(
         record: &HttpClientRecord,
         transcript: &[Frame],
-        cited: &str,
+        cited: impl AsRef<str>,
     ) -> Vec<(String, Verdict)> {
-        judge(record, ProtocolVersion::V2026_07_28, &scenario(cited), transcript)
-            .into_iter()
-            .map(|c| (c.requirement.to_owned(), c.verdict))
-            .collect()
+        judge(
+            record,
+            ProtocolVersion::V2026_07_28,
+            &scenario(cited.as_ref()),
+            transcript,
+        )
+        .into_iter()
+        .map(|c| (c.requirement.to_string(), c.verdict))
+        .collect()
     }
 
     const STATELESS_RULES: &str = "HTTP-004, HTTP-005, HTTP-016, HTTP-018, HTTP-020, HTTP-023, HTTP-024";
@@ -566,17 +577,17 @@ mod tests {
     #[test]
     fn a_correct_stateless_client_passes_the_header_rules_and_no_session_rule_is_asked() {
         let (record, transcript) = stateless_conversation();
-        assert!(stateless_verdicts(&record, &transcript, id::LIFE_001).is_empty());
+        assert!(stateless_verdicts(&record, &transcript, cite::LIFE_001).is_empty());
         let cited = stateless_verdicts(&record, &transcript, STATELESS_RULES);
         let ids: Vec<&str> = cited.iter().map(|(id, _)| id.as_str()).collect();
         assert_eq!(
             ids,
             [
-                id::HTTP_004,
-                id::HTTP_005,
-                id::HTTP_020,
-                id::HTTP_023,
-                id::HTTP_024
+                cite::HTTP_004.as_str(),
+                cite::HTTP_005.as_str(),
+                cite::HTTP_020.as_str(),
+                cite::HTTP_023.as_str(),
+                cite::HTTP_024.as_str()
             ]
         );
         assert!(cited.iter().all(|(_, v)| *v == Verdict::Pass), "{cited:?}");
@@ -592,12 +603,12 @@ mod tests {
             Some(value) => headers.insert(header.into(), value.into()),
             None => headers.remove(header),
         };
-        stateless_verdicts(&record, &transcript, id::LIFE_001)
+        stateless_verdicts(&record, &transcript, cite::LIFE_001)
     }
 
     #[test]
     fn each_standard_header_that_is_missing_or_disagrees_breaks_http_020() {
-        let fail = [(id::HTTP_020.to_owned(), Verdict::Fail)];
+        let fail = [(cite::HTTP_020.to_string(), Verdict::Fail)];
         assert_eq!(with_header(1, "mcp-method", None), fail);
         assert_eq!(with_header(1, "mcp-protocol-version", None), fail);
         assert_eq!(with_header(2, "mcp-protocol-version", Some("2025-11-25")), fail);
@@ -608,7 +619,7 @@ mod tests {
 
     #[test]
     fn marked_arguments_must_be_mirrored_exactly_and_encoded_where_unsafe() {
-        let fail = [(id::HTTP_023.to_owned(), Verdict::Fail)];
+        let fail = [(cite::HTTP_023.to_string(), Verdict::Fail)];
         assert_eq!(with_header(2, "mcp-param-region", None), fail);
         assert_eq!(with_header(2, "mcp-param-region", Some("Hello, 世界")), fail);
         assert_eq!(with_header(2, "mcp-param-limit", Some("43")), fail);
@@ -623,12 +634,12 @@ mod tests {
         message["params"]["arguments"]["limit"] = Value::Null;
         call.raw = message.to_string().into_bytes();
         assert_eq!(
-            stateless_verdicts(&record, &transcript, id::LIFE_001),
+            stateless_verdicts(&record, &transcript, cite::LIFE_001),
             fail,
             "a header for a null argument"
         );
         record.requests[1].headers.remove("mcp-param-limit");
-        assert!(stateless_verdicts(&record, &transcript, id::LIFE_001).is_empty());
+        assert!(stateless_verdicts(&record, &transcript, cite::LIFE_001).is_empty());
     }
 
     #[test]
@@ -648,8 +659,8 @@ mod tests {
         record.requests.push(posted);
         transcript.push(frame);
         assert_eq!(
-            stateless_verdicts(&record, &transcript, id::LIFE_001),
-            [(id::HTTP_024.to_owned(), Verdict::Fail)]
+            stateless_verdicts(&record, &transcript, cite::LIFE_001),
+            [(cite::HTTP_024.to_string(), Verdict::Fail)]
         );
     }
 
@@ -658,10 +669,10 @@ mod tests {
         let (mut record, mut transcript) = stateless_conversation();
         transcript.truncate(2);
         record.requests.truncate(1);
-        let cited = stateless_verdicts(&record, &transcript, id::HTTP_023);
-        assert_eq!(cited, [(id::HTTP_023.to_owned(), Verdict::NotObserved)]);
+        let cited = stateless_verdicts(&record, &transcript, cite::HTTP_023);
+        assert_eq!(cited, [(cite::HTTP_023.to_string(), Verdict::NotObserved)]);
         transcript.truncate(1);
-        let cited = stateless_verdicts(&record, &transcript, id::HTTP_024);
-        assert_eq!(cited, [(id::HTTP_024.to_owned(), Verdict::NotObserved)]);
+        let cited = stateless_verdicts(&record, &transcript, cite::HTTP_024);
+        assert_eq!(cited, [(cite::HTTP_024.to_string(), Verdict::NotObserved)]);
     }
 }

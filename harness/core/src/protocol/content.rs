@@ -4,7 +4,6 @@
 //! formed. Some of them need what an earlier frame said (the output schema a
 //! `tools/list` declared), which [`ToolCatalogue`] keeps.
 
-use crate::requirements::id;
 use std::collections::HashMap;
 use std::sync::LazyLock;
 
@@ -14,6 +13,7 @@ use serde_json::Value;
 use super::trace::check_trace_keys;
 use super::violation::Violation;
 use crate::Level;
+use crate::protocol::cite;
 use crate::version::{Era, ProtocolVersion};
 
 /// What the server said about its tools, as far as later calls need it.
@@ -38,11 +38,11 @@ impl ToolCatalogue {
                 if !TOOL_NAME.is_match(name) {
                     let message =
                         format!("tool name {name:?} is not 1 to 128 of the characters A-Z a-z 0-9 _ - .");
-                    out.push(Violation::new(id::TOOL_003, Level::Should, message).at(format!("{at}/name")));
+                    out.push(Violation::new(cite::TOOL_003, Level::Should, message).at(format!("{at}/name")));
                 }
                 if let Some(first) = seen.insert(name, index) {
                     let message = format!("tool name {name:?} is listed twice (also at index {first})");
-                    out.push(Violation::new(id::TOOL_003, Level::Should, message).at(format!("{at}/name")));
+                    out.push(Violation::new(cite::TOOL_003, Level::Should, message).at(format!("{at}/name")));
                 }
             }
             for member in ["inputSchema", "outputSchema"] {
@@ -73,7 +73,7 @@ impl ToolCatalogue {
                 None => {
                     let message =
                         format!("`{tool}` declares an outputSchema but returned no structuredContent");
-                    out.push(Violation::must(id::TOOL_007, message).at("/result"));
+                    out.push(Violation::must(cite::TOOL_007, message).at("/result"));
                 }
                 Some(value) => {
                     if let Ok(validator) = jsonschema::validator_for(schema)
@@ -83,7 +83,7 @@ impl ToolCatalogue {
                             "structuredContent of `{tool}` does not match its outputSchema: {error} (at {})",
                             pointer_or_root(&error.instance_path().to_string())
                         );
-                        out.push(Violation::must(id::TOOL_007, message).at("/result/structuredContent"));
+                        out.push(Violation::must(cite::TOOL_007, message).at("/result/structuredContent"));
                     }
                 }
             }
@@ -92,7 +92,7 @@ impl ToolCatalogue {
             && !serialized_in_text(result, value)
         {
             let message = "structuredContent is not also given, serialized as JSON, in a text content block";
-            out.push(Violation::new(id::TOOL_009, Level::Should, message).at("/result/content"));
+            out.push(Violation::new(cite::TOOL_009, Level::Should, message).at("/result/content"));
         }
     }
 }
@@ -138,7 +138,7 @@ pub(super) fn check_published_schema(
             "the published schema is not valid JSON Schema: {error} (at {})",
             pointer_or_root(&error.instance_path().to_string())
         );
-        out.push(Violation::must(id::JSCH_002, message).at(pointer));
+        out.push(Violation::must(cite::JSCH_002, message).at(pointer));
     }
 }
 
@@ -159,7 +159,7 @@ pub(super) fn check_resource_contents(result: &Value, out: &mut Vec<Violation>) 
             && !is_base64(blob)
         {
             let message = "`blob` is not valid base64";
-            out.push(Violation::must(id::RES_003, message).at(format!("/result/contents/{index}/blob")));
+            out.push(Violation::must(cite::RES_003, message).at(format!("/result/contents/{index}/blob")));
         }
     }
 }
@@ -174,20 +174,20 @@ fn is_base64(text: &str) -> bool {
 pub(super) fn check_url_elicitation_required(data: Option<&Value>, out: &mut Vec<Violation>) {
     let Some(items) = data.and_then(|d| d.get("elicitations")).and_then(Value::as_array) else {
         let text = "error -32042 without `data.elicitations`, the URL elicitations it requires";
-        out.push(Violation::must(id::ELIC_015, text).at("/error/data"));
+        out.push(Violation::must(cite::ELIC_015, text).at("/error/data"));
         return;
     };
     for (index, item) in items.iter().enumerate() {
         let at = format!("/error/data/elicitations/{index}");
         if item.get("mode").and_then(Value::as_str) != Some("url") {
             out.push(
-                Violation::must(id::ELIC_015, "an entry that is not a URL-mode elicitation").at(at.clone()),
+                Violation::must(cite::ELIC_015, "an entry that is not a URL-mode elicitation").at(at.clone()),
             );
         }
         for member in ["elicitationId", "url", "message"] {
             if !item.get(member).is_some_and(Value::is_string) {
                 let text = format!("a URL elicitation without a string `{member}`");
-                out.push(Violation::must(id::ELIC_015, text).at(at.clone()));
+                out.push(Violation::must(cite::ELIC_015, text).at(at.clone()));
             }
         }
     }
@@ -220,7 +220,7 @@ pub(super) fn check_sampling_history(params: &Value, version: ProtocolVersion, o
             .count();
         if results > 0 && results < content.len() {
             let text = "a user message with tool results holds other content too";
-            out.push(Violation::must(id::SAMP_009, text).at(at.clone()));
+            out.push(Violation::must(cite::SAMP_009, text).at(at.clone()));
         }
         let uses: Vec<&str> = content
             .iter()
@@ -247,7 +247,7 @@ pub(super) fn check_sampling_history(params: &Value, version: ProtocolVersion, o
         }
         for id in uses.iter().filter(|id| !answers.iter().any(|a| a == *id)) {
             let text = format!("tool use {id:?} is not answered by a tool result in the next user message");
-            out.push(Violation::must(id::SAMP_009, text).at(at.clone()));
+            out.push(Violation::must(cite::SAMP_009, text).at(at.clone()));
         }
     }
 }
@@ -285,7 +285,7 @@ fn walk_meta(value: &Value, pointer: &mut String, trace: bool, out: &mut Vec<Vio
                         let message = format!(
                             "`_meta` key {meta_key:?} is not an optional prefix (dotted labels and a slash) and a name"
                         );
-                        out.push(Violation::must(id::META_001, message).at(pointer.clone()));
+                        out.push(Violation::must(cite::META_001, message).at(pointer.clone()));
                     }
                     if trace {
                         check_trace_keys(meta, pointer, out);
@@ -327,13 +327,14 @@ static META_KEY: LazyLock<Regex> = LazyLock::new(|| {
 
 #[cfg(test)]
 mod tests {
+    use crate::requirements::RequirementId;
     use serde_json::json;
 
     use super::*;
 
     const V: ProtocolVersion = ProtocolVersion::V2025_11_25;
 
-    fn ids(out: &[Violation]) -> Vec<&'static str> {
+    fn ids(out: &[Violation]) -> Vec<RequirementId> {
         out.iter().map(|v| v.requirement).collect()
     }
 
@@ -349,7 +350,7 @@ mod tests {
             {"name": "other", "inputSchema": {"$schema": "https://example.com/my-dialect", "type": 5}},
         ]});
         tools.check_list(&result, V, &mut out);
-        assert_eq!(ids(&out), [id::TOOL_003, id::TOOL_003, id::JSCH_002]);
+        assert_eq!(ids(&out), [cite::TOOL_003, cite::TOOL_003, cite::JSCH_002]);
         assert_eq!(out[2].pointer.as_deref(), Some("/result/tools/2/inputSchema"));
         let mut old = Vec::new();
         tools.check_list(&result, ProtocolVersion::V2025_06_18, &mut old);
@@ -375,7 +376,7 @@ mod tests {
         for result in [&good, &wrong, &missing, &unserialized, &tool_error] {
             tools.check_call("add", result, V, &mut out);
         }
-        assert_eq!(ids(&out), [id::TOOL_007, id::TOOL_007, id::TOOL_009]);
+        assert_eq!(ids(&out), [cite::TOOL_007, cite::TOOL_007, cite::TOOL_009]);
         let mut old = Vec::new();
         tools.check_call("add", &wrong, ProtocolVersion::V2025_03_26, &mut old);
         assert!(old.is_empty());
@@ -389,7 +390,7 @@ mod tests {
             {"uri": "d", "text": "plain"}
         ]});
         check_resource_contents(&result, &mut out);
-        assert_eq!(ids(&out), [id::RES_003, id::RES_003]);
+        assert_eq!(ids(&out), [cite::RES_003, cite::RES_003]);
         assert_eq!(out[0].pointer.as_deref(), Some("/result/contents/1/blob"));
     }
 
@@ -416,7 +417,7 @@ mod tests {
         ]});
         check_sampling_history(&unanswered, V, &mut out);
         check_sampling_history(&mixed, V, &mut out);
-        assert_eq!(ids(&out), [id::SAMP_009, id::SAMP_009]);
+        assert_eq!(ids(&out), [cite::SAMP_009, cite::SAMP_009]);
         let mut old = Vec::new();
         check_sampling_history(&unanswered, ProtocolVersion::V2025_06_18, &mut old);
         assert!(old.is_empty());
@@ -435,7 +436,7 @@ mod tests {
         check_url_elicitation_required(None, &mut out);
         assert_eq!(
             ids(&out),
-            [id::ELIC_015, id::ELIC_015, id::ELIC_015, id::ELIC_015]
+            [cite::ELIC_015, cite::ELIC_015, cite::ELIC_015, cite::ELIC_015]
         );
     }
 
@@ -450,7 +451,7 @@ mod tests {
         let bad = json!({"tools": [{"_meta": {"-bad": 1, "1abc.com/x": 2}}],
             "structuredContent": {"_meta": {"??": 1}}});
         check_meta_keys(&bad, "/result", V, &mut out);
-        assert_eq!(ids(&out), [id::META_001, id::META_001]);
+        assert_eq!(ids(&out), [cite::META_001, cite::META_001]);
         assert_eq!(out[0].pointer.as_deref(), Some("/result/tools/0/_meta"));
         let mut old = Vec::new();
         check_meta_keys(&bad, "/result", ProtocolVersion::V2025_03_26, &mut old);

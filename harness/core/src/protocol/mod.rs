@@ -10,8 +10,6 @@
 //! - [`official`]: optional validation against official schema files a user
 //!   supplies (`--schema-dir`).
 
-use crate::requirements::id;
-
 mod check;
 pub mod client_http;
 mod content;
@@ -32,153 +30,129 @@ pub use model::{
 pub use stateless::REMOVED_METHODS;
 pub use violation::Violation;
 
-/// Every requirement the frame checker and the client's HTTP rules cite (for
-/// coverage listings; a test keeps it in step with the code).
-pub const CHECKED_REQUIREMENTS: &[&str] = &[
-    id::CACHE_001,
-    id::CACHE_002,
-    id::CANC_001,
-    id::CANC_006,
-    id::COMP_001,
-    id::COMP_002,
-    id::COMP_003,
-    id::ELIC_001,
-    id::ELIC_002,
-    id::ELIC_005,
-    id::ELIC_006,
-    id::ELIC_008,
-    id::ELIC_012,
-    id::ELIC_014,
-    id::ELIC_015,
-    id::HTTP_004,
-    id::HTTP_005,
-    id::HTTP_012,
-    id::HTTP_016,
-    id::HTTP_017,
-    id::HTTP_018,
-    id::HTTP_020,
-    id::HTTP_023,
-    id::HTTP_024,
-    id::JSCH_002,
-    id::LIFE_002,
-    id::LIFE_003,
-    id::LIFE_009,
-    id::LIFE_010,
-    id::LIFE_011,
-    id::LIST_002,
-    id::LIST_003,
-    id::LIST_006,
-    id::LOG_001,
-    id::LOG_002,
-    id::LOG_006,
-    id::META_001,
-    id::META_002,
-    id::MODN_001,
-    id::MODN_003,
-    id::MODN_005,
-    id::MODN_007,
-    id::MODN_008,
-    id::MODN_012,
-    id::MRTR_001,
-    id::MRTR_002,
-    id::MRTR_003,
-    id::MRTR_004,
-    id::MRTR_006,
-    id::PING_001,
-    id::PING_002,
-    id::PROG_001,
-    id::PROG_002,
-    id::PROG_003,
-    id::PROG_004,
-    id::PROG_006,
-    id::PROM_001,
-    id::PROM_004,
-    id::RES_001,
-    id::RES_002,
-    id::RES_003,
-    id::RES_005,
-    id::RES_007,
-    id::RES_008,
-    id::RES_009,
-    id::ROOT_001,
-    id::ROOT_002,
-    id::RPC_001,
-    id::RPC_002,
-    id::RPC_003,
-    id::RPC_004,
-    id::RPC_005,
-    id::RPC_006,
-    id::RPC_007,
-    id::RPC_014,
-    id::RPC_015,
-    id::RPC_017,
-    id::RPC_018,
-    id::SAMP_001,
-    id::SAMP_002,
-    id::SAMP_003,
-    id::SAMP_006,
-    id::SAMP_007,
-    id::SAMP_009,
-    id::SCHEMA_001,
-    id::STDIO_001,
-    id::STDIO_002,
-    id::STDIO_003,
-    id::STDIO_006,
-    id::STDIO_007,
-    id::SUBS_001,
-    id::SUBS_002,
-    id::SUBS_003,
-    id::TOOL_001,
-    id::TOOL_002,
-    id::TOOL_003,
-    id::TOOL_007,
-    id::TOOL_009,
-];
+/// Declares the requirements the core's rules cite: a `cite` module with one
+/// constant per ID (`cite::RPC_009`), and the public list of them all.
+///
+/// The list is exact by construction: a rule citing an ID not declared here
+/// does not compile (`cite::X` is missing), and an ID declared here that no
+/// rule cites is dead code, which the build rejects.
+macro_rules! cites {
+    ($(#[$doc:meta])* $list:ident: $($name:ident),+ $(,)?) => {
+        $(#[$doc])*
+        pub const $list: &[crate::requirements::RequirementId] = &[$(crate::requirements::id::$name),+];
 
-#[cfg(test)]
-mod tests {
-    use std::collections::BTreeSet;
+        /// Typed IDs of the requirements the core's rules cite.
+        pub(crate) mod cite {
+            $(pub(crate) const $name: crate::requirements::RequirementId = crate::requirements::id::$name;)+
+        }
+    };
+}
 
-    use regex::Regex;
-
-    use super::CHECKED_REQUIREMENTS;
-
-    #[test]
-    fn the_checked_list_matches_the_code_and_the_catalogue() {
-        let id = Regex::new(r"\bid::([A-Z]+)_([0-9]{3})\b").unwrap();
-        let code = [
-            include_str!("check.rs"),
-            include_str!("client_http.rs"),
-            include_str!("client_http/stateless.rs"),
-            include_str!("content.rs"),
-            include_str!("shape.rs"),
-            include_str!("stateless.rs"),
-            include_str!("trace.rs"),
-            include_str!("model/mod.rs"),
-            include_str!("model/common.rs"),
-            include_str!("model/completion.rs"),
-            include_str!("model/discover.rs"),
-            include_str!("model/elicitation.rs"),
-            include_str!("model/errors.rs"),
-            include_str!("model/lifecycle.rs"),
-            include_str!("model/logging.rs"),
-            include_str!("model/mrtr.rs"),
-            include_str!("model/prompts.rs"),
-            include_str!("model/resources.rs"),
-            include_str!("model/roots.rs"),
-            include_str!("model/sampling.rs"),
-            include_str!("model/subscriptions.rs"),
-            include_str!("model/tools.rs"),
-            include_str!("model/utilities.rs"),
-        ]
-        // Only the code: test modules cite made-up IDs.
-        .map(|file| file.split("#[cfg(test)]").next().unwrap_or_default())
-        .concat();
-        let cited: BTreeSet<String> = id
-            .captures_iter(&code)
-            .map(|c| format!("{}-{}", &c[1], &c[2]))
-            .collect();
-        let listed: BTreeSet<String> = CHECKED_REQUIREMENTS.iter().map(|id| id.to_string()).collect();
-        assert_eq!(cited, listed);
-    }
+cites! {
+    /// Every requirement the core's rules cite: the frame checker, the
+    /// client's HTTP rules and the judge (for coverage listings).
+    CHECKED_REQUIREMENTS:
+    CACHE_001,
+    CACHE_002,
+    CANC_001,
+    CANC_006,
+    COMP_001,
+    COMP_002,
+    COMP_003,
+    ELIC_001,
+    ELIC_002,
+    ELIC_005,
+    ELIC_006,
+    ELIC_008,
+    ELIC_012,
+    ELIC_014,
+    ELIC_015,
+    HTTP_004,
+    HTTP_005,
+    HTTP_012,
+    HTTP_016,
+    HTTP_017,
+    HTTP_018,
+    HTTP_020,
+    HTTP_023,
+    HTTP_024,
+    JSCH_002,
+    LIFE_001,
+    LIFE_002,
+    LIFE_003,
+    LIFE_005,
+    LIFE_007,
+    LIFE_009,
+    LIFE_010,
+    LIFE_011,
+    LIST_002,
+    LIST_003,
+    LIST_006,
+    LOG_001,
+    LOG_002,
+    LOG_006,
+    META_001,
+    META_002,
+    MODN_001,
+    MODN_003,
+    MODN_005,
+    MODN_007,
+    MODN_008,
+    MODN_009,
+    MODN_012,
+    MRTR_001,
+    MRTR_002,
+    MRTR_003,
+    MRTR_004,
+    MRTR_006,
+    PING_001,
+    PING_002,
+    PROG_001,
+    PROG_002,
+    PROG_003,
+    PROG_004,
+    PROG_006,
+    PROM_001,
+    PROM_004,
+    RES_001,
+    RES_002,
+    RES_003,
+    RES_005,
+    RES_007,
+    RES_008,
+    RES_009,
+    ROOT_001,
+    ROOT_002,
+    RPC_001,
+    RPC_002,
+    RPC_003,
+    RPC_004,
+    RPC_005,
+    RPC_006,
+    RPC_007,
+    RPC_014,
+    RPC_015,
+    RPC_017,
+    RPC_018,
+    SAMP_001,
+    SAMP_002,
+    SAMP_003,
+    SAMP_006,
+    SAMP_007,
+    SAMP_009,
+    SCHEMA_001,
+    SCHEMA_002,
+    STDIO_001,
+    STDIO_002,
+    STDIO_003,
+    STDIO_006,
+    STDIO_007,
+    SUBS_001,
+    SUBS_002,
+    SUBS_003,
+    TOOL_001,
+    TOOL_002,
+    TOOL_003,
+    TOOL_007,
+    TOOL_009,
 }

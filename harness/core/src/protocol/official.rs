@@ -17,7 +17,9 @@ use std::sync::{Arc, Mutex};
 use jsonschema::Validator;
 use serde_json::{Map, Value};
 
+use super::Violation;
 use super::model::is_input_required;
+use crate::protocol::cite;
 use crate::version::ProtocolVersion;
 
 /// The official schemas found in a directory, one per version.
@@ -62,6 +64,16 @@ impl OfficialSchemas {
     /// The versions loaded, oldest first.
     pub fn versions(&self) -> Vec<ProtocolVersion> {
         self.documents.keys().copied().collect()
+    }
+
+    /// The violations of the official schemas [`check`](Self::check) found
+    /// in the frame at `frame_index` (SCHEMA-002).
+    pub fn violations(errors: Vec<String>, frame_index: usize) -> impl Iterator<Item = Violation> {
+        errors.into_iter().map(move |error| {
+            let mut violation = Violation::must(cite::SCHEMA_002, format!("official schema: {error}"));
+            violation.frame_index = Some(frame_index);
+            violation
+        })
     }
 
     /// Validates one JSON-RPC message sent by the client (`from_client`) or

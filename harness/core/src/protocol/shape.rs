@@ -6,19 +6,20 @@
 //! with a JSON Pointer. Objects always accept members they do not list: no
 //! official MCP schema closes an object.
 
-use crate::requirements::id;
 use std::fmt;
 
 use serde_json::{Map, Value};
 
 use super::violation::Violation;
 use crate::json::{kind as json_kind, pointer_member as pointer_join};
+use crate::protocol::cite;
+use crate::requirements::RequirementId;
 use crate::version::{ProtocolVersion, VersionSet};
 
 /// The harness-defined requirement cited by shape rules with no more
 /// specific ID: params and results have the shape the negotiated version
 /// defines for the method.
-pub const SCHEMA_001: &str = id::SCHEMA_001;
+pub const SCHEMA_001: RequirementId = cite::SCHEMA_001;
 
 /// A contiguous range of versions, usable in `static` data (a [`VersionSet`]
 /// cannot be built in a const context).
@@ -187,7 +188,7 @@ pub struct Tagged {
     pub default: Option<&'static str>,
     pub variants: &'static [Variant],
     /// Cited when the tag is missing or unknown; the enclosing requirement when `None`.
-    pub requirement: Option<&'static str>,
+    pub requirement: Option<RequirementId>,
 }
 
 /// One variant of a [`Tagged`] union.
@@ -202,7 +203,7 @@ pub struct Variant {
 #[derive(Debug)]
 pub struct Named {
     pub name: &'static str,
-    pub requirement: &'static str,
+    pub requirement: RequirementId,
     pub shape: Shape,
 }
 
@@ -210,7 +211,7 @@ pub struct Named {
 #[derive(Clone, Copy)]
 struct Ctx<'a> {
     version: ProtocolVersion,
-    requirement: &'static str,
+    requirement: RequirementId,
     pointer: &'a str,
 }
 
@@ -502,6 +503,9 @@ mod tests {
     use ProtocolVersion::*;
     use serde_json::json;
 
+    /// Any catalogued ID other than SCHEMA-001 does.
+    const AUDIO_RULE: RequirementId = crate::requirements::id::TOOL_002;
+
     static PRIORITY: Shape = Shape::Number {
         min: Some(0.0),
         max: Some(1.0),
@@ -509,7 +513,7 @@ mod tests {
     static TEXT: Shape = Shape::Object(&[req("type", &Shape::Const("text")), req("text", &Shape::Str)]);
     static AUDIO: Shape = Shape::Named(&Named {
         name: "Audio",
-        requirement: "TEST-001",
+        requirement: AUDIO_RULE,
         shape: Shape::Object(&[req("data", &Shape::Str), opt("priority", &PRIORITY)]),
     });
     static BLOCK: Shape = Shape::Tagged(&Tagged {
@@ -563,7 +567,7 @@ mod tests {
         let value = json!({"blocks": [{"type": "audio", "data": "x", "priority": 1.5}]});
         let found = HOLDER.check(&value, V2025_06_18, "");
         assert_eq!(found.len(), 1);
-        assert_eq!(found[0].requirement, "TEST-001");
+        assert_eq!(found[0].requirement, AUDIO_RULE);
         assert_eq!(found[0].pointer.as_deref(), Some("/blocks/0/priority"));
         let too_many = json!({"blocks": [{"type": "text", "text": "a"}, {"type": "text", "text": "b"}, {"type": "text", "text": "c"}]});
         let found = HOLDER.check(&too_many, V2025_06_18, "");

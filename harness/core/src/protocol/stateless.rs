@@ -8,7 +8,6 @@
 //! LIST-004; that a server copes with declined elicitations, ELIC-016) are
 //! left to the runner.
 
-use crate::requirements::id;
 use std::collections::HashMap;
 
 use serde_json::Value;
@@ -24,6 +23,7 @@ use super::model::{
 use super::violation::Violation;
 use crate::Level;
 use crate::json::pointer_member;
+use crate::protocol::cite;
 use crate::version::ProtocolVersion;
 use crate::wire::RequestId;
 
@@ -80,7 +80,7 @@ pub(super) fn check_client_info(params: Option<&Value>, out: &mut Vec<Violation>
     let meta = params.and_then(|p| p.get("_meta"));
     if meta.is_some_and(|m| m.get(CLIENT_INFO).is_none()) {
         let message = "the request's `_meta` has no `io.modelcontextprotocol/clientInfo`";
-        out.push(Violation::new(id::MODN_003, Level::Should, message).at("/params/_meta"));
+        out.push(Violation::new(cite::MODN_003, Level::Should, message).at("/params/_meta"));
     }
 }
 
@@ -93,7 +93,7 @@ pub(super) fn check_extension_ids(capabilities: Option<&Value>, pointer: &str, o
     for id in extensions.into_iter().flatten().map(|(id, _)| id) {
         if !is_extension_id(id) {
             let message = format!("extension identifier {id:?} is not a prefixed `_meta`-style key");
-            out.push(Violation::must(id::MODN_012, message).at(format!("{pointer}/extensions")));
+            out.push(Violation::must(cite::MODN_012, message).at(format!("{pointer}/extensions")));
         }
     }
 }
@@ -111,9 +111,9 @@ pub(super) fn check_stream_tag(method: &str, params: Option<&Value>, out: &mut V
         .is_some_and(|m| m.get(SUBSCRIPTION_ID).is_some());
     if is_stream_only(method) && !tagged {
         let requirement = if method == ACKNOWLEDGED {
-            id::SUBS_001
+            cite::SUBS_001
         } else {
-            id::SUBS_003
+            cite::SUBS_003
         };
         let message = format!("`{method}` without `_meta.io.modelcontextprotocol/subscriptionId`");
         out.push(Violation::must(requirement, message).at("/params"));
@@ -198,7 +198,7 @@ impl Conversation {
         };
         let round = self.rounds.remove(index);
         let mut broken =
-            |message: String, pointer: &str| out.push(Violation::must(id::MRTR_006, message).at(pointer));
+            |message: String, pointer: &str| out.push(Violation::must(cite::MRTR_006, message).at(pointer));
         if round.id == *id {
             broken(
                 format!("the retry reuses id {id} of the request it retries"),
@@ -258,7 +258,7 @@ impl Conversation {
             LOG_MESSAGE => return self.check_log(params, subscription_id.is_some(), out),
             PROGRESS if subscription_id.is_some() => {
                 let message = "progress on a listen stream; it belongs to its request's response stream";
-                return out.push(Violation::must(id::PROG_006, message).at("/params/_meta"));
+                return out.push(Violation::must(cite::PROG_006, message).at("/params/_meta"));
             }
             CANCELLED => return self.check_cancelled(params, out),
             _ => {}
@@ -270,7 +270,7 @@ impl Conversation {
         let subscription = RequestId::from_value(raw).and_then(|id| self.subscriptions.get_mut(&id));
         let Some(subscription) = subscription else {
             let message = format!("subscriptionId {raw} names no open subscriptions/listen request");
-            return out.push(Violation::must(id::SUBS_003, message).at(at));
+            return out.push(Violation::must(cite::SUBS_003, message).at(at));
         };
         if method == ACKNOWLEDGED {
             subscription.acknowledged = true;
@@ -278,7 +278,7 @@ impl Conversation {
         }
         if !subscription.acknowledged {
             let message = format!("`{method}` on subscription {raw} before its acknowledgement");
-            out.push(Violation::must(id::SUBS_001, message).at("/method"));
+            out.push(Violation::must(cite::SUBS_001, message).at("/method"));
         }
         check_filter(&subscription.filter, method, params, out);
     }
@@ -292,20 +292,20 @@ impl Conversation {
         if closed.is_none() {
             let message =
                 format!("the server cancelled {raw}, which is no open subscriptions/listen request");
-            out.push(Violation::must(id::CANC_006, message).at("/params/requestId"));
+            out.push(Violation::must(cite::CANC_006, message).at("/params/requestId"));
         }
     }
 
     fn check_log(&self, params: Option<&Value>, on_stream: bool, out: &mut Vec<Violation>) {
         if on_stream {
             let message = "a log message on a listen stream; logs belong to the request that asked for them";
-            return out.push(Violation::must(id::LOG_006, message).at("/params/_meta"));
+            return out.push(Violation::must(cite::LOG_006, message).at("/params/_meta"));
         }
         let asked = self.in_flight.values().filter_map(|r| r.log_level).min();
         let level = params.and_then(|p| p.get("level")).and_then(Value::as_str);
         let Some(threshold) = asked else {
             let message = "a log message while no request in flight set `io.modelcontextprotocol/logLevel`";
-            return out.push(Violation::must(id::LOG_006, message).at("/method"));
+            return out.push(Violation::must(cite::LOG_006, message).at("/method"));
         };
         if let Some(index) = level.and_then(|l| LOG_LEVELS.iter().position(|x| *x == l))
             && index < threshold
@@ -314,7 +314,7 @@ impl Conversation {
                 "a `{}` log message, below `{}`, the lowest level a request in flight asked for",
                 LOG_LEVELS[index], LOG_LEVELS[threshold]
             );
-            out.push(Violation::must(id::LOG_006, message).at("/params/level"));
+            out.push(Violation::must(cite::LOG_006, message).at("/params/level"));
         }
     }
 
@@ -341,24 +341,24 @@ impl Conversation {
                 "`{}` does not exist in {version}, yet it was answered with a result",
                 request.method
             );
-            out.push(Violation::new(id::PING_002, Level::Should, message).at("/result"));
+            out.push(Violation::new(cite::PING_002, Level::Should, message).at("/result"));
             return;
         }
         let meta = result.get("_meta");
         if meta.and_then(|m| m.get(SERVER_INFO)).is_none() {
             let message = "the result's `_meta` has no `io.modelcontextprotocol/serverInfo`";
-            out.push(Violation::new(id::MODN_003, Level::Should, message).at("/result"));
+            out.push(Violation::new(cite::MODN_003, Level::Should, message).at("/result"));
         }
         if request.unacknowledged_stream {
             let message = format!("listen request {id} was answered before its acknowledgement");
-            out.push(Violation::must(id::SUBS_001, message).at("/result"));
+            out.push(Violation::must(cite::SUBS_001, message).at("/result"));
         }
         if request.method == LISTEN
             && let Some(echoed) = meta.and_then(|m| m.get(SUBSCRIPTION_ID))
             && RequestId::from_value(echoed).as_ref() != Some(id)
         {
             let message = format!("the listen result names subscription {echoed}, not {id}");
-            out.push(Violation::must(id::SUBS_003, message).at("/result/_meta"));
+            out.push(Violation::must(cite::SUBS_003, message).at("/result/_meta"));
         }
         if is_input_required(result) {
             self.note_round(id, request, result, version, out);
@@ -404,7 +404,7 @@ impl Conversation {
                 "this page of `{}` is `{scope}`, the page before was `{expected}`",
                 request.method
             );
-            out.push(Violation::must(id::CACHE_002, message).at("/result/cacheScope"));
+            out.push(Violation::must(cite::CACHE_002, message).at("/result/cacheScope"));
         }
         if let Some(next) = result.get("nextCursor").and_then(Value::as_str) {
             self.walks
@@ -447,7 +447,7 @@ fn check_declared(result: &Value, declared: &Value, version: ProtocolVersion, ou
                     "input request `{key}` needs the client capability `{path}`, which this request did not declare"
                 );
                 out.push(
-                    Violation::must(id::MRTR_004, message).at(pointer_member("/result/inputRequests", key)),
+                    Violation::must(cite::MRTR_004, message).at(pointer_member("/result/inputRequests", key)),
                 );
             }
         }
@@ -466,14 +466,14 @@ fn check_acknowledged(requested: &Value, params: Option<&Value>, out: &mut Vec<V
         {
             let message =
                 format!("the acknowledgement turns on `{member}`, which the listen request did not ask for");
-            out.push(Violation::new(id::SUBS_002, Level::Should, message).at("/params/notifications"));
+            out.push(Violation::new(cite::SUBS_002, Level::Should, message).at("/params/notifications"));
         }
     }
     let wanted = uris(requested);
     for uri in uris(acknowledged).into_iter().filter(|u| !wanted.contains(u)) {
         let message =
             format!("the acknowledgement subscribes to {uri:?}, which the listen request did not list");
-        out.push(Violation::new(id::SUBS_002, Level::Should, message).at("/params/notifications"));
+        out.push(Violation::new(cite::SUBS_002, Level::Should, message).at("/params/notifications"));
     }
 }
 
@@ -484,13 +484,13 @@ fn check_filter(filter: &Value, method: &str, params: Option<&Value>, out: &mut 
         let listed = uris(filter);
         if listed.is_empty() {
             let message = "a resource update on a stream that subscribed to no resource";
-            return out.push(Violation::must(id::LIST_003, message).at("/method"));
+            return out.push(Violation::must(cite::LIST_003, message).at("/method"));
         }
         let uri = params.and_then(|p| p.get("uri")).and_then(Value::as_str);
         if let Some(uri) = uri.filter(|u| !listed.contains(u)) {
             let message =
                 format!("an update for {uri:?}, which the stream's resourceSubscriptions do not list");
-            out.push(Violation::must(id::RES_008, message).at("/params/uri"));
+            out.push(Violation::must(cite::RES_008, message).at("/params/uri"));
         }
         return;
     }
@@ -499,7 +499,7 @@ fn check_filter(filter: &Value, method: &str, params: Option<&Value>, out: &mut 
         && filter.get(member) != Some(&Value::Bool(true))
     {
         let message = format!("`{method}` on a stream whose filter did not set `{member}`");
-        out.push(Violation::must(id::LIST_003, message).at("/method"));
+        out.push(Violation::must(cite::LIST_003, message).at("/method"));
     }
 }
 

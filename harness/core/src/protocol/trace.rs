@@ -2,7 +2,6 @@
 //! in the W3C Trace Context (`traceparent`, `tracestate`) and Baggage
 //! formats (META-002).
 
-use crate::requirements::id;
 use std::sync::LazyLock;
 
 use regex::Regex;
@@ -10,6 +9,7 @@ use serde_json::{Map, Value};
 
 use super::violation::Violation;
 use crate::json::pointer_member;
+use crate::protocol::cite;
 
 /// Reports every reserved trace key of `meta` (at `pointer`) whose value
 /// breaks its format.
@@ -35,7 +35,7 @@ pub(super) fn check_trace_keys(meta: &Map<String, Value>, pointer: &str, out: &m
         let Some(value) = meta.get(key) else { continue };
         if !value.as_str().is_some_and(valid) {
             let message = format!("`_meta.{key}` is {value}, not a {format} value");
-            out.push(Violation::must(id::META_002, message).at(pointer_member(pointer, key)));
+            out.push(Violation::must(cite::META_002, message).at(pointer_member(pointer, key)));
         }
     }
 }
@@ -130,7 +130,7 @@ mod tests {
         let mut out = Vec::new();
         check_trace_keys(meta.as_object().unwrap(), "/params/_meta", &mut out);
         assert_eq!(out.len(), 1);
-        assert_eq!(out[0].requirement, id::META_002);
+        assert_eq!(out[0].requirement, cite::META_002);
         assert_eq!(out[0].pointer.as_deref(), Some("/params/_meta/traceparent"));
     }
 }

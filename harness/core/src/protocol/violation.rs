@@ -1,10 +1,12 @@
 use mcp_conform_report::Level;
 
+use crate::requirements::RequirementId;
+
 /// One broken rule found in a frame: which requirement, how strong, where.
 #[derive(Debug, Clone, PartialEq)]
 pub struct Violation {
     /// The requirement ID the rule belongs to (for example `TOOL-002`).
-    pub requirement: &'static str,
+    pub requirement: RequirementId,
     pub level: Level,
     pub message: String,
     /// A JSON Pointer into the frame (for example `/params/tools/0/name`).
@@ -18,7 +20,7 @@ pub struct Violation {
 
 impl Violation {
     /// A violation with no location yet.
-    pub fn new(requirement: &'static str, level: Level, message: impl Into<String>) -> Self {
+    pub fn new(requirement: RequirementId, level: Level, message: impl Into<String>) -> Self {
         Violation {
             requirement,
             level,
@@ -30,7 +32,7 @@ impl Violation {
     }
 
     /// A MUST-level violation: every shape rule is one.
-    pub fn must(requirement: &'static str, message: impl Into<String>) -> Self {
+    pub fn must(requirement: RequirementId, message: impl Into<String>) -> Self {
         Violation::new(requirement, Level::Must, message)
     }
 

@@ -13,10 +13,67 @@ use crate::Level;
 use crate::version::{ProtocolVersion, VersionSet};
 
 /// A requirement's stable ID as code cites it: always one of the [`id`]
-/// constants, which are generated from the catalogue.
-pub type RequirementId = &'static str;
+/// constants, which are generated from the catalogue (only they build one).
+#[derive(Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub struct RequirementId(&'static str);
 
-/// One constant per catalogue entry (`id::RPC_009` is `"RPC-009"`), generated
+impl RequirementId {
+    /// The ID as the catalogue writes it (`"RPC-009"`).
+    pub const fn as_str(self) -> &'static str {
+        self.0
+    }
+
+    /// Its catalogue entry.
+    pub fn requirement(self) -> &'static Requirement {
+        catalogue()
+            .get(self.0)
+            .expect("the ID constants are generated from the catalogue")
+    }
+}
+
+impl std::fmt::Display for RequirementId {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(self.0)
+    }
+}
+
+impl std::fmt::Debug for RequirementId {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(self.0)
+    }
+}
+
+impl AsRef<str> for RequirementId {
+    fn as_ref(&self) -> &str {
+        self.0
+    }
+}
+
+impl From<RequirementId> for String {
+    fn from(id: RequirementId) -> String {
+        id.0.to_owned()
+    }
+}
+
+impl PartialEq<str> for RequirementId {
+    fn eq(&self, other: &str) -> bool {
+        self.0 == other
+    }
+}
+
+impl PartialEq<&str> for RequirementId {
+    fn eq(&self, other: &&str) -> bool {
+        self.0 == *other
+    }
+}
+
+impl PartialEq<String> for RequirementId {
+    fn eq(&self, other: &String) -> bool {
+        self.0 == other
+    }
+}
+
+/// One constant per catalogue entry (`id::RPC_009` reads `RPC-009`), generated
 /// by the crate's build script: citing an ID the catalogue lacks does not
 /// compile.
 pub mod id {
@@ -30,7 +87,7 @@ pub mod id {
     pub const fn is_catalogued(candidate: &str) -> bool {
         let mut i = 0;
         while i < ALL.len() {
-            if same(ALL[i].as_bytes(), candidate.as_bytes()) {
+            if same(ALL[i].0.as_bytes(), candidate.as_bytes()) {
                 return true;
             }
             i += 1;
@@ -233,7 +290,9 @@ mod tests {
 
     #[test]
     fn built_in_catalogue_parses_and_finds_harness_entries() {
-        let schema = catalogue().get(id::SCHEMA_002).expect("SCHEMA-002 is catalogued");
+        let schema = catalogue()
+            .get(id::SCHEMA_002.as_str())
+            .expect("SCHEMA-002 is catalogued");
         assert_eq!(schema.level, Level::Must);
         assert_eq!(schema.versions, VersionSet::ALL);
         assert_eq!(schema.check, CheckKind::Schema);

@@ -7,20 +7,19 @@
 //! preconditions. On stdio a dual-era client probes with `server/discover`
 //! before anything else (MODN-009).
 
+use mcp_conform_core::Verdict;
+use mcp_conform_core::judge::opening;
 use mcp_conform_core::protocol::meta_key::{CLIENT_CAPABILITIES, CLIENT_INFO, PROTOCOL_VERSION};
 use mcp_conform_core::protocol::{MethodKind, method_in};
-use mcp_conform_core::requirements::id;
 use mcp_conform_core::scenario::Scenario;
 use mcp_conform_core::scenario::model::{Step, StepKind};
 use mcp_conform_core::version::ProtocolVersion;
-use mcp_conform_core::{Level, Verdict};
 use mcp_mock_peers::client::{ClientSession, ServerFacts, WaitError};
 use serde_json::{Value, json};
 use tokio::time::Instant;
 
 use super::super::RunConfig;
 use super::super::handshake::{Handshaken, capability_precondition};
-use super::super::outcome::Check;
 use super::super::steps::{Got, StepRunner, Stop, Wait};
 use super::mock_server_info;
 
@@ -69,13 +68,9 @@ pub async fn serve_opening(runner: &mut StepRunner<'_>, config: &RunConfig, stdi
     };
     let span = runner.scenario.span;
     if stdio && (opened_with_initialize || first.method == DISCOVER) {
-        let name = "a dual-era client probes with server/discover first";
-        runner.checks.push(if opened_with_initialize {
-            let message = format!("it opened with initialize, then sent {}", first.method);
-            Check::broken(name, id::MODN_009, Level::Should, span, message)
-        } else {
-            Check::pass(name, id::MODN_009, Level::Should, span)
-        });
+        runner
+            .checks
+            .push(opening::probes_first(opened_with_initialize, &first.method, span));
     }
     let meta = first.params.as_ref().and_then(|p| p.get("_meta"));
     let field = |key: &str| meta.and_then(|m| m.get(key)).cloned().unwrap_or(Value::Null);

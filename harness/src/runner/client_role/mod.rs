@@ -15,8 +15,6 @@
 //! checks in `http_rules.rs`); the stateless era has no handshake to answer
 //! (`discovery.rs`).
 
-use mcp_conform_core::requirements::id;
-
 mod discovery;
 mod http_rules;
 mod relay;
@@ -25,8 +23,8 @@ use std::future::Future;
 use std::path::PathBuf;
 use std::time::Duration;
 
-use mcp_conform_core::Level;
 use mcp_conform_core::Verdict;
+use mcp_conform_core::judge::opening;
 use mcp_conform_core::scenario::Scenario;
 use mcp_conform_core::scenario::model::{Reply, ServerModel};
 use mcp_conform_core::span::Span;
@@ -171,17 +169,18 @@ pub async fn serve_handshake(runner: &mut StepRunner<'_>, config: &RunConfig) ->
             Ok(_) => {}
             Err(error) => {
                 let missing = format!("no initialize within {} ms", config.startup_timeout.as_millis());
-                return never_came(runner, "the client initializes", id::LIFE_001, missing, error);
+                return never_came(runner, opening::never_initialized, missing, error);
             }
         }
     };
-    runner
-        .checks
-        .push(opens_with_initialize(runner.session.transcript(), scenario.span));
+    runner.checks.push(opening::opens_with_initialize(
+        runner.session.transcript(),
+        scenario.span,
+    ));
     let params = initialize.params.clone().unwrap_or(Value::Null);
     runner
         .checks
-        .push(initialize_params(&params, scenario.span).at_frame(Some(initialize.index)));
+        .push(opening::initialize_params(&params, scenario.span).at_frame(Some(initialize.index)));
     let answered = handler.answered.unwrap_or_default();
     match answered.parse::<ProtocolVersion>() {
         Ok(version) if scenario.versions.contains(version) => runner.version = version,
@@ -219,13 +218,7 @@ pub async fn serve_handshake(runner: &mut StepRunner<'_>, config: &RunConfig) ->
             "no notifications/initialized within {} ms of the initialize answer",
             config.startup_timeout.as_millis()
         );
-        return never_came(
-            runner,
-            "the client sends initialized",
-            id::LIFE_007,
-            missing,
-            error,
-        );
+        return never_came(runner, opening::never_sent_initialized, missing, error);
     }
     match capability_precondition(runner, &capabilities, "client") {
         Some(stop) => Handshaken::Stopped(stop),
@@ -237,8 +230,7 @@ pub async fn serve_handshake(runner: &mut StepRunner<'_>, config: &RunConfig) ->
 /// out): a broken MUST, and the scenario ends.
 fn never_came(
     runner: &mut StepRunner<'_>,
-    name: &str,
-    requirement: &str,
+    verdict: fn(Span, String) -> Check,
     missing: String,
     error: WaitError,
 ) -> Handshaken {
@@ -247,64 +239,8 @@ fn never_came(
         other => runner.describe(&other),
     };
     let span = runner.scenario.span;
-    runner
-        .checks
-        .push(Check::broken(name, requirement, Level::Must, span, message));
+    runner.checks.push(verdict(span, message));
     Handshaken::Stopped(Stop::Done)
-}
-
-/// LIFE-001: before `initialize`, the client sent nothing but pings and,
-/// as a dual-era client does on a server of unknown era, the
-/// `server/discover` probe of 2026-07-28 (MODN-009).
-pub(super) fn opens_with_initialize(transcript: &[mcp_conform_core::wire::Frame], span: Span) -> Check {
-    use mcp_conform_core::wire::Direction;
-    let name = "the connection opens with initialize";
-    let first = transcript
-        .iter()
-        .filter(|f| f.direction == Direction::Received)
-        .filter_map(|f| serde_json::from_slice::<Value>(&f.raw).ok())
-        .map(|m| {
-            m.get("method")
-                .and_then(Value::as_str)
-                .unwrap_or("a response")
-                .to_owned()
-        })
-        .find(|method| method != "ping" && method != "server/discover");
-    match first.as_deref() {
-        Some("initialize") => Check::pass(name, id::LIFE_001, Level::Must, span),
-        other => Check::broken(
-            name,
-            id::LIFE_001,
-            Level::Must,
-            span,
-            format!("the client sent {} before initialize", other.unwrap_or("nothing")),
-        ),
-    }
-}
-
-/// LIFE-002: `initialize` gives protocolVersion, capabilities and clientInfo.
-pub(super) fn initialize_params(params: &Value, span: Span) -> Check {
-    let mut problems = Vec::new();
-    if !params.get("protocolVersion").is_some_and(Value::is_string) {
-        problems.push("protocolVersion is not a string");
-    }
-    if !params.get("capabilities").is_some_and(Value::is_object) {
-        problems.push("capabilities is not an object");
-    }
-    let info = params.get("clientInfo");
-    if !info.and_then(|i| i.get("name")).is_some_and(Value::is_string) {
-        problems.push("clientInfo.name is not a string");
-    }
-    if !info.and_then(|i| i.get("version")).is_some_and(Value::is_string) {
-        problems.push("clientInfo.version is not a string");
-    }
-    let name = "the initialize request";
-    if problems.is_empty() {
-        Check::pass(name, id::LIFE_002, Level::Must, span)
-    } else {
-        Check::broken(name, id::LIFE_002, Level::Must, span, problems.join("; "))
-            .with_values(None, Some(params.clone()))
-    }
 }
 
 /// Runs one scenario against a fresh instance of the client under test.
@@ -564,38 +500,4 @@ async fn serve(
         ..ScenarioOutcome::new(scenario)
     };
     run_session(scenario, config, session, outcome, Instant::now(), None).await
-}
-
-#[cfg(test)]
-mod tests {
-    use mcp_conform_core::wire::{Direction, Frame};
-
-    use super::*;
-
-    fn opening(methods: &[&str]) -> Verdict {
-        let transcript: Vec<Frame> = methods
-            .iter()
-            .enumerate()
-            .map(|(id, method)| {
-                let message = json!({"jsonrpc": "2.0", "id": id, "method": method});
-                Frame::new(
-                    Direction::Received,
-                    message.to_string().into_bytes(),
-                    Duration::ZERO,
-                )
-            })
-            .collect();
-        opens_with_initialize(&transcript, Span::default()).verdict
-    }
-
-    #[test]
-    fn only_pings_and_a_dual_era_probe_may_come_before_initialize() {
-        assert_eq!(opening(&["initialize"]), Verdict::Pass);
-        assert_eq!(opening(&["ping", "server/discover", "initialize"]), Verdict::Pass);
-        assert_eq!(
-            opening(&["server/discover", "tools/list", "initialize"]),
-            Verdict::Fail
-        );
-        assert_eq!(opening(&["server/discover"]), Verdict::Fail);
-    }
 }

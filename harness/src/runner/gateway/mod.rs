@@ -6,18 +6,16 @@
 //! while the steps run on the front. The gateway is judged on both sides:
 //! as a server by the front's frames, as a client by each backend's.
 
-use mcp_conform_core::requirements::id;
-
 mod backends;
 mod launch;
 
 use std::time::Duration;
 
 use mcp_conform_core::Verdict;
+use mcp_conform_core::judge::opening;
 use mcp_conform_core::protocol::PeerRole;
 use mcp_conform_core::scenario::Scenario;
 use mcp_conform_core::scenario::model::{Backend, Role};
-use mcp_conform_core::span::Span;
 use mcp_conform_core::wire::Frame;
 use serde_json::Value;
 use tokio::time::Instant;
@@ -26,7 +24,7 @@ pub use backends::{Hub, TICK};
 pub use launch::{GatewayUnderTest, free_loopback_port, shell_word, wait_for_port};
 
 use super::RunConfig;
-use super::client_role::{initialize_params, opens_with_initialize, socket_dir};
+use super::client_role::socket_dir;
 use super::frames::check_frames;
 use super::outcome::{Check, ScenarioOutcome};
 use super::scenario::{precondition, run_session};
@@ -174,41 +172,12 @@ fn handshake_checks(transcript: &[Frame], initialize: Option<&Value>, backend: &
         return Vec::new();
     }
     let span = backend.span;
-    let mut checks = vec![opens_with_initialize(transcript, span)];
+    let mut checks = vec![opening::opens_with_initialize(transcript, span)];
     if let Some(params) = initialize {
-        checks.push(initialize_params(params, span));
+        checks.push(opening::initialize_params(params, span));
     }
-    if let Some(check) = initialized_first(&received, span) {
+    if let Some(check) = opening::initialized_first(&received, span) {
         checks.push(check);
     }
     checks
-}
-
-/// LIFE-007, once the gateway made a request past the handshake.
-fn initialized_first(received: &[(usize, Value)], span: Span) -> Option<Check> {
-    let method = |m: &Value| m.get("method").and_then(Value::as_str).map(str::to_owned);
-    let later =
-        |m: &Value| m.get("id").is_some() && !matches!(method(m).as_deref(), Some("initialize" | "ping"));
-    let first_request = received.iter().find(|(_, m)| method(m).is_some() && later(m))?;
-    let initialized = received
-        .iter()
-        .position(|(_, m)| method(m).as_deref() == Some("notifications/initialized"));
-    let request_at = received.iter().position(|(i, _)| *i == first_request.0);
-    let name = "the gateway sends initialized before its requests";
-    Some(match (initialized, request_at) {
-        (Some(notified), Some(requested)) if notified < requested => {
-            Check::pass(name, id::LIFE_007, mcp_conform_core::Level::Must, span)
-        }
-        _ => Check::broken(
-            name,
-            id::LIFE_007,
-            mcp_conform_core::Level::Must,
-            span,
-            format!(
-                "the gateway sent {} before notifications/initialized",
-                method(&first_request.1).unwrap_or_default()
-            ),
-        )
-        .at_frame(Some(first_request.0)),
-    })
 }

@@ -4,9 +4,10 @@
 //! every version.
 
 use mcp_conform_core::Verdict;
+use mcp_conform_core::judge::defaults;
+use mcp_conform_core::judge::summarize;
 use mcp_conform_core::matcher::Matcher;
 use mcp_conform_core::protocol::subscriptions::RESOURCE_SUBSCRIPTIONS;
-use mcp_conform_core::requirements::id;
 use mcp_conform_core::scenario::model::{CheckTag, ResponseCheck, ResponseExpect, SubscribeStep};
 use mcp_conform_core::scenario::validate::STEP_TIMEOUT;
 use mcp_mock_peers::client::{ClientSession, Received, WaitError};
@@ -14,7 +15,6 @@ use serde_json::{Value, json};
 use tokio::time::Instant;
 
 use super::super::outcome::Check;
-use super::super::verify::summarize;
 use super::{Judge, StepRunner, Stop, Wait};
 
 const LISTEN: &str = "subscriptions/listen";
@@ -92,10 +92,7 @@ impl StepRunner<'_> {
 
     /// Opens a listen stream and waits for its acknowledgement (SUBS-001).
     async fn listen(&mut self, step: &SubscribeStep, filter: Value) -> Stop {
-        let tag = CheckTag {
-            requirement: id::SUBS_001.into(),
-            ..step.tag.clone()
-        };
+        let tag = defaults::listen_tag(&step.tag);
         let params = json!({ "notifications": filter });
         let id = match self.session.request(LISTEN, Some(params), None).await {
             Ok(id) => id,

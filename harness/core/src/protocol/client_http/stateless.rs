@@ -13,8 +13,8 @@ use serde_json::Value;
 use super::Finding;
 use crate::Level;
 use crate::evidence::http::{HttpClientRecord, InboundRequest};
+use crate::protocol::cite;
 use crate::protocol::meta_key::PROTOCOL_VERSION;
-use crate::requirements::id;
 use crate::wire::headers::REDACTED;
 use crate::wire::mirror::{self, ParamHeader};
 use crate::wire::{Direction, Frame};
@@ -143,7 +143,7 @@ fn sent_unencoded(sent: &str, text: &str) -> bool {
 fn standard_headers(conversation: &Conversation) -> Finding {
     let mut finding = Finding::new(
         "each POST mirrors its protocol version, method and name into headers",
-        id::HTTP_020,
+        cite::HTTP_020,
         Level::Must,
     );
     for post in &conversation.posted {
@@ -179,7 +179,7 @@ fn standard_headers(conversation: &Conversation) -> Finding {
 fn param_headers(conversation: &Conversation) -> Finding {
     let mut finding = Finding::new(
         "marked tool arguments are mirrored into Mcp-Param headers, Base64 where not header-safe",
-        id::HTTP_023,
+        cite::HTTP_023,
         Level::Must,
     );
     let mut judged = Vec::new();
@@ -241,7 +241,7 @@ fn param_problem(request: &InboundRequest, param: &ParamHeader, argument: Option
 fn invalid_tools_dropped(conversation: &Conversation) -> Finding {
     let mut finding = Finding::new(
         "tools whose x-mcp-header use is invalid are dropped, never called",
-        id::HTTP_024,
+        cite::HTTP_024,
         Level::Must,
     );
     if !conversation.listed_invalid {

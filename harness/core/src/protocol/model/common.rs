@@ -1,9 +1,9 @@
 //! Building blocks shared by every area: scalars, `_meta`, identities,
 //! annotations, content blocks and resource contents.
 
+use crate::protocol::cite;
 use crate::protocol::meta_key;
 use crate::protocol::shape::{Alt, Field, Named, SCHEMA_001, Shape, Tagged, Variant, Versions, opt, req};
-use crate::requirements::id;
 use crate::version::ProtocolVersion::*;
 
 pub(super) static ANY: Shape = Shape::Any;
@@ -46,13 +46,13 @@ pub(super) const fn variant(value: &'static str, shape: &'static Shape) -> Varia
 
 pub(super) static REQUEST_ID: Shape = Shape::Named(&Named {
     name: "RequestId",
-    requirement: id::RPC_002,
+    requirement: cite::RPC_002,
     shape: Shape::AnyOf(&[alt(&STR), alt(&INT)]),
 });
 
 pub(super) static PROGRESS_TOKEN: Shape = Shape::Named(&Named {
     name: "ProgressToken",
-    requirement: id::PROG_001,
+    requirement: cite::PROG_001,
     shape: Shape::AnyOf(&[alt(&STR), alt(&INT)]),
 });
 
@@ -72,7 +72,7 @@ pub const LOG_LEVELS: [&str; 8] = [
 
 pub(super) static LOGGING_LEVEL: Shape = Shape::Named(&Named {
     name: "LoggingLevel",
-    requirement: id::LOG_002,
+    requirement: cite::LOG_002,
     shape: Shape::Enum(&LOG_LEVELS),
 });
 
@@ -155,7 +155,7 @@ pub(super) static SERVER_CAPABILITIES: Shape = Shape::Named(&Named {
 /// per-request protocol fields from 2026-07-28.
 pub(super) static REQUEST_META: Shape = Shape::Named(&Named {
     name: "RequestMetaObject",
-    requirement: id::MODN_001,
+    requirement: cite::MODN_001,
     shape: Shape::Object(&[
         opt("progressToken", &PROGRESS_TOKEN),
         req(meta_key::PROTOCOL_VERSION, &STR).since(V2026_07_28),
@@ -191,7 +191,7 @@ pub(super) const RESULT_TYPE_FIELD: Field = opt(
     "resultType",
     &Shape::Named(&Named {
         name: "ResultType",
-        requirement: id::RPC_015,
+        requirement: cite::RPC_015,
         shape: Shape::Enum(&["complete", "input_required"]),
     }),
 )
@@ -215,7 +215,7 @@ pub(super) const TTL_FIELD: Field = opt(
     "ttlMs",
     &Shape::Named(&Named {
         name: "ttlMs",
-        requirement: id::CACHE_001,
+        requirement: cite::CACHE_001,
         shape: Shape::Integer { min: Some(0) },
     }),
 )
@@ -226,7 +226,7 @@ pub(super) const CACHE_SCOPE_FIELD: Field = opt(
     "cacheScope",
     &Shape::Named(&Named {
         name: "cacheScope",
-        requirement: id::CACHE_001,
+        requirement: cite::CACHE_001,
         shape: Shape::Enum(&["public", "private"]),
     }),
 )
@@ -237,7 +237,7 @@ pub(super) static EMPTY_RESULT: Shape = Shape::Object(&[RESULT_META_FIELD, RESUL
 
 pub(super) static ANNOTATIONS: Shape = Shape::Named(&Named {
     name: "Annotations",
-    requirement: id::RES_009,
+    requirement: cite::RES_009,
     shape: Shape::Object(&[
         opt("audience", &array(&ROLE)),
         opt(
@@ -278,7 +278,7 @@ pub(super) static AUDIO_CONTENT: Shape = Shape::Object(&[
 
 pub(super) static RESOURCE_LINK: Shape = Shape::Named(&Named {
     name: "ResourceLink",
-    requirement: id::RES_002,
+    requirement: cite::RES_002,
     shape: Shape::Object(&[
         req("type", &Shape::Const("resource_link")),
         req("uri", &STR),
@@ -302,7 +302,7 @@ pub(super) static BLOB_RESOURCE_CONTENTS: Shape =
 /// One item of `resources/read` contents, or an embedded resource.
 pub(super) static RESOURCE_CONTENTS: Shape = Shape::Named(&Named {
     name: "ResourceContents",
-    requirement: id::RES_002,
+    requirement: cite::RES_002,
     shape: Shape::AnyOf(&[alt(&TEXT_RESOURCE_CONTENTS), alt(&BLOB_RESOURCE_CONTENTS)]),
 });
 

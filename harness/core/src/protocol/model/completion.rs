@@ -4,8 +4,8 @@ use super::common::{
     BOOL, INT, REQUEST_META_FIELD, RESULT_META_FIELD, RESULT_TYPE_FIELD, STR, STR_MAP, variant,
 };
 use super::{Flow, MethodSpec, Side, request};
+use crate::protocol::cite;
 use crate::protocol::shape::{Named, Shape, Tagged, Versions, opt, req};
-use crate::requirements::id;
 use crate::version::ProtocolVersion::*;
 
 /// The most values one completion result may hold.
@@ -21,7 +21,7 @@ static RESOURCE_REF: Shape = Shape::Object(&[req("type", &Shape::Const("ref/reso
 
 static PARAMS: Shape = Shape::Named(&Named {
     name: "CompleteRequestParams",
-    requirement: id::COMP_003,
+    requirement: cite::COMP_003,
     shape: Shape::Object(&[
         req(
             "ref",
@@ -49,7 +49,7 @@ static RESULT: Shape = Shape::Object(&[
         "completion",
         &Shape::Named(&Named {
             name: "CompleteResult.completion",
-            requirement: id::COMP_002,
+            requirement: cite::COMP_002,
             shape: Shape::Object(&[
                 req(
                     "values",
@@ -80,7 +80,7 @@ pub(super) static COMPLETE: MethodSpec = request(
     Side::Server,
     "completions",
     Versions::between(V2025_03_26, V2025_11_25),
-    id::COMP_001,
+    cite::COMP_001,
 );
 
 #[cfg(test)]
@@ -95,7 +95,7 @@ mod tests {
         let bad = json!({"ref": {"type": "ref/tool", "name": "t"}, "argument": {"name": "x", "value": "a"}});
         assert_eq!(
             COMPLETE.check_params(Some(&bad), V2024_11_05)[0].requirement,
-            id::COMP_003
+            cite::COMP_003
         );
     }
 
@@ -103,7 +103,7 @@ mod tests {
     fn at_most_a_hundred_values() {
         let values: Vec<String> = (0..=MAX_VALUES).map(|i| i.to_string()).collect();
         let found = COMPLETE.check_result(&json!({"completion": {"values": values}}), V2025_06_18);
-        assert_eq!(found[0].requirement, id::COMP_002);
+        assert_eq!(found[0].requirement, cite::COMP_002);
         assert!(
             COMPLETE
                 .check_result(&json!({"completion": {"values": ["a"], "total": 1}}), V2025_06_18)

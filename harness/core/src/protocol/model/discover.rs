@@ -6,13 +6,13 @@ use super::common::{
     STR_ARRAY, TTL_FIELD,
 };
 use super::{Flow, MethodSpec, request};
+use crate::protocol::cite;
 use crate::protocol::shape::{Named, Shape, Versions, opt, req};
-use crate::requirements::id;
 use crate::version::ProtocolVersion::*;
 
 static DISCOVER_RESULT: Shape = Shape::Named(&Named {
     name: "DiscoverResult",
-    requirement: id::MODN_007,
+    requirement: cite::MODN_007,
     shape: Shape::Object(&[
         req("supportedVersions", &STR_ARRAY),
         req("capabilities", &SERVER_CAPABILITIES),
@@ -48,8 +48,8 @@ mod tests {
             V2026_07_28,
         );
         let ids: Vec<_> = found.iter().map(|v| v.requirement).collect();
-        assert_eq!(ids, [id::MODN_007, id::CACHE_001, id::CACHE_001]);
+        assert_eq!(ids, [cite::MODN_007, cite::CACHE_001, cite::CACHE_001]);
         let bare = DISCOVER.check_params(None, V2026_07_28);
-        assert_eq!(bare[0].requirement, id::MODN_001);
+        assert_eq!(bare[0].requirement, cite::MODN_001);
     }
 }

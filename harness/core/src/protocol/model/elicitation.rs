@@ -6,8 +6,8 @@ use super::common::{
     array, variant,
 };
 use super::{Flow, Gate, MemberGate, MethodSpec, Side, input_request, notification, request};
+use crate::protocol::cite;
 use crate::protocol::shape::{Alt, Named, Shape, Tagged, Variant, Versions, opt, req};
-use crate::requirements::id;
 use crate::version::ProtocolVersion::*;
 
 const SINCE_2025_11_25: Versions = Versions::since(V2025_11_25);
@@ -65,7 +65,7 @@ static MULTI_SELECT_SCHEMA: Shape = Shape::Object(&[
 
 static PRIMITIVE_SCHEMA: Shape = Shape::Named(&Named {
     name: "PrimitiveSchemaDefinition",
-    requirement: id::ELIC_006,
+    requirement: cite::ELIC_006,
     shape: Shape::Tagged(&Tagged {
         tag: "type",
         default: None,
@@ -80,7 +80,7 @@ static PRIMITIVE_SCHEMA: Shape = Shape::Named(&Named {
                 shape: &MULTI_SELECT_SCHEMA,
             },
         ],
-        requirement: Some(id::ELIC_005),
+        requirement: Some(cite::ELIC_005),
     }),
 });
 
@@ -93,7 +93,7 @@ static REQUESTED_SCHEMA: Shape = Shape::Object(&[
 
 static FORM_PARAMS: Shape = Shape::Named(&Named {
     name: "ElicitRequestFormParams",
-    requirement: id::ELIC_005,
+    requirement: cite::ELIC_005,
     shape: Shape::Object(&[
         req("message", &STR),
         req("requestedSchema", &REQUESTED_SCHEMA),
@@ -103,7 +103,7 @@ static FORM_PARAMS: Shape = Shape::Named(&Named {
 
 static URL_PARAMS: Shape = Shape::Named(&Named {
     name: "ElicitRequestURLParams",
-    requirement: id::ELIC_012,
+    requirement: cite::ELIC_012,
     shape: Shape::Object(&[
         req("message", &STR),
         req("url", &STR),
@@ -124,7 +124,7 @@ static PARAMS: Shape = Shape::Tagged(&Tagged {
             shape: &URL_PARAMS,
         },
     ],
-    requirement: Some(id::ELIC_005),
+    requirement: Some(cite::ELIC_005),
 });
 
 /// A value of accepted form content. The spec's prose says number where
@@ -151,7 +151,7 @@ static CONTENT_VALUE: Shape = Shape::AnyOf(&[
 /// The result, and from 2026-07-28 the input response.
 pub(super) static RESULT: Shape = Shape::Named(&Named {
     name: "ElicitResult",
-    requirement: id::ELIC_008,
+    requirement: cite::ELIC_008,
     shape: Shape::Object(&[
         req("action", &Shape::Enum(&["accept", "decline", "cancel"])),
         opt("content", &Shape::Map(&CONTENT_VALUE)),
@@ -161,7 +161,7 @@ pub(super) static RESULT: Shape = Shape::Named(&Named {
 
 static COMPLETE_PARAMS: Shape = Shape::Named(&Named {
     name: "ElicitationCompleteNotificationParams",
-    requirement: id::ELIC_014,
+    requirement: cite::ELIC_014,
     shape: Shape::Object(&[req("elicitationId", &STR), NOTIFICATION_META_FIELD]),
 });
 
@@ -172,14 +172,14 @@ pub(super) static CREATE: MethodSpec = request(
     req("params", &PARAMS),
     &RESULT,
 )
-.gated(Side::Client, "elicitation", Versions::LEGACY, id::ELIC_002);
+.gated(Side::Client, "elicitation", Versions::LEGACY, cite::ELIC_002);
 
 pub(super) static CREATE_INPUT: MethodSpec =
     input_request("elicitation/create", req("params", &PARAMS), &RESULT).gated(
         Side::Client,
         "elicitation",
         Versions::since(V2026_07_28),
-        id::MRTR_004,
+        cite::MRTR_004,
     );
 
 pub(super) static COMPLETE: MethodSpec = notification(
@@ -199,7 +199,7 @@ pub(super) static MEMBER_GATES: &[MemberGate] = &[MemberGate {
         holder: Side::Client,
         path: "elicitation.url",
         versions: SINCE_2025_11_25,
-        requirement: id::ELIC_002,
+        requirement: cite::ELIC_002,
     },
 }];
 
@@ -216,7 +216,7 @@ mod tests {
         let nested = json!({"message": "m", "requestedSchema": {"type": "object",
             "properties": {"address": {"type": "object"}}}});
         let found = CREATE.check_params(Some(&nested), V2025_06_18);
-        assert_eq!(found[0].requirement, id::ELIC_005);
+        assert_eq!(found[0].requirement, cite::ELIC_005);
         let multi = json!({"message": "m", "requestedSchema": {"type": "object",
             "properties": {"tags": {"type": "array", "items": {"type": "string", "enum": ["a"]}}}}});
         assert!(!CREATE.check_params(Some(&multi), V2025_06_18).is_empty());
@@ -231,7 +231,7 @@ mod tests {
         let missing = json!({"mode": "url", "message": "Sign in"});
         let found = CREATE.check_params(Some(&missing), V2025_11_25);
         assert_eq!(found.len(), 2);
-        assert!(found.iter().all(|v| v.requirement == id::ELIC_012));
+        assert!(found.iter().all(|v| v.requirement == cite::ELIC_012));
     }
 
     #[test]
@@ -246,7 +246,7 @@ mod tests {
         );
         assert_eq!(
             CREATE.check_result(&json!({"action": "dismiss"}), V2025_06_18)[0].requirement,
-            id::ELIC_008
+            cite::ELIC_008
         );
         let multi = json!({"action": "accept", "content": {"tags": ["a"]}});
         assert!(!CREATE.check_result(&multi, V2025_06_18).is_empty());

@@ -4,13 +4,13 @@
 //! From 2026-07-28, `-32000..=-32019` are left to implementations and
 //! `-32020..=-32099` are reserved for codes the spec defines (RPC-018).
 
-use crate::requirements::id;
 use std::ops::RangeInclusive;
 
 use serde_json::Value;
 
 use super::PeerRole;
 use super::common::{CLIENT_CAPABILITIES, STR, STR_ARRAY};
+use crate::protocol::cite;
 use crate::protocol::shape::{Named, Shape, req};
 use crate::protocol::violation::Violation;
 use crate::version::{Era, ProtocolVersion};
@@ -32,13 +32,13 @@ pub const DEFINED: [i64; 3] = [
 
 static MISSING_CAPABILITY_DATA: Shape = Shape::Named(&Named {
     name: "MissingRequiredClientCapabilityError.data",
-    requirement: id::MODN_008,
+    requirement: cite::MODN_008,
     shape: Shape::Object(&[req("requiredCapabilities", &CLIENT_CAPABILITIES)]),
 });
 
 static UNSUPPORTED_VERSION_DATA: Shape = Shape::Named(&Named {
     name: "UnsupportedProtocolVersionError.data",
-    requirement: id::MODN_005,
+    requirement: cite::MODN_005,
     shape: Shape::Object(&[req("supported", &STR_ARRAY), req("requested", &STR)]),
 });
 
@@ -81,24 +81,24 @@ pub fn check_error(answer: &ErrorAnswer<'_>, version: ProtocolVersion) -> Vec<Vi
             && echoed != requested
         {
             let message = format!("`data.requested` is {echoed:?}, but the request asked for {requested:?}");
-            out.push(Violation::must(id::MODN_005, message).at("/error/data/requested"));
+            out.push(Violation::must(cite::MODN_005, message).at("/error/data/requested"));
         }
     }
     let server = answer.sender == PeerRole::Server;
     match code {
         LEGACY_RESOURCE_NOT_FOUND if server && answer.answering == Some("resources/read") => {
             let message = "a missing resource is error -32602 from 2026-07-28, not -32002";
-            out.push(Violation::must(id::RES_005, message).at("/error/code"));
+            out.push(Violation::must(cite::RES_005, message).at("/error/code"));
         }
         LEGACY_RESOURCE_NOT_FOUND | URL_ELICITATION_REQUIRED if server => {
             let message = format!("a 2026-07-28 server never sends error {code}");
-            out.push(Violation::must(id::RPC_018, message).at("/error/code"));
+            out.push(Violation::must(cite::RPC_018, message).at("/error/code"));
         }
         _ if RESERVED.contains(&code) && !DEFINED.contains(&code) => {
             let message = format!(
                 "error {code} is in the range reserved for codes the spec defines, and it defines no such code"
             );
-            out.push(Violation::must(id::RPC_018, message).at("/error/code"));
+            out.push(Violation::must(cite::RPC_018, message).at("/error/code"));
         }
         _ => {}
     }
@@ -108,6 +108,7 @@ pub fn check_error(answer: &ErrorAnswer<'_>, version: ProtocolVersion) -> Vec<Vi
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::requirements::RequirementId;
     use ProtocolVersion::*;
     use serde_json::json;
 
@@ -121,7 +122,7 @@ mod tests {
         }
     }
 
-    fn ids(found: &[Violation]) -> Vec<&'static str> {
+    fn ids(found: &[Violation]) -> Vec<RequirementId> {
         found.iter().map(|v| v.requirement).collect()
     }
 
@@ -132,17 +133,17 @@ mod tests {
         let wrong_echo = json!({"supported": ["2026-07-28"], "requested": "2026-07-28"});
         assert_eq!(
             ids(&check_error(&answer(-32022, Some(&wrong_echo)), V2026_07_28)),
-            [id::MODN_005]
+            [cite::MODN_005]
         );
         assert_eq!(
             ids(&check_error(&answer(-32022, None), V2026_07_28)),
-            [id::MODN_005]
+            [cite::MODN_005]
         );
         let caps = json!({"requiredCapabilities": {"elicitation": {}}});
         assert_eq!(check_error(&answer(-32021, Some(&caps)), V2026_07_28), []);
         assert_eq!(
             ids(&check_error(&answer(-32021, Some(&json!({}))), V2026_07_28)),
-            [id::MODN_008]
+            [cite::MODN_008]
         );
         assert_eq!(check_error(&answer(-32020, None), V2026_07_28), []);
     }
@@ -151,18 +152,18 @@ mod tests {
     fn reserved_and_legacy_codes() {
         assert_eq!(
             ids(&check_error(&answer(-32050, None), V2026_07_28)),
-            [id::RPC_018]
+            [cite::RPC_018]
         );
         assert_eq!(check_error(&answer(-32010, None), V2026_07_28), []);
         assert_eq!(
             ids(&check_error(&answer(-32042, None), V2026_07_28)),
-            [id::RPC_018]
+            [cite::RPC_018]
         );
         let read = ErrorAnswer {
             answering: Some("resources/read"),
             ..answer(-32002, None)
         };
-        assert_eq!(ids(&check_error(&read, V2026_07_28)), [id::RES_005]);
+        assert_eq!(ids(&check_error(&read, V2026_07_28)), [cite::RES_005]);
         assert_eq!(check_error(&read, V2025_11_25), []);
     }
 }

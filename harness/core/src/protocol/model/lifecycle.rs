@@ -5,12 +5,12 @@ use super::common::{
     RESULT_META_FIELD, SERVER_CAPABILITIES, STR,
 };
 use super::{Flow, MethodSpec, notification, request};
+use crate::protocol::cite;
 use crate::protocol::shape::{Named, Shape, Versions, opt, req};
-use crate::requirements::id;
 
 static INITIALIZE_PARAMS: Shape = Shape::Named(&Named {
     name: "InitializeRequestParams",
-    requirement: id::LIFE_002,
+    requirement: cite::LIFE_002,
     shape: Shape::Object(&[
         req("protocolVersion", &STR),
         req("capabilities", &CLIENT_CAPABILITIES),
@@ -21,7 +21,7 @@ static INITIALIZE_PARAMS: Shape = Shape::Named(&Named {
 
 static INITIALIZE_RESULT: Shape = Shape::Named(&Named {
     name: "InitializeResult",
-    requirement: id::LIFE_003,
+    requirement: cite::LIFE_003,
     shape: Shape::Object(&[
         req("protocolVersion", &STR),
         req("capabilities", &SERVER_CAPABILITIES),
@@ -33,7 +33,7 @@ static INITIALIZE_RESULT: Shape = Shape::Named(&Named {
 
 static PING_RESULT: Shape = Shape::Named(&Named {
     name: "EmptyResult",
-    requirement: id::PING_001,
+    requirement: cite::PING_001,
     shape: Shape::Object(&[]),
 });
 
@@ -73,7 +73,7 @@ mod tests {
         let bad = json!({"protocolVersion": "2025-06-18", "clientInfo": {"name": "c"}});
         let found = INITIALIZE.check_params(Some(&bad), V2025_06_18);
         assert_eq!(found.len(), 2, "{found:?}");
-        assert!(found.iter().any(|v| v.requirement == id::LIFE_002));
+        assert!(found.iter().any(|v| v.requirement == cite::LIFE_002));
         assert!(!INITIALIZE.check_params(None, V2024_11_05).is_empty());
     }
 
@@ -82,11 +82,11 @@ mod tests {
         let result = json!({"protocolVersion": "2024-11-05", "capabilities": {"logging": {}}, "serverInfo": {"name": "s", "version": "1"}});
         assert!(INITIALIZE.check_result(&result, V2024_11_05).is_empty());
         let found = INITIALIZE.check_result(&json!({"protocolVersion": 5}), V2024_11_05);
-        assert!(found.iter().all(|v| v.requirement == id::LIFE_003));
+        assert!(found.iter().all(|v| v.requirement == cite::LIFE_003));
         assert_eq!(found.len(), 3);
         assert_eq!(
             PING.check_result(&json!([]), V2025_03_26)[0].requirement,
-            id::PING_001
+            cite::PING_001
         );
     }
 }

@@ -2,14 +2,14 @@
 
 use super::common::{ANY, EMPTY_RESULT, LOGGING_LEVEL, NOTIFICATION_META_FIELD, REQUEST_META_FIELD, STR};
 use super::{Flow, MethodSpec, Side, notification, request};
+use crate::protocol::cite;
 use crate::protocol::shape::{Named, Shape, Versions, opt, req};
-use crate::requirements::id;
 
 static SET_LEVEL_PARAMS: Shape = Shape::Object(&[req("level", &LOGGING_LEVEL), REQUEST_META_FIELD]);
 
 static MESSAGE_PARAMS: Shape = Shape::Named(&Named {
     name: "LoggingMessageNotificationParams",
-    requirement: id::LOG_002,
+    requirement: cite::LOG_002,
     shape: Shape::Object(&[
         req("level", &LOGGING_LEVEL),
         opt("logger", &STR),
@@ -25,7 +25,7 @@ pub(super) static SET_LEVEL: MethodSpec = request(
     req("params", &SET_LEVEL_PARAMS),
     &EMPTY_RESULT,
 )
-.gated(Side::Server, "logging", Versions::LEGACY, id::LIST_006);
+.gated(Side::Server, "logging", Versions::LEGACY, cite::LIST_006);
 
 pub(super) static MESSAGE: MethodSpec = notification(
     "notifications/message",
@@ -33,7 +33,7 @@ pub(super) static MESSAGE: MethodSpec = notification(
     Versions::ALL,
     req("params", &MESSAGE_PARAMS),
 )
-.gated(Side::Server, "logging", Versions::LEGACY, id::LOG_001);
+.gated(Side::Server, "logging", Versions::LEGACY, cite::LOG_001);
 
 #[cfg(test)]
 mod tests {
@@ -49,7 +49,7 @@ mod tests {
                 .is_empty()
         );
         let found = SET_LEVEL.check_params(Some(&json!({"level": "verbose"})), V2025_03_26);
-        assert_eq!(found[0].requirement, id::LOG_002);
+        assert_eq!(found[0].requirement, cite::LOG_002);
     }
 
     #[test]

@@ -8,7 +8,8 @@
 //! request inside an `InputRequiredResult` ([`MethodKind::InputRequest`]);
 //! [`errors`] holds the error codes with a defined meaning.
 
-use crate::requirements::id;
+use crate::protocol::cite;
+use crate::requirements::RequirementId;
 
 mod common;
 mod completion;
@@ -96,7 +97,7 @@ pub struct Gate {
     /// The versions in which the gate applies.
     pub versions: Versions,
     /// The requirement broken by using the method ungated.
-    pub requirement: &'static str,
+    pub requirement: RequirementId,
 }
 
 impl Gate {
@@ -182,7 +183,7 @@ impl MethodSpec {
             None if self.params.required.is_some_and(|r| r.contains(version)) => {
                 // From 2026-07-28 every request needs `params` for its `_meta`.
                 let requirement = match (version.era(), self.kind) {
-                    (Era::Stateless, MethodKind::Request) => id::MODN_001,
+                    (Era::Stateless, MethodKind::Request) => cite::MODN_001,
                     _ => super::shape::SCHEMA_001,
                 };
                 let at = pointer.strip_suffix("/params").unwrap_or_default();
@@ -206,7 +207,7 @@ impl MethodSpec {
                     "`{}` answered with an InputRequiredResult, which only tools/call, prompts/get and resources/read may return",
                     self.name
                 );
-                return vec![Violation::must(id::MRTR_001, message).at("/result/resultType")];
+                return vec![Violation::must(cite::MRTR_001, message).at("/result/resultType")];
             }
             return mrtr::check_input_required(result, version);
         }
@@ -237,9 +238,9 @@ fn check_stateless_members(
     let Some(members) = result.as_object() else {
         return;
     };
-    let mut required = vec![("resultType", id::RPC_015)];
+    let mut required = vec![("resultType", cite::RPC_015)];
     if spec.is_cacheable_in(version) {
-        required.extend([("ttlMs", id::CACHE_001), ("cacheScope", id::CACHE_001)]);
+        required.extend([("ttlMs", cite::CACHE_001), ("cacheScope", cite::CACHE_001)]);
     }
     for (member, requirement) in required.into_iter().filter(|(m, _)| !members.contains_key(*m)) {
         let message = format!("the `{}` result has no `{member}`", spec.name);
@@ -312,7 +313,7 @@ impl MethodSpec {
         holder: Side,
         path: &'static str,
         versions: Versions,
-        requirement: &'static str,
+        requirement: RequirementId,
     ) -> Self {
         MethodSpec {
             gate: Some(Gate {
@@ -484,7 +485,7 @@ mod tests {
         let list = method_in("tools/list", V2026_07_28).unwrap();
         assert_eq!(
             list.check_result(&interim, V2026_07_28)[0].requirement,
-            id::MRTR_001
+            cite::MRTR_001
         );
         // Before 2026-07-28 `resultType` is an unknown member and the shape rules apply.
         let legacy = method_in("tools/call", V2025_11_25).unwrap();

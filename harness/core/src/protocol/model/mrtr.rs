@@ -3,12 +3,12 @@
 //! input requests and/or opaque state; the client retries with its input
 //! responses and the state echoed back.
 
-use crate::requirements::id;
 use serde_json::Value;
 
 use super::common::{RESULT_META_FIELD, STR};
 use super::{MethodKind, elicitation, method_in, roots, sampling};
 use crate::json::pointer_member;
+use crate::protocol::cite;
 use crate::protocol::shape::{Alt, Field, Named, Shape, Versions, opt};
 use crate::protocol::violation::Violation;
 use crate::version::ProtocolVersion::{self, *};
@@ -18,7 +18,7 @@ pub const INPUT_REQUIRED: &str = "input_required";
 
 static INPUT_REQUIRED_RESULT: Shape = Shape::Named(&Named {
     name: "InputRequiredResult",
-    requirement: id::MRTR_003,
+    requirement: cite::MRTR_003,
     shape: Shape::Object(&[
         opt("inputRequests", &Shape::Map(&Shape::Any)),
         opt("requestState", &STR),
@@ -29,7 +29,7 @@ static INPUT_REQUIRED_RESULT: Shape = Shape::Named(&Named {
 /// What a client may answer to an input request.
 static INPUT_RESPONSE: Shape = Shape::Named(&Named {
     name: "InputResponse",
-    requirement: id::MRTR_006,
+    requirement: cite::MRTR_006,
     shape: Shape::AnyOf(&[
         Alt {
             versions: Versions::ALL,
@@ -83,7 +83,7 @@ pub(super) fn check_input_required(result: &Value, version: ProtocolVersion) -> 
     let mut out = INPUT_REQUIRED_RESULT.check(result, version, "/result");
     if result.get("inputRequests").is_none() && result.get("requestState").is_none() {
         let message = "an InputRequiredResult with neither `inputRequests` nor `requestState`";
-        out.push(Violation::must(id::MRTR_002, message).at("/result"));
+        out.push(Violation::must(cite::MRTR_002, message).at("/result"));
     }
     for (key, method, request) in input_requests(result) {
         let at = pointer_member("/result/inputRequests", key);
@@ -95,14 +95,14 @@ pub(super) fn check_input_required(result: &Value, version: ProtocolVersion) -> 
                 "input request `{key}` is not an elicitation/create, sampling/createMessage or roots/list request (method {})",
                 method.map_or("missing".to_owned(), |m| format!("`{m}`"))
             );
-            out.push(Violation::must(id::MRTR_003, message).at(at));
+            out.push(Violation::must(cite::MRTR_003, message).at(at));
             continue;
         };
         let params = request.get("params");
         out.extend(spec.check_params_at(params, version, &format!("{at}/params")));
         if params.and_then(|p| p.pointer("/_meta/progressToken")).is_some() {
             let message = format!("input request `{key}` carries a progress token; only clients send them");
-            out.push(Violation::must(id::PROG_001, message).at(format!("{at}/params/_meta/progressToken")));
+            out.push(Violation::must(cite::PROG_001, message).at(format!("{at}/params/_meta/progressToken")));
         }
     }
     out

@@ -6,8 +6,8 @@ use super::common::{
 };
 use super::mrtr::{INPUT_RESPONSES_FIELD, REQUEST_STATE_FIELD};
 use super::{Flow, MethodSpec, Side, notification, request};
+use crate::protocol::cite;
 use crate::protocol::shape::{Named, Shape, Versions, opt, req};
-use crate::requirements::id;
 use crate::version::ProtocolVersion::*;
 
 static ARGUMENT: Shape = Shape::Object(&[
@@ -45,7 +45,7 @@ static GET_PARAMS: Shape = Shape::Object(&[
 
 static MESSAGE: Shape = Shape::Named(&Named {
     name: "PromptMessage",
-    requirement: id::PROM_004,
+    requirement: cite::PROM_004,
     shape: Shape::Object(&[req("role", &ROLE), req("content", &CONTENT_BLOCK)]),
 });
 
@@ -63,7 +63,7 @@ pub(super) static LIST: MethodSpec = request(
     opt("params", &PAGINATED_PARAMS).required_since(V2026_07_28),
     &LIST_RESULT,
 )
-.gated(Side::Server, "prompts", Versions::LEGACY, id::LIST_006)
+.gated(Side::Server, "prompts", Versions::LEGACY, cite::LIST_006)
 .cacheable();
 
 pub(super) static GET: MethodSpec = request(
@@ -73,7 +73,7 @@ pub(super) static GET: MethodSpec = request(
     req("params", &GET_PARAMS),
     &GET_RESULT,
 )
-.gated(Side::Server, "prompts", Versions::LEGACY, id::LIST_006)
+.gated(Side::Server, "prompts", Versions::LEGACY, cite::LIST_006)
 .may_require_input();
 
 pub(super) static LIST_CHANGED: MethodSpec = notification(
@@ -86,7 +86,7 @@ pub(super) static LIST_CHANGED: MethodSpec = notification(
     Side::Server,
     "prompts.listChanged",
     Versions::LEGACY,
-    id::LIST_002,
+    cite::LIST_002,
 );
 
 #[cfg(test)]
@@ -101,7 +101,7 @@ mod tests {
         let bad = json!({"messages": [{"role": "system", "content": [{"type": "text", "text": "hi"}]}]});
         let found = GET.check_result(&bad, V2024_11_05);
         assert_eq!(found.len(), 2);
-        assert!(found.iter().all(|v| v.requirement == id::PROM_004));
+        assert!(found.iter().all(|v| v.requirement == cite::PROM_004));
     }
 
     #[test]

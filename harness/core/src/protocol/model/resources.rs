@@ -7,13 +7,13 @@ use super::common::{
 };
 use super::mrtr::{INPUT_RESPONSES_FIELD, REQUEST_STATE_FIELD};
 use super::{Flow, MethodSpec, Side, notification, request};
+use crate::protocol::cite;
 use crate::protocol::shape::{Named, Shape, Versions, opt, req};
-use crate::requirements::id;
 use crate::version::ProtocolVersion::*;
 
 static RESOURCE: Shape = Shape::Named(&Named {
     name: "Resource",
-    requirement: id::RES_002,
+    requirement: cite::RES_002,
     shape: Shape::Object(&[
         req("uri", &STR),
         req("name", &STR),
@@ -29,7 +29,7 @@ static RESOURCE: Shape = Shape::Named(&Named {
 
 static RESOURCE_TEMPLATE: Shape = Shape::Named(&Named {
     name: "ResourceTemplate",
-    requirement: id::RES_002,
+    requirement: cite::RES_002,
     shape: Shape::Object(&[
         req("uriTemplate", &STR),
         req("name", &STR),
@@ -88,7 +88,7 @@ pub(super) static LIST: MethodSpec = request(
     opt("params", &PAGINATED_PARAMS).required_since(V2026_07_28),
     &LIST_RESULT,
 )
-.gated(Side::Server, "resources", Versions::LEGACY, id::LIST_006)
+.gated(Side::Server, "resources", Versions::LEGACY, cite::LIST_006)
 .cacheable();
 
 pub(super) static TEMPLATES_LIST: MethodSpec = request(
@@ -98,7 +98,7 @@ pub(super) static TEMPLATES_LIST: MethodSpec = request(
     opt("params", &PAGINATED_PARAMS).required_since(V2026_07_28),
     &TEMPLATES_LIST_RESULT,
 )
-.gated(Side::Server, "resources", Versions::LEGACY, id::LIST_006)
+.gated(Side::Server, "resources", Versions::LEGACY, cite::LIST_006)
 .cacheable();
 
 pub(super) static READ: MethodSpec = request(
@@ -108,7 +108,7 @@ pub(super) static READ: MethodSpec = request(
     req("params", &READ_PARAMS),
     &READ_RESULT,
 )
-.gated(Side::Server, "resources", Versions::LEGACY, id::LIST_006)
+.gated(Side::Server, "resources", Versions::LEGACY, cite::LIST_006)
 .may_require_input()
 .cacheable();
 
@@ -123,7 +123,7 @@ pub(super) static SUBSCRIBE: MethodSpec = request(
     Side::Server,
     "resources.subscribe",
     Versions::LEGACY,
-    id::LIST_006,
+    cite::LIST_006,
 );
 
 pub(super) static UNSUBSCRIBE: MethodSpec = request(
@@ -137,7 +137,7 @@ pub(super) static UNSUBSCRIBE: MethodSpec = request(
     Side::Server,
     "resources.subscribe",
     Versions::LEGACY,
-    id::LIST_006,
+    cite::LIST_006,
 );
 
 pub(super) static LIST_CHANGED: MethodSpec = notification(
@@ -150,7 +150,7 @@ pub(super) static LIST_CHANGED: MethodSpec = notification(
     Side::Server,
     "resources.listChanged",
     Versions::LEGACY,
-    id::LIST_002,
+    cite::LIST_002,
 );
 
 pub(super) static UPDATED: MethodSpec = notification(
@@ -159,7 +159,12 @@ pub(super) static UPDATED: MethodSpec = notification(
     Versions::ALL,
     req("params", &UPDATED_PARAMS),
 )
-.gated(Side::Server, "resources.subscribe", Versions::LEGACY, id::RES_007);
+.gated(
+    Side::Server,
+    "resources.subscribe",
+    Versions::LEGACY,
+    cite::RES_007,
+);
 
 #[cfg(test)]
 mod tests {
@@ -174,7 +179,7 @@ mod tests {
         let bad = json!({"resources": [{"uri": "file:///a", "annotations": {"priority": 2}}]});
         let found = LIST.check_result(&bad, V2024_11_05);
         let requirements: Vec<_> = found.iter().map(|v| v.requirement).collect();
-        assert_eq!(requirements, [id::RES_002, id::RES_009]);
+        assert_eq!(requirements, [cite::RES_002, cite::RES_009]);
         let template = json!({"resourceTemplates": [{"uri": "file:///{x}", "name": "x"}]});
         assert!(!TEMPLATES_LIST.check_result(&template, V2025_06_18).is_empty());
     }
@@ -186,7 +191,7 @@ mod tests {
         let neither = json!({"contents": [{"uri": "file:///a"}]});
         assert_eq!(
             READ.check_result(&neither, V2025_11_25)[0].requirement,
-            id::RES_002
+            cite::RES_002
         );
         assert!(!UPDATED.check_params(None, V2025_03_26).is_empty());
         assert_eq!(SUBSCRIBE.gate.map(|g| g.path), Some("resources.subscribe"));

@@ -2,13 +2,13 @@
 
 use super::common::{META, NOTIFICATION_PARAMS, RESULT_META_FIELD, SERVER_REQUEST_PARAMS, STR, array};
 use super::{Flow, MethodSpec, Side, input_request, notification, request};
+use crate::protocol::cite;
 use crate::protocol::shape::{Named, Shape, Versions, opt, req};
-use crate::requirements::id;
 use crate::version::ProtocolVersion::V2026_07_28;
 
 static ROOT: Shape = Shape::Named(&Named {
     name: "Root",
-    requirement: id::ROOT_002,
+    requirement: cite::ROOT_002,
     shape: Shape::Object(&[req("uri", &STR), opt("name", &STR), META]),
 });
 
@@ -22,14 +22,15 @@ pub(super) static LIST: MethodSpec = request(
     opt("params", &SERVER_REQUEST_PARAMS),
     &LIST_RESULT,
 )
-.gated(Side::Client, "roots", Versions::LEGACY, id::LIST_006);
+.gated(Side::Client, "roots", Versions::LEGACY, cite::LIST_006);
 
-pub(super) static LIST_INPUT: MethodSpec = input_request(
-    "roots/list",
-    opt("params", &SERVER_REQUEST_PARAMS),
-    &LIST_RESULT,
-)
-.gated(Side::Client, "roots", Versions::since(V2026_07_28), id::MRTR_004);
+pub(super) static LIST_INPUT: MethodSpec =
+    input_request("roots/list", opt("params", &SERVER_REQUEST_PARAMS), &LIST_RESULT).gated(
+        Side::Client,
+        "roots",
+        Versions::since(V2026_07_28),
+        cite::MRTR_004,
+    );
 
 pub(super) static LIST_CHANGED: MethodSpec = notification(
     "notifications/roots/list_changed",
@@ -37,7 +38,12 @@ pub(super) static LIST_CHANGED: MethodSpec = notification(
     Versions::LEGACY,
     opt("params", &NOTIFICATION_PARAMS),
 )
-.gated(Side::Client, "roots.listChanged", Versions::LEGACY, id::LIST_002);
+.gated(
+    Side::Client,
+    "roots.listChanged",
+    Versions::LEGACY,
+    cite::LIST_002,
+);
 
 #[cfg(test)]
 mod tests {
@@ -55,7 +61,7 @@ mod tests {
             .is_empty()
         );
         let found = LIST.check_result(&json!({"roots": [{"name": "w"}]}), V2024_11_05);
-        assert_eq!(found[0].requirement, id::ROOT_002);
+        assert_eq!(found[0].requirement, cite::ROOT_002);
         assert!(LIST.direction.allows(crate::protocol::PeerRole::Server));
         assert!(!LIST.direction.allows(crate::protocol::PeerRole::Client));
     }

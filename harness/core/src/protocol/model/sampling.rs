@@ -6,8 +6,9 @@ use super::common::{
 };
 use super::tools::TOOL;
 use super::{Flow, Gate, MemberGate, MethodSpec, Side, input_request, request};
+use crate::protocol::cite;
 use crate::protocol::shape::{Alt, Named, Shape, Tagged, Variant, Versions, opt, req};
-use crate::requirements::id;
+use crate::requirements::RequirementId;
 use crate::version::ProtocolVersion::*;
 
 /// A priority of [`MODEL_PREFERENCES`]: a number from 0 to 1.
@@ -18,7 +19,7 @@ static PRIORITY: Shape = Shape::Number {
 
 static MODEL_PREFERENCES: Shape = Shape::Named(&Named {
     name: "ModelPreferences",
-    requirement: id::SAMP_003,
+    requirement: cite::SAMP_003,
     shape: Shape::Object(&[
         opt("hints", &array(&Shape::Object(&[opt("name", &STR)]))),
         opt("costPriority", &PRIORITY),
@@ -87,7 +88,7 @@ static MESSAGE: Shape = Shape::Object(&[req("role", &ROLE), req("content", &CONT
 
 static PARAMS: Shape = Shape::Named(&Named {
     name: "CreateMessageRequestParams",
-    requirement: id::SAMP_002,
+    requirement: cite::SAMP_002,
     shape: Shape::Object(&[
         req("messages", &array(&MESSAGE)),
         opt("modelPreferences", &MODEL_PREFERENCES),
@@ -126,14 +127,14 @@ pub(super) static CREATE_MESSAGE: MethodSpec = request(
     req("params", &PARAMS),
     &RESULT,
 )
-.gated(Side::Client, "sampling", Versions::LEGACY, id::SAMP_001);
+.gated(Side::Client, "sampling", Versions::LEGACY, cite::SAMP_001);
 
 pub(super) static CREATE_MESSAGE_INPUT: MethodSpec =
     input_request("sampling/createMessage", req("params", &PARAMS), &RESULT).gated(
         Side::Client,
         "sampling",
         Versions::since(V2026_07_28),
-        id::MRTR_004,
+        cite::MRTR_004,
     );
 
 /// A 2025-11-25 gate on the client's `sampling` sub-capabilities.
@@ -141,7 +142,7 @@ const fn sampling_gate(
     member: &'static str,
     values: &'static [&'static str],
     path: &'static str,
-    requirement: &'static str,
+    requirement: RequirementId,
 ) -> MemberGate {
     MemberGate {
         method: "sampling/createMessage",
@@ -157,13 +158,13 @@ const fn sampling_gate(
 }
 
 pub(super) static MEMBER_GATES: &[MemberGate] = &[
-    sampling_gate("tools", &[], "sampling.tools", id::SAMP_007),
-    sampling_gate("toolChoice", &[], "sampling.tools", id::SAMP_007),
+    sampling_gate("tools", &[], "sampling.tools", cite::SAMP_007),
+    sampling_gate("toolChoice", &[], "sampling.tools", cite::SAMP_007),
     sampling_gate(
         "includeContext",
         &["thisServer", "allServers"],
         "sampling.context",
-        id::SAMP_006,
+        cite::SAMP_006,
     ),
 ];
 
@@ -186,7 +187,7 @@ mod tests {
         assert!(CREATE_MESSAGE.check_params(Some(&good), V2024_11_05).is_empty());
         let bad = params(json!({"intelligencePriority": 1.01}), text);
         let found = CREATE_MESSAGE.check_params(Some(&bad), V2024_11_05);
-        assert_eq!(found[0].requirement, id::SAMP_003);
+        assert_eq!(found[0].requirement, cite::SAMP_003);
         assert_eq!(
             found[0].pointer.as_deref(),
             Some("/params/modelPreferences/intelligencePriority")
@@ -203,7 +204,7 @@ mod tests {
                 .is_empty()
         );
         let found = CREATE_MESSAGE.check_params(Some(&message), V2025_06_18);
-        assert_eq!(found[0].requirement, id::SAMP_002);
+        assert_eq!(found[0].requirement, cite::SAMP_002);
         let result = json!({"role": "assistant", "content": {"type": "audio", "data": "", "mimeType": "audio/wav"}, "model": "m"});
         assert!(!CREATE_MESSAGE.check_result(&result, V2024_11_05).is_empty());
         assert!(CREATE_MESSAGE.check_result(&result, V2025_03_26).is_empty());

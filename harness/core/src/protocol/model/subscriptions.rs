@@ -2,7 +2,6 @@
 //! filter; the server acknowledges the part it honours, then sends only
 //! those notifications, each tagged with the listen request's id.
 
-use crate::requirements::id;
 use serde_json::Value;
 
 use super::common::{
@@ -10,6 +9,7 @@ use super::common::{
     STR_ARRAY,
 };
 use super::{Flow, MethodSpec, notification, request};
+use crate::protocol::cite;
 use crate::protocol::meta_key;
 use crate::protocol::shape::{Named, Shape, Versions, opt, req};
 use crate::version::ProtocolVersion::*;
@@ -63,7 +63,7 @@ static LISTEN_RESULT: Shape = Shape::Object(&[
 
 static ACKNOWLEDGED_PARAMS: Shape = Shape::Named(&Named {
     name: "SubscriptionsAcknowledgedNotificationParams",
-    requirement: id::SUBS_001,
+    requirement: cite::SUBS_001,
     shape: Shape::Object(&[req("notifications", &FILTER), NOTIFICATION_META_FIELD]),
 });
 
@@ -107,7 +107,7 @@ mod tests {
                 .is_empty()
         );
         let ack = ACKNOWLEDGED.check_params(Some(&json!({"notifications": []})), V2026_07_28);
-        assert_eq!(ack[0].requirement, id::SUBS_001);
+        assert_eq!(ack[0].requirement, cite::SUBS_001);
     }
 
     #[test]

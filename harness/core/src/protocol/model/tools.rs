@@ -7,8 +7,8 @@ use super::common::{
 };
 use super::mrtr::{INPUT_RESPONSES_FIELD, REQUEST_STATE_FIELD};
 use super::{Flow, MethodSpec, Side, notification, request};
+use crate::protocol::cite;
 use crate::protocol::shape::{Alt, Named, Shape, Versions, opt, req};
-use crate::requirements::id;
 use crate::version::ProtocolVersion::*;
 
 /// `inputSchema` and `outputSchema`: a JSON Schema object with `type: "object"` at the root.
@@ -43,7 +43,7 @@ static TOOL_ANNOTATIONS: Shape = Shape::Object(&[
 /// A tool definition; sampling reuses it for `tools` (2025-11-25).
 pub(super) static TOOL: Shape = Shape::Named(&Named {
     name: "Tool",
-    requirement: id::TOOL_002,
+    requirement: cite::TOOL_002,
     shape: Shape::Object(&[
         req("name", &STR),
         opt("title", &STR).since(V2025_06_18),
@@ -88,7 +88,7 @@ pub(super) static LIST: MethodSpec = request(
     opt("params", &PAGINATED_PARAMS).required_since(V2026_07_28),
     &LIST_RESULT,
 )
-.gated(Side::Server, "tools", Versions::LEGACY, id::LIST_006)
+.gated(Side::Server, "tools", Versions::LEGACY, cite::LIST_006)
 .cacheable();
 
 pub(super) static CALL: MethodSpec = request(
@@ -98,7 +98,7 @@ pub(super) static CALL: MethodSpec = request(
     req("params", &CALL_PARAMS),
     &CALL_RESULT,
 )
-.gated(Side::Server, "tools", Versions::LEGACY, id::LIST_006)
+.gated(Side::Server, "tools", Versions::LEGACY, cite::LIST_006)
 .may_require_input();
 
 pub(super) static LIST_CHANGED: MethodSpec = notification(
@@ -107,7 +107,12 @@ pub(super) static LIST_CHANGED: MethodSpec = notification(
     Versions::ALL,
     opt("params", &NOTIFICATION_PARAMS),
 )
-.gated(Side::Server, "tools.listChanged", Versions::LEGACY, id::LIST_002);
+.gated(
+    Side::Server,
+    "tools.listChanged",
+    Versions::LEGACY,
+    cite::LIST_002,
+);
 
 #[cfg(test)]
 mod tests {
@@ -120,7 +125,7 @@ mod tests {
         assert!(LIST.check_result(&good, V2024_11_05).is_empty());
         let bad = json!({"tools": [{"name": "echo", "inputSchema": {"type": "array"}}]});
         let found = LIST.check_result(&bad, V2024_11_05);
-        assert_eq!(found[0].requirement, id::TOOL_002);
+        assert_eq!(found[0].requirement, cite::TOOL_002);
         assert_eq!(
             found[0].pointer.as_deref(),
             Some("/result/tools/0/inputSchema/type")

@@ -2,8 +2,8 @@
 
 use super::common::{NOTIFICATION_META_FIELD, NUM, PROGRESS_TOKEN, REQUEST_ID, STR};
 use super::{Flow, MethodSpec, notification};
+use crate::protocol::cite;
 use crate::protocol::shape::{Field, Named, Shape, Versions, opt, req};
-use crate::requirements::id;
 use crate::version::ProtocolVersion::*;
 
 static PROGRESS_PARAMS: Shape = Shape::Object(&[
@@ -23,7 +23,7 @@ const REQUEST_ID_FIELD: Field = Field {
 
 static CANCELLED_PARAMS: Shape = Shape::Named(&Named {
     name: "CancelledNotificationParams",
-    requirement: id::CANC_001,
+    requirement: cite::CANC_001,
     shape: Shape::Object(&[
         REQUEST_ID_FIELD,
         req("requestId", &REQUEST_ID).since(V2026_07_28),
@@ -63,7 +63,7 @@ mod tests {
             V2024_11_05,
         );
         assert_eq!(found.len(), 2);
-        assert_eq!(found[0].requirement, id::PROG_001);
+        assert_eq!(found[0].requirement, cite::PROG_001);
     }
 
     #[test]

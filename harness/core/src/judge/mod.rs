@@ -1,0 +1,19 @@
+//! The judge's rules beyond the frame checker: each turns what the runner
+//! collected (a response, the transcript, what a step saw) into a [`Check`].
+//! The runner only waits, sends and collects.
+//!
+//! - [`Check`]: the judgement of one expectation or rule.
+//! - [`handshake`]: the answer to `initialize`.
+//! - [`discover`]: the answer to the stateless era's `server/discover`.
+//! - [`opening`]: how a client (or a gateway) opens a connection.
+//! - [`defaults`]: what a check cites when the scenario names nothing.
+
+mod check;
+pub mod defaults;
+mod describe;
+pub mod discover;
+pub mod handshake;
+pub mod opening;
+
+pub use check::Check;
+pub use describe::summarize;
