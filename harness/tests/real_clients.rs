@@ -1,6 +1,6 @@
 //! The client scenarios against real clients nobody here wrote the SDK of:
 //! fixture hosts on the official TypeScript `Client` and Python
-//! `ClientSession`, and the Inspector CLI, each installed by
+//! `MockSession`, and the Inspector CLI, each installed by
 //! `scripts/install-peers.sh` and run by `mcp-conform test-client` over
 //! stdio (`{server}`) and over Streamable HTTP (`{url}`). Their verdict
 //! tables are snapshotted, as are those of a real bridge (npm

@@ -7,7 +7,7 @@
 //!   the mock server's endpoint on it), carrying raw frames; the SSE and
 //!   header code both sides share. JSON-RPC framing and MCP header names
 //!   come from the core crate (`mcp_conform_core::wire`).
-//! - The peers, on top: [`client`] (the session the engine drives, as mock
+//! - The peers, on top: [`session`] (the session the engine drives, as mock
 //!   client or mock server), and the correct peers with their fault layers
 //!   (their mutants): [`reference`](mod@reference) (the reference server, a handler on the
 //!   HTTP core), [`reference_client`], [`reference_gateway`].
@@ -16,10 +16,10 @@
 //! `base64`).
 
 use mcp_conform_core::wire::base64;
-pub mod client;
 mod faults;
 pub mod reference;
 pub mod reference_client;
 pub mod reference_gateway;
+pub mod session;
 mod stateless_result;
 pub mod transport;

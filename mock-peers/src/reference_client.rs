@@ -44,7 +44,7 @@ use tokio::time::Instant;
 use self::answers::Answers;
 use self::era::ServerEra;
 pub use self::plan::Plan;
-use crate::client::{ClientSession, Received, WaitError};
+use crate::session::{MockSession, Received, WaitError};
 use crate::transport::StdioCommand;
 use mcp_conform_core::wire::mirror;
 
@@ -287,7 +287,7 @@ pub async fn run(server: &ServerAddress, plan: Plan, fault: Option<ClientFault>)
 
 /// The client: its connection, how it answers, and what it keeps track of.
 struct Host {
-    session: ClientSession,
+    session: MockSession,
     answers: Answers,
     fault: Option<ClientFault>,
     /// Whether the server speaks the stateless era (2026-07-28).

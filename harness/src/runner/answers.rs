@@ -3,7 +3,7 @@
 
 use mcp_conform_core::matcher::{MatchContext, render_template};
 use mcp_conform_core::scenario::model::{Reply, ScriptedAnswer};
-use mcp_mock_peers::client::{PeerRequest, RequestHandler, default_reply};
+use mcp_mock_peers::session::{PeerRequest, RequestHandler, default_reply};
 use serde_json::{Value, json};
 
 use super::outcome::Check;

@@ -7,7 +7,7 @@
 
 use mcp_conform_core::Verdict;
 use mcp_conform_core::judge::discover::{self, Probe, classify, version_listed};
-use mcp_mock_peers::client::WaitError;
+use mcp_mock_peers::session::WaitError;
 use serde_json::json;
 use tokio::time::Instant;
 

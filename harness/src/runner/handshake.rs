@@ -3,7 +3,7 @@
 
 use mcp_conform_core::Verdict;
 use mcp_conform_core::judge::handshake::{self, InitializeAnswer};
-use mcp_mock_peers::client::WaitError;
+use mcp_mock_peers::session::WaitError;
 use serde_json::{Value, json};
 use tokio::time::Instant;
 

@@ -11,11 +11,11 @@
 //! - [`suite`]: many scenarios on worker threads, reported as events.
 
 mod answers;
-mod client_role;
 mod discover;
 mod frames;
 mod gateway;
 mod handshake;
+mod mock_server;
 mod outcome;
 mod probe;
 mod scenario;
@@ -30,8 +30,8 @@ use mcp_conform_core::scenario::profile::Profile;
 use mcp_conform_core::version::ProtocolVersion;
 use mcp_mock_peers::transport::{HttpMode, StdioCommand, http::headers};
 
-pub use client_role::{ClientUnderTest, serve_connected, serve_http, serve_stdio};
 pub use gateway::{GatewayUnderTest, free_loopback_port, shell_word, wait_for_port};
+pub use mock_server::{ClientUnderTest, serve_connected, serve_http, serve_stdio};
 pub use outcome::{Check, ScenarioOutcome};
 pub use probe::supported_versions;
 pub use scenario::run_scenario;

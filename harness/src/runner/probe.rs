@@ -8,7 +8,7 @@ use std::time::Duration;
 
 use mcp_conform_core::judge::discover::{Probe, classify};
 use mcp_conform_core::version::{Era, ProtocolVersion};
-use mcp_mock_peers::client::{ClientSession, DefaultHandler, Envelope, WaitError};
+use mcp_mock_peers::session::{DefaultHandler, Envelope, MockSession, WaitError};
 use serde_json::{Value, json};
 use tokio::task::{JoinSet, LocalSet};
 use tokio::time::Instant;
@@ -145,7 +145,7 @@ async fn ask(config: &RunConfig, envelope: Option<Envelope>, method: &str, param
         Ok(transport) => transport,
         Err(error) => return Answer::Unreachable(error.to_string()),
     };
-    let mut session = ClientSession::new(transport);
+    let mut session = MockSession::new(transport);
     if let Some(envelope) = envelope {
         session.speak_stateless(envelope);
     }

@@ -7,18 +7,18 @@ use mcp_conform_core::scenario::Scenario;
 use mcp_conform_core::scenario::model::{Handshake, Role, StepKind, TransportName};
 use mcp_conform_core::version::Era;
 use mcp_conform_core::{Level, Verdict};
-use mcp_mock_peers::client::{ClientSession, Envelope};
+use mcp_mock_peers::session::{Envelope, MockSession};
 use mcp_mock_peers::transport::{
     HttpMode, HttpOptions, HttpTransport, StdioTransport, Transport, TransportError,
 };
 use serde_json::{Value, json};
 use tokio::time::Instant;
 
-use super::client_role;
 use super::discover::discover;
 use super::frames::check_frames;
 use super::gateway::{self, Hub};
 use super::handshake::{Handshaken, handshake};
+use super::mock_server;
 use super::outcome::ScenarioOutcome;
 use super::steps::{StepRunner, Stop, transport_mismatch};
 use super::{RunConfig, Target};
@@ -31,7 +31,7 @@ const EXIT_GRACE: Duration = Duration::from_millis(500);
 /// shutdown grace.
 pub async fn run_scenario(scenario: &Scenario, config: &RunConfig) -> ScenarioOutcome {
     match &config.target {
-        Target::Client(client) => return client_role::run_client_scenario(scenario, config, client).await,
+        Target::Client(client) => return mock_server::run_client_scenario(scenario, config, client).await,
         Target::Gateway(gateway) => return gateway::run_gateway_scenario(scenario, config, gateway).await,
         Target::Stdio(_) | Target::Http { .. } => {}
     }
@@ -77,8 +77,8 @@ pub(super) fn open_transport(config: &RunConfig) -> Result<Transport, TransportE
 
 /// The mock client's session; in the stateless era every request carries
 /// the scenario's client (its capabilities and info) and the version.
-fn client_session(transport: Transport, scenario: &Scenario, config: &RunConfig) -> ClientSession {
-    let mut session = ClientSession::new(transport);
+fn client_session(transport: Transport, scenario: &Scenario, config: &RunConfig) -> MockSession {
+    let mut session = MockSession::new(transport);
     if config.protocol.era() == Era::Stateless {
         let client = &scenario.client;
         session.speak_stateless(Envelope {
@@ -103,7 +103,7 @@ pub(super) fn default_client_info() -> Value {
 pub(super) async fn run_session(
     scenario: &Scenario,
     config: &RunConfig,
-    session: ClientSession,
+    session: MockSession,
     mut outcome: ScenarioOutcome,
     started: Instant,
     backends: Option<Hub>,
@@ -130,7 +130,7 @@ pub(super) async fn run_session(
         false => check_frames(runner.session.transcript(), runner.version, stdio, config, us),
     };
     if let Some(record) = runner.session.http_client_record() {
-        found.extend(client_role::judge_http(
+        found.extend(mock_server::judge_http(
             &record,
             runner.version,
             scenario,
@@ -174,7 +174,7 @@ async fn drive<'s>(runner: &mut StepRunner<'s>, scenario: &'s Scenario, config: 
             let handshaken = match scenario.role {
                 Role::Server if runner.is_stateless() => discover(runner, config).await,
                 Role::Server | Role::Gateway => handshake(runner, config).await,
-                Role::Client => client_role::serve_handshake(runner, config).await,
+                Role::Client => mock_server::serve_handshake(runner, config).await,
             };
             match handshaken {
                 Handshaken::Ready => {}
@@ -187,7 +187,7 @@ async fn drive<'s>(runner: &mut StepRunner<'s>, scenario: &'s Scenario, config: 
             // The client under test goes on by itself: keep serving it until
             // it leaves, its held requests answered now that nothing more is asked.
             runner.session.expect_asks(false);
-            runner.idle(client_role::LINGER, &[]).await;
+            runner.idle(mock_server::LINGER, &[]).await;
         }
         stop
     };

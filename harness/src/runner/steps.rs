@@ -13,7 +13,7 @@ use mcp_conform_core::scenario::model::{
 };
 use mcp_conform_core::version::{Era, ProtocolVersion};
 use mcp_conform_core::{Level, Verdict};
-use mcp_mock_peers::client::{AskFate, ClientSession, PeerRequest, Received, WaitError};
+use mcp_mock_peers::session::{AskFate, MockSession, PeerRequest, Received, WaitError};
 use mcp_mock_peers::transport::TransportError;
 use serde_json::{Value, json};
 use tokio::time::Instant;
@@ -96,7 +96,7 @@ struct Judge<'e> {
 /// The state of one scenario run: the session, variables, checks so far.
 pub struct StepRunner<'s> {
     pub scenario: &'s Scenario,
-    pub session: ClientSession,
+    pub session: MockSession,
     pub ctx: MatchContext,
     pub checks: Vec<Check>,
     pub version: ProtocolVersion,
@@ -132,7 +132,7 @@ pub struct StepRunner<'s> {
 }
 
 impl<'s> StepRunner<'s> {
-    pub fn new(scenario: &'s Scenario, session: ClientSession, config: &RunConfig) -> Self {
+    pub fn new(scenario: &'s Scenario, session: MockSession, config: &RunConfig) -> Self {
         let mut ctx = MatchContext::default();
         ctx.vars
             .insert("protocol_version".into(), json!(config.protocol.as_str()));

@@ -7,7 +7,7 @@ use serde_json::{Map, Value, json};
 use tokio::time::Instant;
 
 use super::{ClientFault, Plan};
-use crate::client::{PeerRequest, RequestHandler};
+use crate::session::{PeerRequest, RequestHandler};
 
 /// The client capabilities the reference client can have, with the method
 /// each one serves.

@@ -6,12 +6,12 @@
 use super::era::{self, ServerEra};
 use super::http_faults::FaultProxy;
 use super::{ANSWER_TIMEOUT, ClientFault, ServerAddress};
-use crate::client::{ClientSession, Envelope};
+use crate::session::{Envelope, MockSession};
 use crate::transport::{HttpMode, HttpOptions, HttpTransport, StdioTransport, Transport};
 
 /// A connection ready for the plan.
 pub(super) struct Connection {
-    pub session: ClientSession,
+    pub session: MockSession,
     /// The era the probe found, or why the client cannot go on.
     pub found: Result<ServerEra, String>,
     /// The HTTP fault's proxy; it stops when dropped.
@@ -28,7 +28,7 @@ pub(super) async fn connect(
     match server {
         ServerAddress::Command(command) => {
             let transport = StdioTransport::spawn(command).map_err(|e| e.to_string())?;
-            let mut session = ClientSession::new(transport);
+            let mut session = MockSession::new(transport);
             // Without the probe, initialize goes first (see `Host::initialize`).
             let found = if fault == Some(ClientFault::ModernNoProbe) {
                 Ok(ServerEra::Legacy)
@@ -62,10 +62,10 @@ async fn connect_http(
             .map_or(url, FaultProxy::url)
             .to_owned()
     };
-    let mut session = ClientSession::new(http(through_proxy(true), true)?);
+    let mut session = MockSession::new(http(through_proxy(true), true)?);
     let found = era::probe(&mut session, envelope, any_code(fault)).await;
     if found == Ok(ServerEra::Legacy) {
-        session = ClientSession::new(http(through_proxy(false), false)?);
+        session = MockSession::new(http(through_proxy(false), false)?);
     }
     Ok(Connection {
         session,

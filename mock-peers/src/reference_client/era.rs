@@ -13,7 +13,7 @@ use mcp_conform_core::version::{Era, ProtocolVersion};
 use serde_json::{Value, json};
 use tokio::time::Instant;
 
-use crate::client::{ClientSession, DefaultHandler, Envelope, WaitError};
+use crate::session::{DefaultHandler, Envelope, MockSession, WaitError};
 
 /// The modern version the client speaks.
 pub(super) const MODERN: ProtocolVersion = ProtocolVersion::V2026_07_28;
@@ -50,7 +50,7 @@ pub(super) fn envelope(capabilities: Value) -> Envelope {
 /// that is not a modern one means a legacy server (a broken client takes
 /// only `-32601` for one, MODN-010).
 pub(super) async fn probe(
-    session: &mut ClientSession,
+    session: &mut MockSession,
     envelope: &Envelope,
     any_code: bool,
 ) -> Result<ServerEra, String> {

@@ -6,7 +6,7 @@
 use mcp_conform_core::protocol::meta_key::SUBSCRIPTION_ID;
 use serde_json::{Map, Value, json};
 
-use crate::client::Received;
+use crate::session::Received;
 
 pub(super) const LISTEN: &str = "subscriptions/listen";
 const ACKNOWLEDGED: &str = "notifications/subscriptions/acknowledged";

@@ -9,7 +9,7 @@ use tokio::time::Instant;
 
 use super::era::{self, ServerEra};
 use super::{ANSWER_TIMEOUT, ClientFault, Host, listen};
-use crate::client::{ClientSession, RetryFault, WaitError};
+use crate::session::{MockSession, RetryFault, WaitError};
 
 impl Host {
     /// Speaks the stateless era from now on, to a server that declared
@@ -48,7 +48,7 @@ impl Host {
         let id = self
             .send(listen::LISTEN, json!({"notifications": filter}))
             .await?;
-        let settled = |session: &ClientSession| {
+        let settled = |session: &MockSession| {
             listen::acknowledged(session.notifications(), &id) || session.response_to(&id).is_some()
         };
         let deadline = Instant::now() + ANSWER_TIMEOUT;

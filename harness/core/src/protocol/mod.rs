@@ -41,7 +41,10 @@ macro_rules! cites {
         $(#[$doc])*
         pub const $list: &[crate::requirements::RequirementId] = &[$(crate::requirements::id::$name),+];
 
-        /// Typed IDs of the requirements the core's rules cite.
+        /// Typed IDs of the requirements the core's rules cite. One that no
+        /// rule cites is an error, so the list never claims coverage the
+        /// code does not give.
+        #[deny(dead_code)]
         pub(crate) mod cite {
             $(pub(crate) const $name: crate::requirements::RequirementId = crate::requirements::id::$name;)+
         }

@@ -15,7 +15,7 @@ use mcp_conform_core::scenario::Scenario;
 use mcp_conform_core::scenario::model::{Backend, Reply, ScriptedAnswer};
 use mcp_conform_core::version::{ProtocolVersion, VersionSet};
 use mcp_conform_core::wire::{Frame, RequestId};
-use mcp_mock_peers::client::{ClientSession, PeerRequest, RequestHandler, WaitError};
+use mcp_mock_peers::session::{MockSession, PeerRequest, RequestHandler, WaitError};
 use mcp_mock_peers::transport::StreamTransport;
 use serde_json::{Value, json};
 use tokio::net::UnixListener;
@@ -24,8 +24,8 @@ use tokio::task::JoinHandle;
 use tokio::time::Instant;
 
 use super::super::answers::{AnswerSource, ScriptHandler};
-use super::super::client_role::InitializeHandler;
 use super::super::frames::heard;
+use super::super::mock_server::InitializeHandler;
 use super::super::outcome::Check;
 
 /// How often a connection's task takes commands and publishes what it saw.
@@ -360,7 +360,7 @@ fn closed() -> WaitError {
 async fn accept(hub: Hub, backend: Arc<Backend>, listener: UnixListener, versions: Versions) {
     while let Ok((stream, _)) = listener.accept().await {
         let (reader, writer) = stream.into_split();
-        let session = ClientSession::new(StreamTransport::new(reader, writer));
+        let session = MockSession::new(StreamTransport::new(reader, writer));
         let (sender, commands) = mpsc::unbounded_channel();
         let Some(index) = hub.open(&backend.name, sender) else {
             return;
@@ -415,7 +415,7 @@ struct Published {
 }
 
 impl Connection {
-    async fn serve(self, mut session: ClientSession, mut commands: mpsc::UnboundedReceiver<Command>) {
+    async fn serve(self, mut session: MockSession, mut commands: mpsc::UnboundedReceiver<Command>) {
         let mut vars = MatchContext::default();
         let no_capabilities = json!({});
         let mut published = Published::default();
@@ -484,13 +484,7 @@ impl Connection {
 
     /// Copies what is new in the session to the hub; returns whether the
     /// hub is stopping.
-    fn publish(
-        &self,
-        session: &ClientSession,
-        published: &mut Published,
-        found: Found,
-        closed: bool,
-    ) -> bool {
+    fn publish(&self, session: &MockSession, published: &mut Published, found: Found, closed: bool) -> bool {
         let mut state = self.hub.lock();
         let state = &mut *state;
         let stopping = state.stopping;
@@ -537,7 +531,7 @@ struct Found {
 
 /// Carries out one command; returns whether the connection is gone.
 async fn run_command(
-    session: &mut ClientSession,
+    session: &mut MockSession,
     command: Command,
     pending: &mut Vec<(Value, oneshot::Sender<Result<Value, WaitError>>)>,
 ) -> bool {

@@ -6,12 +6,12 @@ use std::path::{Path, PathBuf};
 use std::time::Duration;
 
 use mcp_conform_core::scenario::Scenario;
-use mcp_mock_peers::client::ClientSession;
+use mcp_mock_peers::session::MockSession;
 use mcp_mock_peers::transport::{HttpMode, HttpOptions, HttpTransport, StdioCommand, StdioTransport};
 use serde_json::{Map, Value, json};
 use tokio::time::Instant;
 
-use super::super::client_role::relay_command;
+use super::super::mock_server::relay_command;
 use super::backends::socket_path;
 
 /// How often we try the gateway's port while it starts.
@@ -54,7 +54,7 @@ impl GatewayUnderTest {
 /// The started gateway: the front session, and the process when the
 /// session does not own it (HTTP).
 pub struct Launched {
-    pub session: ClientSession,
+    pub session: MockSession,
     pub process: Option<StdioTransport>,
 }
 
@@ -96,7 +96,7 @@ pub async fn launch(
     let mut process = StdioTransport::spawn(&command).map_err(|e| (e.to_string(), None))?;
     let Some(port) = port else {
         return Ok(Launched {
-            session: ClientSession::new(process),
+            session: MockSession::new(process),
             process: None,
         });
     };
@@ -114,7 +114,7 @@ pub async fn launch(
     });
     match http {
         Ok(http) => Ok(Launched {
-            session: ClientSession::new(http),
+            session: MockSession::new(http),
             process: Some(process),
         }),
         Err(error) => {

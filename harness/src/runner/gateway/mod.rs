@@ -24,8 +24,8 @@ pub use backends::{Hub, TICK};
 pub use launch::{GatewayUnderTest, free_loopback_port, shell_word, wait_for_port};
 
 use super::RunConfig;
-use super::client_role::socket_dir;
 use super::frames::check_frames;
+use super::mock_server::socket_dir;
 use super::outcome::{Check, ScenarioOutcome};
 use super::scenario::{precondition, run_session};
 use super::steps::unasked;

@@ -10,7 +10,7 @@ use mcp_conform_core::matcher::Matcher;
 use mcp_conform_core::scenario::model::{
     BackendAction, BackendStep, Capture, CheckTag, Reply, ResponseCheck, Step, StepKind,
 };
-use mcp_mock_peers::client::{PeerRequest, Received, WaitError};
+use mcp_mock_peers::session::{PeerRequest, Received, WaitError};
 use serde_json::Value;
 use tokio::sync::oneshot;
 use tokio::sync::oneshot::error::TryRecvError;

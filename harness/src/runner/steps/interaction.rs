@@ -10,7 +10,7 @@ use mcp_conform_core::matcher::Matcher;
 use mcp_conform_core::protocol::subscriptions::RESOURCE_SUBSCRIPTIONS;
 use mcp_conform_core::scenario::model::{CheckTag, ResponseCheck, ResponseExpect, SubscribeStep};
 use mcp_conform_core::scenario::validate::STEP_TIMEOUT;
-use mcp_mock_peers::client::{ClientSession, Received, WaitError};
+use mcp_mock_peers::session::{MockSession, Received, WaitError};
 use serde_json::{Value, json};
 use tokio::time::Instant;
 
@@ -32,14 +32,14 @@ pub(super) enum Subscribed {
 
 /// The `notifications/cancelled` with which the server ended listen request
 /// `id`, if it has arrived.
-pub(super) fn cancellation<'s>(session: &'s ClientSession, id: &Value) -> Option<&'s Received> {
+pub(super) fn cancellation<'s>(session: &'s MockSession, id: &Value) -> Option<&'s Received> {
     session.notifications().iter().find(|n| {
         n.method() == Some("notifications/cancelled") && n.message.pointer("/params/requestId") == Some(id)
     })
 }
 
 /// The acknowledgement of listen request `id`, if it has arrived.
-pub(super) fn acknowledgement<'s>(session: &'s ClientSession, id: &Value) -> Option<&'s Received> {
+pub(super) fn acknowledgement<'s>(session: &'s MockSession, id: &Value) -> Option<&'s Received> {
     session.notifications().iter().find(|n| {
         n.method() == Some(ACKNOWLEDGED)
             && n.message.get("params").and_then(|p| p.pointer(SUBSCRIPTION_ID)) == Some(id)

@@ -1,4 +1,5 @@
-//! The mock client session: it plays the client side of one connection.
+//! The mock session: the engine's end of one connection, as mock client
+//! or (see [`serving`]) as mock server.
 //!
 //! It numbers our requests, records every frame in both directions in the
 //! transcript, keeps what the peer sent until the runner asks for it, and
@@ -6,11 +7,11 @@
 //! answers of a scenario). It judges nothing: the runner and the protocol
 //! checker read the transcript.
 //!
-//! In the stateless era ([`ClientSession::speak_stateless`]) the same
+//! In the stateless era ([`MockSession::speak_stateless`]) the same
 //! answers travel differently: the input requests of an input-required
 //! result are offered to the handler like the peer's own requests, and the
 //! session retries the request with the answers (see [`stateless`]). As the
-//! mock server of that era ([`ClientSession::serve_stateless`]) our requests
+//! mock server of that era ([`MockSession::serve_stateless`]) our requests
 //! travel inside results instead (see [`serving`]).
 
 mod serving;
@@ -103,7 +104,7 @@ pub enum WaitError {
 
 /// One connection to the peer under test, from the client side.
 #[derive(Debug)]
-pub struct ClientSession {
+pub struct MockSession {
     transport: Transport,
     transcript: Vec<Frame>,
     next_id: i64,
@@ -123,9 +124,9 @@ pub struct ClientSession {
     serving: Option<serving::Serving>,
 }
 
-impl ClientSession {
+impl MockSession {
     pub fn new(transport: impl Into<Transport>) -> Self {
-        ClientSession {
+        MockSession {
             transport: transport.into(),
             transcript: Vec::new(),
             next_id: 1,
@@ -683,7 +684,7 @@ mod tests {
     #[tokio::test]
     async fn requests_answers_and_notifications_are_kept_apart() {
         let transport = StdioTransport::spawn(&StdioCommand::parse(SCRIPT).unwrap()).unwrap();
-        let mut session = ClientSession::new(transport);
+        let mut session = MockSession::new(transport);
         let id = session.request("tools/list", None, None).await.unwrap();
         let deadline = Instant::now() + Duration::from_secs(5);
         let response = session
@@ -720,9 +721,9 @@ mod tests {
         }
     }
 
-    async fn stateless_call(reply: Reply) -> (ClientSession, Received) {
+    async fn stateless_call(reply: Reply) -> (MockSession, Received) {
         let transport = StdioTransport::spawn(&StdioCommand::parse(MRTR).unwrap()).unwrap();
-        let mut session = ClientSession::new(transport);
+        let mut session = MockSession::new(transport);
         session.speak_stateless(Envelope {
             protocol_version: "2026-07-28".into(),
             capabilities: json!({"elicitation": {}}),
@@ -765,7 +766,7 @@ mod tests {
     #[tokio::test]
     async fn initialize_goes_out_as_a_legacy_client_sends_it() {
         let transport = StdioTransport::spawn(&StdioCommand::parse("sleep 5").unwrap()).unwrap();
-        let mut session = ClientSession::new(transport);
+        let mut session = MockSession::new(transport);
         session.speak_stateless(Envelope {
             protocol_version: "2026-07-28".into(),
             capabilities: json!({}),

@@ -29,7 +29,7 @@ use mcp_conform_core::scenario::Scenario;
 use mcp_conform_core::scenario::model::{Reply, ServerModel};
 use mcp_conform_core::span::Span;
 use mcp_conform_core::version::{Era, ProtocolVersion, VersionSet};
-use mcp_mock_peers::client::{ClientSession, PeerRequest, RequestHandler, WaitError, default_reply};
+use mcp_mock_peers::session::{MockSession, PeerRequest, RequestHandler, WaitError, default_reply};
 use mcp_mock_peers::transport::http_server::ClientDeparture;
 use mcp_mock_peers::transport::{HttpServerTransport, StdioCommand, StdioTransport, StreamTransport};
 use serde_json::{Value, json};
@@ -315,7 +315,7 @@ fn precondition(scenario: &Scenario, config: &RunConfig, over_http: bool) -> Opt
 
 /// Makes the session serve the run's era: the stateless era has its own
 /// ways (the handshake era's are the session's own).
-fn serve_era(session: &mut ClientSession, scenario: &Scenario, config: &RunConfig) {
+fn serve_era(session: &mut MockSession, scenario: &Scenario, config: &RunConfig) {
     if config.protocol.era() == Era::Stateless {
         discovery::serve_stateless(session, scenario, config.protocol);
     }
@@ -323,7 +323,7 @@ fn serve_era(session: &mut ClientSession, scenario: &Scenario, config: &RunConfi
 
 /// A started client and the session with it.
 struct Launched {
-    session: ClientSession,
+    session: MockSession,
     /// The client's process.
     process: StdioTransport,
     /// Over HTTP: tells the session when the process ends (no request does).
@@ -411,7 +411,7 @@ async fn launch(
             accepted = listener.accept() => {
                 let (stream, _) = accepted.map_err(|e| (format!("accept failed: {e}"), None))?;
                 let (reader, writer) = stream.into_split();
-                let session = ClientSession::new(StreamTransport::new(reader, writer));
+                let session = MockSession::new(StreamTransport::new(reader, writer));
                 return Ok(Launched { session, process, departure: None });
             }
             () = tokio::time::sleep(POLL) => {}
@@ -454,7 +454,7 @@ async fn launch_http(
     }
     let departure = Some(server.departure());
     Ok(Launched {
-        session: ClientSession::new(server),
+        session: MockSession::new(server),
         process,
         departure,
     })
@@ -462,7 +462,7 @@ async fn launch_http(
 
 /// `mcp-conform serve SCENARIO`: the engine on our own stdin/stdout.
 pub async fn serve_stdio(scenario: &Scenario, config: &RunConfig) -> ScenarioOutcome {
-    let session = ClientSession::new(StreamTransport::new(tokio::io::stdin(), tokio::io::stdout()));
+    let session = MockSession::new(StreamTransport::new(tokio::io::stdin(), tokio::io::stdout()));
     serve(scenario, config, session, false).await
 }
 
@@ -482,13 +482,13 @@ pub async fn serve_http(
         server.serve_stateless();
     }
     announce(server.url());
-    Ok(serve(scenario, config, ClientSession::new(server), true).await)
+    Ok(serve(scenario, config, MockSession::new(server), true).await)
 }
 
 async fn serve(
     scenario: &Scenario,
     config: &RunConfig,
-    mut session: ClientSession,
+    mut session: MockSession,
     over_http: bool,
 ) -> ScenarioOutcome {
     if let Some(note) = precondition(scenario, config, over_http) {

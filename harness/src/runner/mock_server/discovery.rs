@@ -14,7 +14,7 @@ use mcp_conform_core::protocol::{MethodKind, method_in};
 use mcp_conform_core::scenario::Scenario;
 use mcp_conform_core::scenario::model::{Step, StepKind};
 use mcp_conform_core::version::ProtocolVersion;
-use mcp_mock_peers::client::{ClientSession, ServerFacts, WaitError};
+use mcp_mock_peers::session::{MockSession, ServerFacts, WaitError};
 use serde_json::{Value, json};
 use tokio::time::Instant;
 
@@ -27,7 +27,7 @@ const DISCOVER: &str = "server/discover";
 const INITIALIZE: &str = "initialize";
 
 /// Makes `session` the mock server of the stateless era for `scenario`.
-pub fn serve_stateless(session: &mut ClientSession, scenario: &Scenario, version: ProtocolVersion) {
+pub fn serve_stateless(session: &mut MockSession, scenario: &Scenario, version: ProtocolVersion) {
     let server = &scenario.server;
     session.serve_stateless(ServerFacts {
         version,
