@@ -144,9 +144,23 @@ pub fn shell_word(text: &str) -> String {
 
 /// A loopback port nothing listens on right now.
 pub fn free_loopback_port() -> std::io::Result<u16> {
-    std::net::TcpListener::bind("127.0.0.1:0")
-        .and_then(|l| l.local_addr())
-        .map(|a| a.port())
+    // The port is free when asked but bound later by another process, so
+    // two peers started at once (parallel scenarios, a fault sweep) could be
+    // told the same port: the second then fails to bind, and a readiness
+    // probe reaches the first. Never hand out a port twice in one process.
+    static HANDED_OUT: std::sync::Mutex<std::collections::BTreeSet<u16>> =
+        std::sync::Mutex::new(std::collections::BTreeSet::new());
+    let mut handed_out = HANDED_OUT
+        .lock()
+        .unwrap_or_else(std::sync::PoisonError::into_inner);
+    loop {
+        let port = std::net::TcpListener::bind("127.0.0.1:0")
+            .and_then(|l| l.local_addr())
+            .map(|a| a.port())?;
+        if handed_out.insert(port) {
+            return Ok(port);
+        }
+    }
 }
 
 /// Waits until something accepts connections on the port, while the
@@ -176,6 +190,13 @@ pub async fn wait_for_port(process: &mut StdioTransport, port: u16, within: Dura
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn no_port_is_handed_out_twice() {
+        let ports: Vec<u16> = (0..200).map(|_| free_loopback_port().unwrap()).collect();
+        let distinct: std::collections::BTreeSet<&u16> = ports.iter().collect();
+        assert_eq!(distinct.len(), ports.len());
+    }
 
     #[test]
     fn the_config_names_every_backend_with_its_relay() {
