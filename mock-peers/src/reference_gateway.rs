@@ -29,11 +29,11 @@ pub const PAGE: usize = 3;
 faults! {
     GatewayFault, "gateway";
     NoNamespacing = "no-namespacing", "GATE-001", "Lists every backend's items under their own names, so colliding names appear twice." => [
-        "gateway.elicitation", "gateway.elicitation-undeclared", "gateway.list-changed",
+        "gateway.elicitation", "gateway.list-changed",
         "gateway.prompts", "gateway.resources", "gateway.sampling", "gateway.tools",
     ];
     PrefixedCall = "prefixed-call", "GATE-001", "Forwards a call under its aggregated name instead of the backend's own." => [
-        "gateway.elicitation", "gateway.elicitation-undeclared", "gateway.list-changed",
+        "gateway.elicitation", "gateway.list-changed",
         "gateway.prompts", "gateway.resources", "gateway.sampling", "gateway.tools",
     ];
     CallEveryBackend = "call-every-backend", "GATE-006", "Sends a tools/call to every backend, not only to the one that owns the tool." => ["gateway.tools"];
@@ -45,12 +45,12 @@ faults! {
     StaleLists = "stale-lists", "GATE-004", "Serves the lists the backends gave at startup, never fetched again." => ["gateway.list-changed"];
     SwallowErrors = "swallow-errors", "GATE-005", "Turns a backend's JSON-RPC error into an empty successful result." => ["gateway.errors"];
     NoInitialized = "no-initialized", "LIFE-007", "Never sends notifications/initialized to its backends." => [
-        "gateway.elicitation", "gateway.elicitation-undeclared", "gateway.errors",
+        "gateway.elicitation", "gateway.errors",
         "gateway.list-changed", "gateway.pagination", "gateway.prompts", "gateway.resources",
         "gateway.sampling", "gateway.tools",
     ];
     ListUndeclared = "list-undeclared", "LIST-006", "Lists tools, resources and prompts of every backend at startup, declared or not." => [
-        "gateway.elicitation", "gateway.elicitation-undeclared", "gateway.errors",
+        "gateway.elicitation", "gateway.errors",
         "gateway.list-changed", "gateway.pagination", "gateway.prompts", "gateway.resources",
         "gateway.sampling", "gateway.tools",
     ];

@@ -144,10 +144,15 @@ pub(super) async fn run_session(
         found.extend(judged.checks);
         outcome.transcript.extend(judged.frames);
     }
-    let (checks, remarks) = found
+    let (checks, mut remarks): (Vec<_>, Vec<_>) = found
         .into_iter()
         .partition(|check| check.level == Level::Must || scenario.requirements.contains(&check.requirement));
-    outcome.checks.extend::<Vec<_>>(checks);
+    outcome.checks.extend(checks);
+    if outcome.verdict == Verdict::NotApplicable {
+        // A case that does not apply judges nothing: what its frames broke
+        // is shown, and judged by the cases that do apply.
+        remarks.splice(0..0, std::mem::take(&mut outcome.checks));
+    }
     outcome.remarks = remarks;
     outcome.settle();
     if outcome.verdict > Verdict::NonStrict || outcome.verdict == Verdict::Error {

@@ -40,7 +40,7 @@ crate::faults::faults! {
         "elicitation.not-declared", "elicitation.url-mode", "elicitation.url-required",
         "lifecycle.initialize", "lifecycle.ping", "lifecycle.ping-before-initialize",
         "lifecycle.requests-after-initialized", "lifecycle.undeclared-features",
-        "lifecycle.unknown-version", "list-changed.tools", "list-changed.tools-undeclared",
+        "lifecycle.unknown-version", "list-changed.tools",
         "logging.filtering", "logging.set-level", "pagination.invalid-cursor",
         "pagination.prompts", "pagination.resource-templates", "pagination.resources",
         "pagination.tools", "progress.token", "prompts.get-unknown", "prompts.missing-argument",
@@ -106,8 +106,7 @@ crate::faults::faults! {
         "completion.unknown-prompt", "elicitation.accept", "elicitation.cancel",
         "elicitation.decline", "elicitation.invalid-content", "elicitation.not-declared",
         "elicitation.outcomes-handled", "elicitation.url-stateless", "list-changed.tools",
-        "logging.per-request", "mrtr.missing-input", "mrtr.round-trip", "mrtr.supported-requests",
-        "mrtr.tampered-state", "pagination.invalid-cursor", "pagination.prompts",
+        "logging.per-request", "mrtr.missing-input", "mrtr.round-trip", "mrtr.supported-requests", "pagination.invalid-cursor", "pagination.prompts",
         "pagination.resource-templates", "pagination.resources", "pagination.tools",
         "progress.token", "prompts.get-unknown", "prompts.missing-argument",
         "resources.read-listed", "resources.read-unknown-stateless", "roots.not-declared",
@@ -148,7 +147,7 @@ crate::faults::faults! {
     ModernInputRequiredEmpty = "modern-input-required-empty", "MRTR-002", "Under 2026-07-28, InputRequiredResults carry neither inputRequests nor requestState." => [
         "elicitation.accept", "elicitation.cancel", "elicitation.decline",
         "elicitation.invalid-content", "elicitation.outcomes-handled", "elicitation.url-stateless",
-        "mrtr.missing-input", "mrtr.round-trip", "mrtr.tampered-state", "roots.round-trip",
+        "mrtr.missing-input", "mrtr.round-trip", "roots.round-trip",
         "sampling.preferences", "sampling.round-trip", "stateless.independent-requests",
     ];
     ModernInputForUndeclaredCapability = "modern-input-for-undeclared-capability", "MRTR-004", "Under 2026-07-28, tools ask for elicitation, sampling or roots in inputRequests although the request did not declare the capability." => [
