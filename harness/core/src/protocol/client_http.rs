@@ -11,14 +11,15 @@
 //! A broken rule is judged wherever it is seen (the runner keeps SHOULDs
 //! of other scenarios as remarks). A kept rule is a pass only in a
 //! scenario that cites it, and there a rule that could not be observed
-//! says so instead of passing by default. The runner turns each
-//! [`Judgement`] into a check as it is.
+//! says so instead of passing by default.
 
 use crate::evidence::http::{HttpClientRecord, InboundRequest, MCP_PATH};
+use crate::judge::Check;
 use crate::protocol::cite;
 use crate::requirements::RequirementId;
 use crate::requirements::catalogue;
 use crate::scenario::Scenario;
+use crate::span::Span;
 use crate::version::ProtocolVersion;
 use crate::wire::{Direction, Frame};
 use crate::{Level, Verdict};
@@ -28,30 +29,11 @@ mod stateless;
 /// At most this many offending requests are spelled out per rule.
 const SHOWN: usize = 5;
 
-/// One rule's verdict on what the client did.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct Judgement {
-    /// What the rule asks, as the check is named.
-    pub name: &'static str,
-    pub requirement: RequirementId,
-    pub level: Level,
-    pub verdict: Verdict,
-    /// The offending requests, or why there was nothing to judge.
-    pub message: Option<String>,
-    /// The transcript index of the first offending request's message.
-    pub frame: Option<usize>,
-}
-
-impl Judgement {
-    fn new(finding: &Finding, verdict: Verdict, message: Option<String>) -> Judgement {
-        Judgement {
-            name: finding.name,
-            requirement: finding.requirement,
-            level: finding.level,
-            verdict,
-            message,
-            frame: None,
-        }
+/// A check of `finding`'s rule with `verdict`.
+fn check(finding: &Finding, verdict: Verdict, message: Option<String>) -> Check {
+    Check {
+        message,
+        ..Check::pass(finding.name, finding.requirement, finding.level, Span::default()).with_verdict(verdict)
     }
 }
 
@@ -91,13 +73,13 @@ impl Finding {
     }
 }
 
-/// The judgements of every rule that applies at `version`.
+/// The checks of every rule that applies at `version`.
 pub fn judge(
     record: &HttpClientRecord,
     version: ProtocolVersion,
     scenario: &Scenario,
     transcript: &[Frame],
-) -> Vec<Judgement> {
+) -> Vec<Check> {
     let cited = |id: &str| scenario.requirements.iter().any(|r| r == id);
     let applies = |id: &str| catalogue().get(id).is_some_and(|r| r.applies_to(version));
     let mut findings = vec![posts_accept_both(record), single_messages(record)];
@@ -126,12 +108,12 @@ pub fn judge(
         .collect()
 }
 
-fn not_applicable(finding: &Finding) -> Judgement {
+fn not_applicable(finding: &Finding) -> Check {
     let why = "the client spoke HTTP+SSE (2024-11-05), not Streamable HTTP";
-    Judgement::new(finding, Verdict::NotApplicable, Some(why.into()))
+    check(finding, Verdict::NotApplicable, Some(why.into()))
 }
 
-fn verdict(finding: Finding, cited: bool, transcript: &[Frame]) -> Option<Judgement> {
+fn verdict(finding: Finding, cited: bool, transcript: &[Frame]) -> Option<Check> {
     let problems = &finding.problems;
     if let Some((label, _)) = problems.first() {
         let mut lines: Vec<String> = problems
@@ -146,17 +128,14 @@ fn verdict(finding: Finding, cited: bool, transcript: &[Frame]) -> Option<Judgem
             .iter()
             .position(|f| f.direction == Direction::Received && f.meta.stream.as_deref() == Some(label));
         let broken = finding.level.verdict_when_broken();
-        return Some(Judgement {
-            frame,
-            ..Judgement::new(&finding, broken, Some(lines.join("\n")))
-        });
+        return Some(check(&finding, broken, Some(lines.join("\n"))).at_frame(frame));
     }
     if !cited {
         return None;
     }
     Some(match finding.unobserved.clone() {
-        Some(why) => Judgement::new(&finding, Verdict::NotObserved, Some(why)),
-        None => Judgement::new(&finding, Verdict::Pass, None),
+        Some(why) => check(&finding, Verdict::NotObserved, Some(why)),
+        None => check(&finding, Verdict::Pass, None),
     })
 }
 

@@ -202,16 +202,21 @@ pub fn mirrored(message: &Value, tools: &ToolHeaders) -> Vec<(String, String)> {
     headers
 }
 
-/// What `Mcp-Name` mirrors for `method`: the name of a `tools/call` or
-/// `prompts/get`, the URI of a `resources/read`; `None` for other methods
-/// (or when the body lacks it).
+/// The params member `Mcp-Name` mirrors for `method`: the name of a
+/// `tools/call` or `prompts/get`, the URI of a `resources/read`; `None` for
+/// methods that carry no `Mcp-Name`.
+pub fn named_member(method: &str) -> Option<&'static str> {
+    match method {
+        "tools/call" | "prompts/get" => Some("name"),
+        "resources/read" => Some("uri"),
+        _ => None,
+    }
+}
+
+/// What `Mcp-Name` mirrors for `method` (see [`named_member`]); `None` for
+/// other methods or when the body lacks it.
 pub fn named<'a>(method: &str, params: Option<&'a Value>) -> Option<&'a str> {
-    let member = match method {
-        "tools/call" | "prompts/get" => "name",
-        "resources/read" => "uri",
-        _ => return None,
-    };
-    params?.get(member)?.as_str()
+    params?.get(named_member(method)?)?.as_str()
 }
 
 /// A primitive argument as header text; `None` for null, absent, or a

@@ -11,12 +11,11 @@
 //!   stdin/stdout, for a client started by someone else; [`serve_http`]:
 //!   the same over HTTP (`serve --http ADDRESS`).
 //!
-//! Over HTTP the client's transport rules are judged too (by core; made
-//! checks in `http_rules.rs`); the stateless era has no handshake to answer
+//! Over HTTP the client's transport rules are judged too (by core's
+//! `protocol::client_http`); the stateless era has no handshake to answer
 //! (`discovery.rs`).
 
 mod discovery;
-mod http_rules;
 mod relay;
 
 use std::future::Future;
@@ -36,7 +35,7 @@ use serde_json::{Value, json};
 use tokio::net::UnixListener;
 use tokio::time::Instant;
 
-pub use http_rules::judge as judge_http;
+pub use mcp_conform_core::protocol::client_http::judge as judge_http;
 pub use relay::serve_connected;
 
 use super::handshake::{Handshaken, capability_precondition};

@@ -15,7 +15,7 @@ use mcp_conform_core::wire::headers::{METHOD, NAME, PARAM_PREFIX};
 use crate::reference::era::PROTOCOL_VERSION;
 use crate::reference::tools;
 use mcp_conform_core::wire::jsonrpc::{RpcError, code};
-use mcp_conform_core::wire::mirror::{decode, same_value};
+use mcp_conform_core::wire::mirror::{decode, named_member, same_value};
 
 fn mismatch(message: String) -> RpcError {
     RpcError::new(code::HEADER_MISMATCH, format!("Header mismatch: {message}"))
@@ -57,12 +57,7 @@ pub(super) fn check(headers: &HeaderMap, method: &str, params: &Map<String, Valu
         None => drop(read(headers, wire::headers::PROTOCOL_VERSION)?),
     }
     expect(headers, METHOD, method)?;
-    let named = match method {
-        "tools/call" | "prompts/get" => Some("name"),
-        "resources/read" => Some("uri"),
-        _ => None,
-    };
-    if let Some(member) = named {
+    if let Some(member) = named_member(method) {
         match params.get(member).and_then(Value::as_str) {
             Some(name) => expect(headers, NAME, name)?,
             None => drop(read(headers, NAME)?),
