@@ -12,6 +12,7 @@ use std::sync::Arc;
 
 use clap::{Parser, Subcommand};
 use mcp_conform_core::protocol::official::OfficialSchemas;
+use mcp_conform_core::redact::Secrets;
 use mcp_conform_core::requirements::catalogue;
 use mcp_conform_core::version::ProtocolVersion;
 use mcp_conform_report::ExitCode;
@@ -219,15 +220,58 @@ pub struct GateArgs {
     /// Non-strict findings (broken SHOULDs) fail the run too.
     #[arg(long)]
     pub strict: bool,
+    /// A value never to show (repeatable): replaced by `<redacted>` in every
+    /// output, also where the peer echoes it (JSON-escaped, percent- or
+    /// base64-encoded). `MCP_CONFORM_SECRETS` adds more, one per line.
+    #[arg(long = "secret", value_name = "VALUE")]
+    pub secrets: Vec<String>,
+}
+
+/// More `--secret` values, one per line (for CI, where a secret is a variable).
+pub const SECRETS_VARIABLE: &str = "MCP_CONFORM_SECRETS";
+
+impl GateArgs {
+    /// The values of `--secret` and of [`SECRETS_VARIABLE`].
+    pub fn secrets(&self) -> Secrets {
+        let mut secrets = Secrets::default();
+        let from_environment = std::env::var(SECRETS_VARIABLE).unwrap_or_default();
+        for value in self
+            .secrets
+            .iter()
+            .map(String::as_str)
+            .chain(from_environment.lines())
+        {
+            secrets.add(value);
+        }
+        secrets
+    }
+}
+
+/// What a command's errors must not show: its `--secret`s and secret
+/// `--header` values.
+fn secrets_of(command: &Command) -> Secrets {
+    let (gate, headers) = match command {
+        Command::Run(args) => (&args.gate, args.headers.as_slice()),
+        Command::TestClient(args) => (&args.gate, [].as_slice()),
+        Command::TestGateway(args) => (&args.gate, [].as_slice()),
+        _ => return Secrets::default(),
+    };
+    let mut secrets = gate.secrets();
+    for (name, value) in headers.iter().filter_map(|h| parse_header(h).ok()) {
+        secrets.add_header(&name, &value);
+    }
+    secrets
 }
 
 /// Runs the command line; returns the process exit status.
 pub fn main() -> std::process::ExitCode {
-    let exit = match execute(Cli::parse().command) {
+    let command = Cli::parse().command;
+    let secrets = secrets_of(&command);
+    let exit = match execute(command) {
         Ok(exit) => exit,
         Err(error) => {
             let color = anstream::AutoStream::choice(&std::io::stderr()) != anstream::ColorChoice::Never;
-            eprint!("{}", error.render(color));
+            eprint!("{}", secrets.redact(&error.render(color)));
             error.exit_code()
         }
     };
