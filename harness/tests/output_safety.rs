@@ -287,3 +287,61 @@ fn an_endpoint_on_another_origin_is_a_finding_and_is_sent_nothing() {
         "{case}"
     );
 }
+
+#[test]
+fn a_raw_exchange_with_another_origin_goes_without_the_users_headers() {
+    let heads = Arc::new(std::sync::Mutex::new(Vec::new()));
+    let seen = Arc::clone(&heads);
+    let elsewhere = scripted(move |head, _| {
+        seen.lock().unwrap().push(head.to_owned());
+        response("202 Accepted", &[], "")
+    });
+    let server = scripted(echoing_server);
+    let out = TempDir::new().unwrap();
+    let scenario = out.path().join("elsewhere.yaml");
+    let text = format!(
+        "id: t.elsewhere\ntitle: a raw exchange with another origin\nrequirements: [HTTP-001]\nversions: legacy\nhandshake: manual\nsteps:\n  - http:\n      method: GET\n      url: http://127.0.0.1:{elsewhere}/x\n      session: none\n      expect:\n        - status: 202\n"
+    );
+    std::fs::write(&scenario, text).unwrap();
+    let url = format!("http://127.0.0.1:{server}/mcp");
+    let (code, stdout, stderr) = mcp_conform(&[
+        "run",
+        "--url",
+        &url,
+        "-H",
+        "Authorization: Bearer tok-stays-home",
+        "-H",
+        "X-Plain: shown",
+        &scenario.display().to_string(),
+    ]);
+    assert_eq!(code, Some(0), "{stdout}{stderr}");
+    let heads = heads.lock().unwrap();
+    assert_eq!(heads.len(), 1, "{heads:?}");
+    assert!(header(&heads[0], "authorization").is_none(), "{}", heads[0]);
+    assert!(header(&heads[0], "x-plain").is_none(), "{}", heads[0]);
+}
+
+#[test]
+fn a_secret_in_the_url_is_redacted_in_errors_too() {
+    let closed = TcpListener::bind("127.0.0.1:0")
+        .unwrap()
+        .local_addr()
+        .unwrap()
+        .port();
+    let url = format!("http://127.0.0.1:{closed}/mcp?key=sekrit-in-url");
+    let (code, stdout, stderr) = mcp_conform(&[
+        "run",
+        "--url",
+        &url,
+        "--protocol",
+        "all",
+        "--secret",
+        "sekrit-in-url",
+    ]);
+    assert_eq!(code, Some(3), "{stdout}{stderr}");
+    assert!(stderr.contains("key=<redacted>"), "{stderr}");
+    assert!(
+        !format!("{stdout}{stderr}").contains("sekrit-in-url"),
+        "{stdout}{stderr}"
+    );
+}

@@ -10,9 +10,9 @@
 //! [`TransportEvent::Http`] incident so a waiting request ends at once
 //! instead of timing out in silence.
 
-pub mod endpoint;
 pub mod exchange;
 pub mod headers;
+pub mod origin;
 pub mod sse;
 
 use std::collections::{HashMap, HashSet};
@@ -1159,8 +1159,8 @@ async fn legacy_stream(
     let mut pending = Vec::new();
     let end = read_events(&mut response, &mut decoder, |event| {
         if event.event.as_deref() == Some("endpoint") {
-            let resolved = endpoint::post_url(&shared.url, &event.data);
-            if let Err(endpoint::Unusable::OffOrigin(refused)) = &resolved {
+            let resolved = origin::post_url(&shared.url, &event.data);
+            if let Err(origin::Unusable::OffOrigin(refused)) = &resolved {
                 shared.state().refused.push(refused.clone());
             }
             if let Some(tx) = endpoint.take() {

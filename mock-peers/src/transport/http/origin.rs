@@ -1,6 +1,7 @@
-//! The URL a legacy HTTP+SSE server names in its `endpoint` event, taken
-//! only on the origin of the URL given: the POSTs to it carry the user's
-//! headers (credentials among them), which must not leave that origin.
+//! The user's headers (credentials among them) never leave the origin of
+//! the URL given: the URL a legacy HTTP+SSE server names in its `endpoint`
+//! event is taken only on that origin, and a raw exchange elsewhere goes
+//! without them.
 
 use mcp_conform_core::evidence::origin::RefusedUrl;
 use reqwest::Url;
@@ -41,6 +42,15 @@ pub fn post_url(given: &Url, data: &str) -> Result<Url, Unusable> {
         }));
     }
     Ok(url)
+}
+
+/// Whether `url` is a URL on the origin of `given` (both parsed; a URL
+/// that does not parse is on no origin).
+pub fn same_origin(url: &str, given: &str) -> bool {
+    match (Url::parse(url), Url::parse(given)) {
+        (Ok(url), Ok(given)) => url.origin() == given.origin(),
+        _ => false,
+    }
 }
 
 #[cfg(test)]
