@@ -102,9 +102,7 @@ impl Judged<'_> {
         }
         Ok(report.gate.exit_code)
     }
-}
 
-impl Judged<'_> {
     /// What no output may show: the `--secret`s and the values of the
     /// secret-looking headers sent to the peer.
     fn secrets(&self, gate: &GateArgs) -> Secrets {

@@ -152,6 +152,15 @@ fn mcp_conform(args: &[&str]) -> (Option<i32>, String, String) {
     (output.status.code(), text(&output.stdout), text(&output.stderr))
 }
 
+/// `run` of `lifecycle.ping` against `url` with `extra` options, the
+/// report files written into `dir`.
+fn run_ping(url: &str, extra: &[&str], dir: &Path) -> (Option<i32>, String, String) {
+    let dir = dir.display().to_string();
+    let mut args = vec!["run", "--url", url, "-f", "lifecycle.ping", "--report-dir", &dir];
+    args.extend_from_slice(extra);
+    mcp_conform(&args)
+}
+
 fn read(dir: &Path, name: &str) -> String {
     std::fs::read_to_string(dir.join(name)).unwrap_or_else(|e| panic!("{name}: {e}"))
 }
@@ -162,20 +171,7 @@ fn echoed_secrets_and_active_peer_text_reach_no_output() {
     let out = TempDir::new().unwrap();
     let url = format!("http://127.0.0.1:{port}/mcp");
     let authorization = format!("Authorization: Bearer {TOKEN}");
-    let dir = out.path().display().to_string();
-    let (code, stdout, stderr) = mcp_conform(&[
-        "run",
-        "--url",
-        &url,
-        "-H",
-        &authorization,
-        "--secret",
-        OTHER,
-        "-f",
-        "lifecycle.ping",
-        "--report-dir",
-        &dir,
-    ]);
+    let (code, stdout, stderr) = run_ping(&url, &["-H", &authorization, "--secret", OTHER], out.path());
     assert_eq!(
         code,
         Some(1),
@@ -240,20 +236,13 @@ fn an_endpoint_on_another_origin_is_a_finding_and_is_sent_nothing() {
     });
     let out = TempDir::new().unwrap();
     let url = format!("http://127.0.0.1:{server}/sse");
-    let dir = out.path().display().to_string();
-    let (code, stdout, stderr) = mcp_conform(&[
-        "run",
-        "--url",
-        &url,
+    let sse = [
         "--transport",
         "sse",
         "-H",
         "Authorization: Bearer tok-never-elsewhere",
-        "-f",
-        "lifecycle.ping",
-        "--report-dir",
-        &dir,
-    ]);
+    ];
+    let (code, stdout, stderr) = run_ping(&url, &sse, out.path());
     assert_eq!(
         code,
         Some(1),
