@@ -206,7 +206,8 @@ impl std::str::FromStr for ProtocolChoice {
     }
 }
 
-/// Report files and gating: the same for every command that judges a peer.
+/// Report files, gating and the secrets no output shows: the same for every
+/// command that judges a peer.
 #[derive(Debug, Clone, Default, clap::Args)]
 pub struct GateArgs {
     /// Write `report.json`, `junit.xml`, `report.md` and `report.html` here.
