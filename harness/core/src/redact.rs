@@ -3,13 +3,11 @@
 //! replaced by [`REDACTED`] wherever they appear, also when a peer echoes
 //! them: verbatim, inside a JSON string (escaped, or spelled with `\u`
 //! escapes), percent-encoded, or base64-encoded at any alignment. Redacting
-//! the report model at the point where a case enters it covers every output
-//! written from it.
+//! the report model where a case enters it (`harness::report`) covers every
+//! output written from it.
 
 use std::borrow::Cow;
 
-use serde::Serialize;
-use serde::de::DeserializeOwned;
 use serde_json::Value;
 
 use crate::wire::base64;
@@ -127,21 +125,6 @@ impl Secrets {
             }
             Value::Null | Value::Bool(_) | Value::Number(_) => false,
         }
-    }
-
-    /// `item` (a case, a report) with every string in it redacted: one
-    /// pass over the whole value, so that no field is forgotten.
-    pub fn redact_in<T: Serialize + DeserializeOwned>(&self, item: T) -> T {
-        if self.is_empty() {
-            return item;
-        }
-        let Ok(mut value) = serde_json::to_value(&item) else {
-            return item;
-        };
-        if !self.redact_value(&mut value) {
-            return item;
-        }
-        serde_json::from_value(value).unwrap_or(item)
     }
 }
 
@@ -279,26 +262,6 @@ mod tests {
             secrets.redact("dark"),
             "dark",
             "a short value is not searched for"
-        );
-    }
-
-    #[test]
-    fn whole_values_are_redacted_field_by_field() {
-        #[derive(Debug, PartialEq, Serialize, serde::Deserialize)]
-        struct Shown {
-            note: String,
-            data: Value,
-        }
-        let secrets = secrets(&["abcdefgh"]);
-        let shown = secrets.redact_in(Shown {
-            note: "got abcdefgh".into(),
-            data: serde_json::json!([{"x": "YWJjZGVmZ2g="}]),
-        });
-        assert_eq!(shown.note, "got <redacted>");
-        assert_eq!(
-            shown.data,
-            serde_json::json!([{"x": "<redacted>g="}]),
-            "4 bits stay"
         );
     }
 }

@@ -4,9 +4,11 @@
 //! `report.md` and `report.html`. The terminal renders the same cases
 //! (`crate::output`).
 //!
-//! - [`baseline`]: accepted failures; [`shard`]: `--shard K/N`.
+//! - [`baseline`]: accepted failures; [`shard`]: `--shard K/N`; `redact`:
+//!   the user's secrets kept out of every case.
 
 pub mod baseline;
+mod redact;
 pub mod shard;
 
 use std::borrow::Cow;
@@ -134,8 +136,7 @@ pub fn merge_files(paths: &[PathBuf], dir: &Path) -> Result<Report, String> {
 /// anything is cut, so that no part of one survives) and peer text in
 /// messages is capped ([`sanitize::capped_message`]).
 pub fn case(outcome: &ScenarioOutcome, secrets: &Secrets) -> Case {
-    let case = secrets.redact_in(unredacted_case(outcome));
-    capped(case)
+    capped(redact::case(unredacted_case(outcome), secrets))
 }
 
 fn unredacted_case(outcome: &ScenarioOutcome) -> Case {
