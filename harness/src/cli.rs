@@ -15,7 +15,7 @@ use mcp_conform_core::protocol::official::OfficialSchemas;
 use mcp_conform_core::redact::Secrets;
 use mcp_conform_core::requirements::catalogue;
 use mcp_conform_core::version::ProtocolVersion;
-use mcp_conform_report::ExitCode;
+use mcp_conform_report::{ExitCode, sanitize};
 use mcp_mock_peers::transport::http::headers::parse_header;
 use mcp_mock_peers::transport::{HttpMode, StdioCommand};
 
@@ -272,11 +272,22 @@ pub fn main() -> std::process::ExitCode {
         Ok(exit) => exit,
         Err(error) => {
             let color = anstream::AutoStream::choice(&std::io::stderr()) != anstream::ColorChoice::Never;
-            eprint!("{}", secrets.redact(&error.render(color)));
+            eprint!("{}", shown_error(&error, color, &secrets));
             error.exit_code()
         }
     };
     exit.into()
+}
+
+/// An error as stderr shows it: without the command's secrets, and with
+/// the control characters of what a peer said in it escaped (diagnostics
+/// carry colours of our own and no peer text).
+fn shown_error(error: &CliError, color: bool, secrets: &Secrets) -> String {
+    let text = match error {
+        CliError::Diagnostics { .. } => error.render(color),
+        _ => sanitize::controls(&error.render(color)).into_owned(),
+    };
+    secrets.redact(&text).into_owned()
 }
 
 fn execute(command: Command) -> Result<ExitCode, CliError> {
@@ -530,4 +541,20 @@ fn reference_server_command() -> Result<StdioCommand, mcp_mock_peers::transport:
         env: Vec::new(),
         cwd: None,
     })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn errors_show_no_secret_and_no_live_control() {
+        let mut secrets = Secrets::default();
+        secrets.add("key-0123456");
+        let error = CliError::Infrastructure("the server said \x1b]0;owned\x07 to key-0123456".into());
+        assert_eq!(
+            shown_error(&error, true, &secrets),
+            "error: the server said \\x1b]0;owned\\x07 to <redacted>\n"
+        );
+    }
 }
