@@ -249,6 +249,7 @@ fn an_endpoint_on_another_origin_is_a_finding_and_is_sent_nothing() {
         "a finding, not an error of ours:\n{stdout}{stderr}"
     );
     assert!(stdout.contains("ORIGIN-001"), "{stdout}");
+    assert_eq!(stdout.matches("outside").count(), 1, "said once:\n{stdout}");
     assert!(
         stdout.contains(&format!("http://127.0.0.1:{elsewhere}/message")),
         "{stdout}"

@@ -140,8 +140,10 @@ pub(super) async fn run_session(
                 .map(|url| origin::refused(url, scenario.span)),
         );
         if outcome.verdict == Verdict::Error {
-            // What stopped the case is the server's URL we refused: its finding decides.
+            // What stopped the case is the server's URL we refused: its
+            // finding decides, and says it.
             outcome.verdict = Verdict::Pass;
+            outcome.note = None;
         }
     }
     if let Some(record) = runner.session.http_client_record() {
