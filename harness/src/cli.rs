@@ -12,9 +12,10 @@ use std::sync::Arc;
 
 use clap::{Parser, Subcommand};
 use mcp_conform_core::protocol::official::OfficialSchemas;
+use mcp_conform_core::redact::Secrets;
 use mcp_conform_core::requirements::catalogue;
 use mcp_conform_core::version::ProtocolVersion;
-use mcp_conform_report::ExitCode;
+use mcp_conform_report::{ExitCode, sanitize};
 use mcp_mock_peers::transport::http::headers::parse_header;
 use mcp_mock_peers::transport::{HttpMode, StdioCommand};
 
@@ -205,7 +206,8 @@ impl std::str::FromStr for ProtocolChoice {
     }
 }
 
-/// Report files and gating: the same for every command that judges a peer.
+/// Report files, gating and the secrets no output shows: the same for every
+/// command that judges a peer.
 #[derive(Debug, Clone, Default, clap::Args)]
 pub struct GateArgs {
     /// Write `report.json`, `junit.xml`, `report.md` and `report.html` here.
@@ -219,19 +221,73 @@ pub struct GateArgs {
     /// Non-strict findings (broken SHOULDs) fail the run too.
     #[arg(long)]
     pub strict: bool,
+    /// A value never to show (repeatable): replaced by `<redacted>` in every
+    /// output, also where the peer echoes it (JSON-escaped, percent- or
+    /// base64-encoded). `MCP_CONFORM_SECRETS` adds more, one per line.
+    #[arg(long = "secret", value_name = "VALUE")]
+    pub secrets: Vec<String>,
+}
+
+/// More `--secret` values, one per line (for CI, where a secret is a variable).
+pub const SECRETS_VARIABLE: &str = "MCP_CONFORM_SECRETS";
+
+impl GateArgs {
+    /// The values of `--secret` and of [`SECRETS_VARIABLE`].
+    pub fn secrets(&self) -> Secrets {
+        let mut secrets = Secrets::default();
+        let from_environment = std::env::var(SECRETS_VARIABLE).unwrap_or_default();
+        for value in self
+            .secrets
+            .iter()
+            .map(String::as_str)
+            .chain(from_environment.lines())
+        {
+            secrets.add(value);
+        }
+        secrets
+    }
+}
+
+/// What a command's errors must not show: its `--secret`s and secret
+/// `--header` values.
+fn secrets_of(command: &Command) -> Secrets {
+    let (gate, headers) = match command {
+        Command::Run(args) => (&args.gate, args.headers.as_slice()),
+        Command::TestClient(args) => (&args.gate, [].as_slice()),
+        Command::TestGateway(args) => (&args.gate, [].as_slice()),
+        _ => return Secrets::default(),
+    };
+    let mut secrets = gate.secrets();
+    for (name, value) in headers.iter().filter_map(|h| parse_header(h).ok()) {
+        secrets.add_header(&name, &value);
+    }
+    secrets
 }
 
 /// Runs the command line; returns the process exit status.
 pub fn main() -> std::process::ExitCode {
-    let exit = match execute(Cli::parse().command) {
+    let command = Cli::parse().command;
+    let secrets = secrets_of(&command);
+    let exit = match execute(command) {
         Ok(exit) => exit,
         Err(error) => {
             let color = anstream::AutoStream::choice(&std::io::stderr()) != anstream::ColorChoice::Never;
-            eprint!("{}", error.render(color));
+            eprint!("{}", shown_error(&error, color, &secrets));
             error.exit_code()
         }
     };
     exit.into()
+}
+
+/// An error as stderr shows it: without the command's secrets, and with
+/// the control characters of what a peer said in it escaped (diagnostics
+/// carry colours of our own and no peer text).
+fn shown_error(error: &CliError, color: bool, secrets: &Secrets) -> String {
+    let text = match error {
+        CliError::Diagnostics { .. } => error.render(color),
+        _ => sanitize::controls(&error.render(color)).into_owned(),
+    };
+    secrets.redact(&text).into_owned()
 }
 
 fn execute(command: Command) -> Result<ExitCode, CliError> {
@@ -485,4 +541,20 @@ fn reference_server_command() -> Result<StdioCommand, mcp_mock_peers::transport:
         env: Vec::new(),
         cwd: None,
     })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn errors_show_no_secret_and_no_live_control() {
+        let mut secrets = Secrets::default();
+        secrets.add("key-0123456");
+        let error = CliError::Infrastructure("the server said \x1b]0;owned\x07 to key-0123456".into());
+        assert_eq!(
+            shown_error(&error, true, &secrets),
+            "error: the server said \\x1b]0;owned\\x07 to <redacted>\n"
+        );
+    }
 }

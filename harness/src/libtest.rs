@@ -18,6 +18,7 @@ use std::process::ExitCode;
 
 use libtest_mimic::{Arguments, Failed, Trial};
 use mcp_conform_core::Verdict;
+use mcp_conform_core::redact::Secrets;
 use mcp_conform_core::scenario::Scenario;
 use mcp_conform_core::version::ProtocolVersion;
 use mcp_conform_report::ExitCode as Exit;
@@ -173,7 +174,7 @@ fn run_trial(
         .build()
         .map_err(|e| Failed::from(format!("could not start a runtime: {e}")))?;
     let outcome = runtime.block_on(run_scenario(scenario, config));
-    let case = [report::case(&outcome)];
+    let case = [report::case(&outcome, &Secrets::default())];
     match case[0].verdict {
         Verdict::Fail | Verdict::Error => {
             return Err(Failed::from(output::failure_details(&case, false)));

@@ -2,14 +2,16 @@
 //! failure with its diff and scenario location, a summary and the gate.
 //! It renders the report model ([`Case`], [`Report`]), the same values the
 //! report files are written from, so the terminal and the files cannot
-//! disagree.
+//! disagree. Peer text reaches the terminal only through
+//! [`sanitize::controls`]: no escape sequence of a peer's acts on it.
 
 use std::collections::BTreeSet;
 use std::fmt::Write as _;
 use std::time::Duration;
 
 use anstyle::{AnsiColor, Style};
-use mcp_conform_report::{Case, CheckResult, Report, Verdict, text};
+use mcp_conform_core::redact::Secrets;
+use mcp_conform_report::{Case, CheckResult, Report, Verdict, sanitize, text};
 
 use crate::progress::Progress;
 use crate::report::CaseLog;
@@ -27,11 +29,11 @@ pub struct LiveOutput {
 }
 
 impl LiveOutput {
-    /// Output for a run of `total` cases.
-    pub fn new(total: usize, named: bool) -> LiveOutput {
+    /// Output for a run of `total` cases that never shows `secrets`.
+    pub fn new(total: usize, named: bool, secrets: Secrets) -> LiveOutput {
         LiveOutput {
             progress: Progress::new(total),
-            cases: CaseLog::default(),
+            cases: CaseLog::new(secrets),
             named,
         }
     }
@@ -87,11 +89,11 @@ pub fn case_line(case: &Case, duration: Duration, named: bool) -> String {
     let mut line = format!(
         "{verdict}{:<14}{verdict:#} {:<40} {:>6}",
         label(case.verdict),
-        case_name(case, named),
+        sanitize::controls(&case_name(case, named)),
         seconds(duration)
     );
     if let Some(note) = case.note.as_ref().filter(|_| case.verdict != Verdict::Fail) {
-        write!(line, "  ({note})").expect("writing to a String");
+        write!(line, "  ({})", sanitize::controls(note)).expect("writing to a String");
     }
     match case.remarks.len() {
         0 => {}
@@ -105,6 +107,10 @@ pub fn case_line(case: &Case, duration: Duration, named: bool) -> String {
 /// not-observed ones excepted (their line says why). Remarks are spelled out
 /// only here: the scenario citing their requirement gives the verdict on them.
 pub fn failure_details(cases: &[Case], named: bool) -> String {
+    sanitize::controls(&unsanitized_details(cases, named)).into_owned()
+}
+
+fn unsanitized_details(cases: &[Case], named: bool) -> String {
     let mut out = String::new();
     for case in cases
         .iter()
@@ -220,6 +226,10 @@ fn counts<'c>(cases: impl Iterator<Item = &'c Case> + Clone) -> String {
 /// What the gate says on the terminal after the summary: baseline
 /// bookkeeping and the stale lines to delete.
 pub fn gate_lines(report: &Report) -> String {
+    sanitize::controls(&unsanitized_gate_lines(report)).into_owned()
+}
+
+fn unsanitized_gate_lines(report: &Report) -> String {
     let gate = &report.gate;
     let mut out = String::new();
     if let Some(baseline) = &report.run.baseline {
@@ -324,6 +334,29 @@ mod tests {
                 "     frame: {\"jsonrpc\":\"2.0\",\"id\":1,\"error\":{\"code\":-32601}}\n",
             )
         );
+    }
+
+    #[test]
+    fn peer_text_reaches_the_terminal_with_its_controls_escaped() {
+        let active = "\x1b]8;;http://evil/\x1b\\x\x1b[2J\x1b]0;title\x07\0\x08\u{202e}";
+        let mut case = failing_case("2025-11-25");
+        case.verdict = Verdict::Error;
+        case.note = Some(active.into());
+        case.checks[0].message = Some(active.into());
+        case.checks[0].actual = Some(json!({"code": active}));
+        case.transcript[0].text = active.into();
+        case.stderr_tail = Some(active.into());
+        let details = failure_details(&[case.clone()], false);
+        let line = case_line(&case, Duration::ZERO, false);
+        for shown in [&details, &line] {
+            assert!(
+                !shown.contains("\x1b]") && !shown.contains("\x1b[2J"),
+                "{shown:?}"
+            );
+            assert!(!shown.contains(['\0', '\x07', '\x08', '\u{202e}']), "{shown:?}");
+            assert!(shown.contains("\\x1b]8;;http://evil/"), "{shown:?}");
+        }
+        assert_eq!(details.matches("\\u{202e}").count(), 5, "{details}");
     }
 
     #[test]

@@ -11,6 +11,7 @@ use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::Instant;
 
+use mcp_conform_core::redact::Secrets;
 use mcp_conform_core::scenario::Scenario;
 use mcp_conform_core::version::ProtocolVersion;
 use mcp_conform_report::ExitCode;
@@ -18,7 +19,7 @@ use mcp_conform_report::ExitCode;
 use crate::cli::{CliError, GateArgs};
 use crate::output::{self, LiveOutput};
 use crate::report::{self, baseline::Baseline};
-use crate::runner::{RunConfig, case_count, run_matrix};
+use crate::runner::{RunConfig, Target, case_count, run_matrix};
 
 /// A run about to be judged: the selected scenarios and how to run them.
 #[derive(Debug)]
@@ -49,12 +50,14 @@ impl Judged<'_> {
                 what: "the baseline",
             })?;
         let config = self.config;
+        let secrets = self.secrets(gate);
+        let target = secrets.redact(&config.target.display()).into_owned();
         let profile_name = config.profile.as_ref().map_or("none".into(), |p| p.name.clone());
         let versions: Vec<String> = self.versions.iter().map(ToString::to_string).collect();
         println!(
             "mcp-conform {} · {} · protocol {} · profile {profile_name} · {} scenarios · {} jobs\n",
             env!("CARGO_PKG_VERSION"),
-            config.target.display(),
+            target,
             versions.join(", "),
             self.scenarios.len(),
             self.jobs
@@ -62,7 +65,7 @@ impl Judged<'_> {
         let interrupted = interrupt_flag();
         let started = Instant::now();
         let named = self.versions.len() > 1;
-        let mut live = LiveOutput::new(case_count(self.scenarios, &self.versions), named);
+        let mut live = LiveOutput::new(case_count(self.scenarios, &self.versions), named, secrets);
         // The cases come from the run's events; the outcomes it also returns
         // are the same ones, already converted.
         run_matrix(
@@ -77,7 +80,7 @@ impl Judged<'_> {
         anstream::print!("{}", output::failure_details(&cases, named));
         println!("{}", output::summary(&cases, started.elapsed(), named));
         let run_info = mcp_conform_report::RunInfo {
-            target: config.target.display(),
+            target,
             protocol_versions: versions,
             profile: config.profile.as_ref().map(|p| p.name.clone()),
             suite: self.suite.clone(),
@@ -98,6 +101,18 @@ impl Judged<'_> {
             println!("reports written to {}", dir.display());
         }
         Ok(report.gate.exit_code)
+    }
+
+    /// What no output may show: the `--secret`s and the values of the
+    /// secret-looking headers sent to the peer.
+    fn secrets(&self, gate: &GateArgs) -> Secrets {
+        let mut secrets = gate.secrets();
+        if let Target::Http { headers, .. } = &self.config.target {
+            for (name, value) in headers {
+                secrets.add_header(name, value);
+            }
+        }
+        secrets
     }
 }
 

@@ -4,6 +4,7 @@
 use std::path::{Path, PathBuf};
 use std::time::Duration;
 
+use mcp_conform_core::redact::Secrets;
 use mcp_conform_core::version::ProtocolVersion;
 use mcp_conform_report::ExitCode;
 use mcp_mock_peers::reference_client::{self, ClientFault, Plan, ServerAddress};
@@ -164,7 +165,7 @@ fn announce(url: &str) {
 /// The verdict of `serve` on stderr (stdout may be the protocol's); the
 /// exit code of its gate.
 fn verdict(outcome: &ScenarioOutcome) -> ExitCode {
-    let cases = [report::case(outcome)];
+    let cases = [report::case(outcome, &Secrets::default())];
     anstream::eprintln!("{}", output::case_line(&cases[0], outcome.duration, false));
     anstream::eprint!("{}", output::failure_details(&cases, false));
     report::exit_code(&cases)

@@ -6,12 +6,14 @@
 //! `<skipped>` with their verdict as type; a failure a baseline accepts is
 //! `<skipped type="accepted">`; an error is `<error>`. No times and no
 //! timestamp: the file is byte-identical across runs of the same inputs.
+//! Every text goes through [`sanitize::controls`]: XML 1.0 cannot carry
+//! control characters even escaped, and CI pages show this text raw.
 
 use quick_junit::{NonSuccessKind, TestCase, TestCaseStatus, TestSuite};
 
-use crate::Verdict;
 use crate::model::{Case, CheckResult, Report};
-use crate::text;
+use crate::sanitize::controls;
+use crate::{Verdict, text};
 
 /// The report as JUnit XML.
 pub fn write(report: &Report) -> String {
@@ -23,16 +25,17 @@ pub fn write(report: &Report) -> String {
 }
 
 fn suite(case: &Case, strict: bool) -> TestSuite {
-    let mut suite = TestSuite::new(case.name());
-    suite.set_system_out(text::transcript(case));
+    let mut suite = TestSuite::new(controls(&case.name()).into_owned());
+    suite.set_system_out(controls(&text::transcript(case)).into_owned());
     if case.checks.is_empty() {
         // A case with nothing checked still shows up, with the reason.
         let mut status = status_of(case.verdict, strict);
         if let Some(note) = &case.note {
-            status.set_message(note.as_str());
+            status.set_message(controls(note).into_owned());
         }
-        let mut test = TestCase::new(format!("{} ({})", case.scenario, case.verdict), status);
-        test.set_classname(case.scenario.as_str());
+        let name = format!("{} ({})", case.scenario, case.verdict);
+        let mut test = TestCase::new(controls(&name).into_owned(), status);
+        test.set_classname(controls(&case.scenario).into_owned());
         suite.add_test_case(test);
     }
     for check in &case.checks {
@@ -45,10 +48,13 @@ fn test_case(case: &Case, check: &CheckResult, strict: bool) -> TestCase {
     let mut status = match &check.accepted {
         Some(acceptance) if check.verdict >= Verdict::NonStrict => {
             let mut status = TestCaseStatus::skipped();
-            status.set_type("accepted").set_message(format!(
+            let message = format!(
                 "{}: accepted by the baseline: {}",
                 check.verdict, acceptance.reason
-            ));
+            );
+            status
+                .set_type("accepted")
+                .set_message(controls(&message).into_owned());
             status
         }
         _ => status_of(check.verdict, strict),
@@ -56,14 +62,15 @@ fn test_case(case: &Case, check: &CheckResult, strict: bool) -> TestCase {
     if let Some(message) = &check.message {
         if check.accepted.is_none() && check.verdict != Verdict::Pass {
             let first = message.lines().next().unwrap_or_default();
-            status.set_message(format!("{}: {first}", check.verdict));
+            status.set_message(controls(&format!("{}: {first}", check.verdict)).into_owned());
         }
-        status.set_description(description(check, message));
+        status.set_description(controls(&description(check, message)).into_owned());
     }
-    let mut test = TestCase::new(format!("{} {}", check.requirement, check.name), status);
-    test.set_classname(case.scenario.as_str());
+    let name = format!("{} {}", check.requirement, check.name);
+    let mut test = TestCase::new(controls(&name).into_owned(), status);
+    test.set_classname(controls(&case.scenario).into_owned());
     if check.verdict >= Verdict::NonStrict {
-        test.set_system_out(text::transcript(case));
+        test.set_system_out(controls(&text::transcript(case)).into_owned());
     }
     test
 }

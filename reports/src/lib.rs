@@ -15,6 +15,7 @@ pub mod markdown;
 mod merge;
 mod model;
 pub mod provenance;
+pub mod sanitize;
 pub mod text;
 mod verdict;
 

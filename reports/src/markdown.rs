@@ -4,8 +4,8 @@
 use std::collections::{BTreeMap, BTreeSet};
 use std::fmt::Write as _;
 
-use crate::Verdict;
 use crate::model::{BaselineNote, Case, Report};
+use crate::{Verdict, sanitize};
 
 /// The report as GitHub-flavoured Markdown.
 pub fn write(report: &Report) -> String {
@@ -162,7 +162,10 @@ fn notes(out: &mut String, title: &str, notes: &[BaselineNote]) {
         // Indented under the item; a fence of tildes the entry's text cannot close.
         line(out, "\n  ~~~yaml".into());
         for entry_line in note.text.lines() {
-            line(out, format!("  {}", entry_line.replace("~~~", "~ ~ ~")));
+            line(
+                out,
+                format!("  {}", sanitize::controls(entry_line).replace("~~~", "~ ~ ~")),
+            );
         }
         line(out, "  ~~~".into());
     }
@@ -173,15 +176,12 @@ fn line(out: &mut String, text: String) {
     writeln!(out, "{text}").expect("writing to a String");
 }
 
-/// Text safe inside a table cell: no pipes, no line breaks, no HTML.
+/// Text safe inside a table cell: no pipes, no line breaks, nothing live
+/// (see [`sanitize::markdown`]).
 fn cell(text: &str) -> String {
     let one_line: String = text.split_whitespace().collect::<Vec<_>>().join(" ");
     let short: String = one_line.chars().take(200).collect();
-    let escaped = short
-        .replace('&', "&amp;")
-        .replace('<', "&lt;")
-        .replace('>', "&gt;")
-        .replace('|', "\\|");
+    let escaped = sanitize::markdown(&short).replace('|', "\\|");
     if short.len() < one_line.len() {
         escaped + "…"
     } else {
@@ -189,9 +189,11 @@ fn cell(text: &str) -> String {
     }
 }
 
-/// Text safe inside a code span: no backticks, no line breaks.
+/// Text safe inside a code span: no backticks, no line breaks, no controls.
 fn code(text: &str) -> String {
-    text.replace('`', "'").replace(['\n', '\r'], " ")
+    sanitize::controls(text)
+        .replace('`', "'")
+        .replace(['\n', '\r'], " ")
 }
 
 #[cfg(test)]
@@ -202,5 +204,10 @@ mod tests {
     fn cells_cannot_break_the_table_or_inject_html() {
         assert_eq!(cell("a | b\nc <script>"), "a \\| b c &lt;script&gt;");
         assert_eq!(code("x`y"), "x'y");
+        assert_eq!(
+            cell("![i](http://e/p.png) [go](javascript:x) \x1b]8;;u\x07"),
+            "!\\[i\\](http://e/p.png) \\[go\\](javascript:x) \\x1b\\]8;;u\\x07"
+        );
+        assert_eq!(code("a\x1b[2Jb\u{202e}"), "a\\x1b[2Jb\\u{202e}");
     }
 }

@@ -260,3 +260,43 @@ fn merging_shards_gives_back_the_whole() {
             .contains("ran something else")
     );
 }
+
+/// What a hostile peer writes into every string: terminal escapes (a
+/// hyperlink, clear-screen, a window title), NUL, backspace, a bidi
+/// override, a Markdown image, a `javascript:` link and raw HTML.
+const ACTIVE: &str = "\x1b]8;;http://evil/\x1b\\link\x1b]8;;\x1b\\ \x1b[2J \x1b]0;title\x07 \0\x08 \u{202e}txt.exe ![p](http://evil/p.png) [go](javascript:alert(1)) <img src=x>";
+
+#[test]
+fn markdown_and_junit_show_active_peer_text_inert() {
+    let mut report = report();
+    for case in &mut report.cases {
+        case.note = Some(ACTIVE.into());
+        case.stderr_tail = Some(ACTIVE.into());
+        for check in &mut case.checks {
+            check.name = format!("check {ACTIVE}");
+            check.message = Some(ACTIVE.into());
+        }
+        case.transcript[1].text = ACTIVE.into();
+    }
+    report.gate = Gate::decide(&report.cases, false, Vec::new(), Vec::new());
+    let markdown = markdown::write(&report);
+    let junit = junit::write(&report);
+    for (name, text) in [("report.md", &markdown), ("junit.xml", &junit)] {
+        let raw: Vec<char> = text
+            .chars()
+            .filter(|c| {
+                (c.is_control() && !matches!(c, '\n' | '\t')) || ('\u{202a}'..='\u{202e}').contains(c)
+            })
+            .collect();
+        assert!(raw.is_empty(), "{name} carries raw controls {raw:?}:\n{text}");
+        assert!(text.contains("\\x1b"), "{name} does not show the escape:\n{text}");
+        assert!(text.contains("\\u{202e}"), "{name}");
+    }
+    for live in ["![p](", "[go](javascript", "<img"] {
+        assert!(
+            !markdown.contains(live),
+            "report.md keeps `{live}` live:\n{markdown}"
+        );
+    }
+    assert!(markdown.contains("!\\[p\\](http://evil/p.png)"), "{markdown}");
+}

@@ -7,6 +7,7 @@
 //!   (handshake, discovery, a client's opening, default citations).
 //! - [`protocol`]: our own versioned model of MCP message shapes, and the
 //!   checks every frame goes through.
+//! - [`redact`]: the user's secrets kept out of every output.
 //! - [`requirements`]: the requirement catalogue whose IDs every check cites.
 //! - [`matcher`]: the expected-side value language of scenarios.
 //! - [`scenario`]: scenario files: parsing, validation and the runnable model.
@@ -19,6 +20,7 @@ mod json;
 pub mod judge;
 pub mod matcher;
 pub mod protocol;
+pub mod redact;
 pub mod requirements;
 pub mod scenario;
 pub mod span;

@@ -4,19 +4,23 @@
 //! `report.md` and `report.html`. The terminal renders the same cases
 //! (`crate::output`).
 //!
-//! - [`baseline`]: accepted failures; [`shard`]: `--shard K/N`.
+//! - [`baseline`]: accepted failures; [`shard`]: `--shard K/N`; `redact`:
+//!   the user's secrets kept out of every case.
 
 pub mod baseline;
+mod redact;
 pub mod shard;
 
+use std::borrow::Cow;
 use std::collections::HashMap;
 use std::path::{Path, PathBuf};
 
+use mcp_conform_core::redact::Secrets;
 use mcp_conform_core::scenario::Scenario;
 use mcp_conform_core::wire::{self, Frame};
 use mcp_conform_report::{
     Case, CheckResult, Direction, ExitCode, FORMAT_VERSION, Gate, HttpMeta, Report, RunInfo, Suite, Summary,
-    Tool, WireFrame, html, json, junit, markdown, provenance,
+    Tool, WireFrame, html, json, junit, markdown, provenance, sanitize,
 };
 use serde_json::Value;
 
@@ -39,19 +43,29 @@ pub fn suite(scenarios: &[Scenario]) -> Suite {
 
 /// The cases of a run in the order it planned them, each converted from
 /// its outcome as the run reports it finished.
-#[derive(Debug, Default)]
+#[derive(Debug)]
 pub struct CaseLog {
     /// By the run's case index; a case whose worker died stays `None`.
     cases: Vec<Option<Case>>,
+    /// Kept out of every case.
+    secrets: Secrets,
 }
 
 impl CaseLog {
+    /// A log whose cases never show `secrets`.
+    pub fn new(secrets: Secrets) -> CaseLog {
+        CaseLog {
+            cases: Vec::new(),
+            secrets,
+        }
+    }
+
     /// Converts the finished case `index`; returns it for live output.
     pub fn record(&mut self, index: usize, outcome: &ScenarioOutcome) -> &Case {
         if self.cases.len() <= index {
             self.cases.resize(index + 1, None);
         }
-        self.cases[index].insert(case(outcome))
+        self.cases[index].insert(case(outcome, &self.secrets))
     }
 
     /// The cases that finished, in the run's order.
@@ -118,8 +132,14 @@ pub fn merge_files(paths: &[PathBuf], dir: &Path) -> Result<Report, String> {
 }
 
 /// An outcome in the report model: the one conversion every output
-/// goes through.
-pub fn case(outcome: &ScenarioOutcome) -> Case {
+/// goes through, so the one place where `secrets` are redacted (before
+/// anything is cut, so that no part of one survives) and peer text in
+/// messages is capped ([`sanitize::capped_message`]).
+pub fn case(outcome: &ScenarioOutcome, secrets: &Secrets) -> Case {
+    capped(redact::case(unredacted_case(outcome), secrets))
+}
+
+fn unredacted_case(outcome: &ScenarioOutcome) -> Case {
     Case {
         scenario: outcome.id.clone(),
         title: outcome.title.clone(),
@@ -133,6 +153,27 @@ pub fn case(outcome: &ScenarioOutcome) -> Case {
         transcript: transcript(&outcome.transcript),
         stderr_tail: outcome.stderr_tail.clone(),
     }
+}
+
+/// `case` with its messages and the peer's side of its diffs capped.
+fn capped(mut case: Case) -> Case {
+    let cap = |text: &mut String| {
+        if let Cow::Owned(short) = sanitize::capped_message(text) {
+            *text = short;
+        }
+    };
+    if let Some(note) = &mut case.note {
+        cap(note);
+    }
+    for check in case.checks.iter_mut().chain(&mut case.remarks) {
+        if let Some(message) = &mut check.message {
+            cap(message);
+        }
+        if let Some(actual) = &mut check.actual {
+            sanitize::cap_strings(actual);
+        }
+    }
+    case
 }
 
 fn check(check: &Check) -> CheckResult {
@@ -254,7 +295,7 @@ mod tests {
         let outcome = |note: &str| {
             ScenarioOutcome::unrun(&scenario, mcp_conform_core::Verdict::NotApplicable, note.into())
         };
-        let mut log = CaseLog::default();
+        let mut log = CaseLog::new(Secrets::default());
         log.record(2, &outcome("third"));
         log.record(0, &outcome("first"));
         let notes: Vec<Option<String>> = log.into_cases().into_iter().map(|c| c.note).collect();

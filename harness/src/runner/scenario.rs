@@ -2,6 +2,7 @@
 
 use std::time::Duration;
 
+use mcp_conform_core::judge::origin;
 use mcp_conform_core::protocol::PeerRole;
 use mcp_conform_core::scenario::Scenario;
 use mcp_conform_core::scenario::model::{Handshake, Role, StepKind, TransportName};
@@ -129,6 +130,22 @@ pub(super) async fn run_session(
         true => Vec::new(),
         false => check_frames(runner.session.transcript(), runner.version, stdio, config, us),
     };
+    if let Some(facts) = runner.session.http_facts()
+        && !facts.refused.is_empty()
+    {
+        found.extend(
+            facts
+                .refused
+                .iter()
+                .map(|url| origin::refused(url, scenario.span)),
+        );
+        if outcome.verdict == Verdict::Error {
+            // What stopped the case is the server's URL we refused: its
+            // finding decides, and says it.
+            outcome.verdict = Verdict::Pass;
+            outcome.note = None;
+        }
+    }
     if let Some(record) = runner.session.http_client_record() {
         found.extend(mock_server::judge_http(
             &record,

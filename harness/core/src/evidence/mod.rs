@@ -3,5 +3,7 @@
 //! here in core and need no I/O.
 //!
 //! - [`http`]: a client's HTTP requests to the mock server.
+//! - [`origin`]: URLs a server named that the client refused to use.
 
 pub mod http;
+pub mod origin;

@@ -6,6 +6,7 @@
 //! - [`handshake`]: the answer to `initialize`.
 //! - [`discover`]: the answer to the stateless era's `server/discover`.
 //! - [`opening`]: how a client (or a gateway) opens a connection.
+//! - [`origin`]: URLs a server named outside its origin.
 //! - [`defaults`]: what a check cites when the scenario names nothing.
 
 mod check;
@@ -14,6 +15,7 @@ mod describe;
 pub mod discover;
 pub mod handshake;
 pub mod opening;
+pub mod origin;
 
 pub use check::Check;
 pub use describe::summarize;

@@ -108,6 +108,7 @@ cites! {
     MRTR_003,
     MRTR_004,
     MRTR_006,
+    ORIGIN_001,
     PING_001,
     PING_002,
     PROG_001,

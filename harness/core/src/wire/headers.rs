@@ -19,6 +19,15 @@ pub const PARAM_PREFIX: &str = "mcp-param-";
 /// What a recorded secret header value reads as.
 pub const REDACTED: &str = "<redacted>";
 
+/// Words in a header name that mark its value as secret.
+const SECRET_WORDS: &[&str] = &["authorization", "cookie", "token", "key", "secret"];
+
+/// Whether the value of a header with this name must not be recorded.
+pub fn is_secret(name: &str) -> bool {
+    let name = name.to_ascii_lowercase();
+    SECRET_WORDS.iter().any(|word| name.contains(word))
+}
+
 /// RFC 9110 token characters.
 pub fn is_token_byte(b: u8) -> bool {
     b.is_ascii_alphanumeric() || b"!#$%&'*+-.^_`|~".contains(&b)

@@ -9,6 +9,7 @@ use mcp_conform_core::wire::mirror;
 use mcp_mock_peers::transport::SessionFacts;
 use mcp_mock_peers::transport::http::carries_version_header;
 use mcp_mock_peers::transport::http::exchange::{Exchange, RawRequest, exchange};
+use mcp_mock_peers::transport::http::origin;
 use serde_json::{Value, json};
 
 use super::super::outcome::Check;
@@ -201,8 +202,11 @@ impl StepRunner<'_> {
                 headers.push((name, Some(value)));
             }
         }
-        for (name, value) in &facts.headers {
-            headers.push((name.to_ascii_lowercase(), Some(value.clone())));
+        // The user's headers (credentials among them) go to their origin only.
+        if origin::same_origin(&url, &facts.url) {
+            for (name, value) in &facts.headers {
+                headers.push((name.to_ascii_lowercase(), Some(value.clone())));
+            }
         }
         for (name, value) in &step.headers {
             let value = match value {

@@ -4,18 +4,10 @@
 use std::collections::BTreeMap;
 
 pub(crate) use mcp_conform_core::wire::headers::REDACTED;
+pub use mcp_conform_core::wire::headers::is_secret;
 use mcp_conform_core::wire::headers::is_token_byte;
 
 use super::super::TransportError;
-
-/// Words in a header name that mark its value as secret.
-const SECRET_WORDS: &[&str] = &["authorization", "cookie", "token", "key", "secret"];
-
-/// Whether the value of a header with this name must not be recorded.
-pub fn is_secret(name: &str) -> bool {
-    let name = name.to_ascii_lowercase();
-    SECRET_WORDS.iter().any(|word| name.contains(word))
-}
 
 /// The value as it may be recorded: itself, or [`REDACTED`].
 pub fn redacted<'v>(name: &str, value: &'v str) -> &'v str {

@@ -12,6 +12,7 @@
 
 pub mod exchange;
 pub mod headers;
+pub mod origin;
 pub mod sse;
 
 use std::collections::{HashMap, HashSet};
@@ -20,6 +21,7 @@ use std::str::FromStr;
 use std::sync::{Arc, Mutex, PoisonError};
 use std::time::{Duration, Instant};
 
+use mcp_conform_core::evidence::origin::RefusedUrl;
 use mcp_conform_core::wire::headers::{LAST_EVENT_ID, PROTOCOL_VERSION, SESSION_ID};
 use mcp_conform_core::wire::mirror::{self, ToolHeaders};
 use mcp_conform_core::wire::{Direction, Frame, FrameMeta, RequestId};
@@ -156,6 +158,8 @@ pub struct SessionFacts {
     pub tools: ToolHeaders,
     /// The `--header`s.
     pub headers: Vec<(String, String)>,
+    /// URLs the server named outside the origin of `url`, refused.
+    pub refused: Vec<RefusedUrl>,
 }
 
 /// The connection state every task reads.
@@ -171,6 +175,8 @@ struct State {
     /// Stateless: our `tools/list` requests, whose answers teach `tools`.
     tool_lists: HashSet<RequestId>,
     tools: ToolHeaders,
+    /// URLs the server named outside the origin given, never used.
+    refused: Vec<RefusedUrl>,
 }
 
 #[derive(Debug)]
@@ -419,6 +425,7 @@ impl HttpTransport {
             stateless: self.options.stateless,
             tools: state.tools.clone(),
             headers: self.options.headers.clone(),
+            refused: state.refused.clone(),
         }
     }
 
@@ -1152,12 +1159,12 @@ async fn legacy_stream(
     let mut pending = Vec::new();
     let end = read_events(&mut response, &mut decoder, |event| {
         if event.event.as_deref() == Some("endpoint") {
-            let resolved = shared
-                .url
-                .join(event.data.trim())
-                .map_err(|e| format!("the `endpoint` event `{}` is not a URL: {e}", event.data.trim()));
+            let resolved = origin::post_url(&shared.url, &event.data);
+            if let Err(origin::Unusable::OffOrigin(refused)) = &resolved {
+                shared.state().refused.push(refused.clone());
+            }
             if let Some(tx) = endpoint.take() {
-                let _ = tx.send(resolved);
+                let _ = tx.send(resolved.map_err(|unusable| unusable.describe()));
             }
             return true;
         }

@@ -353,6 +353,43 @@ async fn auto_falls_back_to_http_with_sse() {
 }
 
 #[tokio::test]
+async fn an_endpoint_on_another_origin_is_refused_and_sent_nothing() {
+    // The other origin: a listener that records every request it gets.
+    let elsewhere = serve(|_, _| Reply::new("202 Accepted")).await;
+    let elsewhere_url = elsewhere.url.replace("/mcp", "/message");
+    for mode in [HttpMode::Sse, HttpMode::Auto] {
+        let named = elsewhere_url.clone();
+        let server = serve(move |req, _| match req.method.as_str() {
+            "POST" => Reply::new("405 Method Not Allowed"),
+            _ => Reply::new("200 OK")
+                .sse()
+                .chunk(0, &format!("event: endpoint\ndata: {named}\n\n"))
+                .chunk(2000, ""),
+        })
+        .await;
+        let mut t = HttpTransport::new(options(&server.url, mode)).unwrap();
+        let sent = t.send(INIT.as_bytes()).await;
+        match mode {
+            HttpMode::Sse => {
+                let error = sent.unwrap_err().to_string();
+                assert!(
+                    error.contains("outside") && error.contains(&elsewhere_url),
+                    "{error}"
+                );
+            }
+            // The POST's own 405 stands.
+            _ => assert!(!t.is_legacy()),
+        }
+        let refused = t.facts().refused;
+        assert_eq!(refused.len(), 1, "{mode}");
+        assert_eq!(refused[0].url, elsewhere_url);
+        assert_eq!(refused[0].origin, server.url.trim_end_matches("/mcp"));
+    }
+    tokio::time::sleep(Duration::from_millis(200)).await;
+    assert!(elsewhere.requests().is_empty(), "{:?}", elsewhere.requests());
+}
+
+#[tokio::test]
 async fn a_server_that_never_answers_does_not_hang_send() {
     let server = serve(|_, _| Reply {
         head_pause: 60_000,
