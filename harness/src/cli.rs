@@ -219,6 +219,10 @@ pub struct GateArgs {
     /// Non-strict findings (broken SHOULDs) fail the run too.
     #[arg(long)]
     pub strict: bool,
+    /// Run every scenario even when the peer answered nothing usable in the
+    /// first ones (by default the rest are then reported as errors, unrun).
+    #[arg(long)]
+    pub keep_going: bool,
 }
 
 /// Runs the command line; returns the process exit status.

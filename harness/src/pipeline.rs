@@ -48,7 +48,10 @@ impl Judged<'_> {
                 diagnostics,
                 what: "the baseline",
             })?;
-        let config = self.config;
+        let config = &RunConfig {
+            fail_fast: !gate.keep_going,
+            ..self.config.clone()
+        };
         let profile_name = config.profile.as_ref().map_or("none".into(), |p| p.name.clone());
         let versions: Vec<String> = self.versions.iter().map(ToString::to_string).collect();
         println!(

@@ -15,6 +15,7 @@ use serde_json::{Value, json};
 use tokio::time::Instant;
 
 use super::discover::discover;
+use super::failfast::heard;
 use super::frames::check_frames;
 use super::gateway::{self, Hub};
 use super::handshake::{Handshaken, handshake};
@@ -50,6 +51,7 @@ pub async fn run_scenario(scenario: &Scenario, config: &RunConfig) -> ScenarioOu
         Err(error) => {
             outcome.verdict = Verdict::Error;
             outcome.note = Some(error.to_string());
+            outcome.heard = Some(false);
             return outcome;
         }
     };
@@ -138,6 +140,7 @@ pub(super) async fn run_session(
         ));
     }
     outcome.transcript = runner.session.transcript().to_vec();
+    outcome.heard = Some(heard(&outcome.transcript));
     if let Some(hub) = runner.backends.take() {
         hub.stop().await;
         let judged = gateway::judge_backends(&hub, scenario, config, outcome.transcript.len());

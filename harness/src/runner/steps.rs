@@ -5,6 +5,7 @@ use std::time::Duration;
 
 use mcp_conform_core::judge::defaults;
 use mcp_conform_core::judge::summarize;
+use mcp_conform_core::judge::unanswered;
 use mcp_conform_core::matcher::{MatchContext, Matcher, render_template};
 use mcp_conform_core::scenario::Scenario;
 use mcp_conform_core::scenario::model::{
@@ -502,7 +503,7 @@ impl<'s> StepRunner<'s> {
         waited: Result<Got, WaitError>,
         judge: Judge<'_>,
         tag: &CheckTag,
-        missing: String,
+        mut missing: String,
     ) -> Result<Value, Stop> {
         let admits_silence = judge.expect.is_some_and(|e| e.expect.admits_silence());
         let (check, response) = match waited {
@@ -515,7 +516,19 @@ impl<'s> StepRunner<'s> {
                 (check, Some(response))
             }
             Err(WaitError::TimedOut) if admits_silence => (Check::pass_for(name, tag), None),
-            Err(WaitError::TimedOut) => (Check::broken_for(name, tag, missing), None),
+            Err(error @ (WaitError::TimedOut | WaitError::Stray(_))) => {
+                // Unanswered is a MUST failure whatever the expectation's
+                // level, and a precondition that cannot hold stops the scenario.
+                if let WaitError::Stray(_) = error {
+                    missing = format!("{missing}: {}", self.describe(&error));
+                }
+                self.checks
+                    .push(unanswered::no_response(name, tag.span, missing.clone()));
+                return Err(match judge.require {
+                    true => Stop::halted(Verdict::Pass, missing),
+                    false => Stop::Done,
+                });
+            }
             Err(error) => return Err(self.peer_gone(tag, &error)),
         };
         match (self.record(check, judge.require), response) {
@@ -1051,6 +1064,10 @@ impl<'s> StepRunner<'s> {
             WaitError::TimedOut => "timed out".into(),
             WaitError::Closed(exit) => format!("the peer exited: {}", exit.description),
             WaitError::Transport(message) => message.clone(),
+            WaitError::Stray(got) => format!(
+                "a response came with id {}, which was never sent",
+                got.message.get("id").unwrap_or(&Value::Null)
+            ),
         }
     }
 

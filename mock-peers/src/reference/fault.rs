@@ -17,6 +17,9 @@ use serde_json::{Map, Value, json};
 
 use mcp_conform_core::wire::jsonrpc::{code, id_key};
 
+/// The tool name `tools.unknown-tool` calls.
+const UNKNOWN_TOOL: &str = "mcp-conform-no-such-tool";
+
 crate::faults::faults! {
     Fault, "server";
     NoParseError = "no-parse-error", "RPC-009", "Text that is not JSON gets no answer at all." => ["base.parse-error"];
@@ -79,6 +82,8 @@ crate::faults::faults! {
     ProgressDecreasing = "progress-decreasing", "PROG-002", "Progress goes down instead of up." => ["progress.token"];
     AnswersCancelled = "answers-cancelled", "CANC-002", "notifications/cancelled is ignored and the call answered anyway." => ["cancellation.no-response"];
     DiesOnLateCancel = "dies-on-late-cancel", "CANC-005", "A cancellation of a request already answered kills the server." => ["cancellation.after-response"];
+    UnknownToolSilent = "unknown-tool-silent", "RPC-004", "A call of an unknown tool gets no answer at all." => ["tools.unknown-tool"];
+    InitializeIdAsString = "initialize-id-as-string", "RPC-004", "The answer to initialize carries its id as a string (\"1\" for 1)." => ["lifecycle.initialize"];
     DiesOnStaleResponse = "dies-on-stale-response", "RPC-013", "A response to an id the server never used kills the server." => ["base.stale-response"];
     ElicitUndeclared = "elicit-undeclared", "ELIC-002", "Elicitation requests go to clients that did not declare elicitation." => ["elicitation.not-declared"];
     AcceptsInvalidContent = "accepts-invalid-content", "ELIC-010", "Accepted elicitation content is used without checking it against the form." => ["elicitation.invalid-content"];
@@ -459,6 +464,13 @@ impl FaultLayer {
             }
             _ => None,
         };
+        if let (Fault::UnknownToolSilent, Some(_), Some((method, params))) =
+            (self.fault, error_code, &answered)
+            && method == "tools/call"
+            && params["name"] == UNKNOWN_TOOL
+        {
+            return Vec::new();
+        }
         let mut around = Around::default();
         match &answered {
             Some((method, params)) => {
@@ -501,6 +513,7 @@ impl FaultLayer {
                 *frame = json!({ "jsonrpc": "2.0", "id": frame["id"], "result": {} });
             }
             (Fault::PingWrongJsonrpc, "ping", None) => frame["jsonrpc"] = json!("1.0"),
+            (Fault::InitializeIdAsString, "initialize", _) => frame["id"] = json!(frame["id"].to_string()),
             (Fault::PingRefusedBeforeInit, "ping", None) if !self.state().initialize_seen => {
                 *frame = json!({ "jsonrpc": "2.0", "id": frame["id"],
                     "error": { "code": code::INVALID_REQUEST, "message": "not initialized" } });

@@ -7,6 +7,7 @@
 //! - [`discover`]: the answer to the stateless era's `server/discover`.
 //! - [`opening`]: how a client (or a gateway) opens a connection.
 //! - [`defaults`]: what a check cites when the scenario names nothing.
+//! - [`unanswered`]: a request of ours that got no response.
 
 mod check;
 pub mod defaults;
@@ -14,6 +15,7 @@ mod describe;
 pub mod discover;
 pub mod handshake;
 pub mod opening;
+pub mod unanswered;
 
 pub use check::Check;
 pub use describe::summarize;
