@@ -79,7 +79,7 @@ fn an_initialize_answered_under_a_wrong_id_type_is_a_finding_within_seconds() {
     let output = Command::cargo_bin("mcp-conform")
         .unwrap()
         .env("NO_COLOR", "1")
-        .args(["run", "--stdio", &server, "--filter", "lifecycle.initialize"])
+        .args(["run", "--stdio", &server, "--filter", "lifecycle.ping"])
         .args(["--startup-timeout", "20"])
         .timeout(Duration::from_secs(60))
         .output()

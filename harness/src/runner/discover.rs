@@ -44,7 +44,7 @@ pub async fn discover(runner: &mut StepRunner<'_>, config: &RunConfig) -> Handsh
         }
         Err(WaitError::Closed(exit)) => {
             let note = format!(
-                "the server exited before answering {DISCOVER} ({})",
+                "the server went away before answering {DISCOVER} ({})",
                 exit.description
             );
             return Handshaken::Stopped(Stop::halted(Verdict::Error, note));

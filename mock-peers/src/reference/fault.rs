@@ -78,12 +78,14 @@ crate::faults::faults! {
     CompletionTooMany = "completion-too-many", "COMP-002", "completion/complete returns 150 values." => ["completion.complete"];
     UnknownLogLevelAccepted = "unknown-log-level-accepted", "LOG-004", "logging/setLevel accepts an unknown level." => ["logging.set-level"];
     LogIgnoresLevel = "log-ignores-level", "LOG-003", "Log messages below the level set by logging/setLevel still arrive." => ["logging.filtering"];
+    ProgressTokenAsString = "progress-token-as-string", "PROG-003", "Progress notifications carry a numeric token as a string (\"1\" for 1)." => ["progress.token"];
     ProgressWrongToken = "progress-wrong-token", "PROG-003", "Progress notifications carry a token nobody sent." => ["progress.token"];
     ProgressDecreasing = "progress-decreasing", "PROG-002", "Progress goes down instead of up." => ["progress.token"];
     AnswersCancelled = "answers-cancelled", "CANC-002", "notifications/cancelled is ignored and the call answered anyway." => ["cancellation.no-response"];
     DiesOnLateCancel = "dies-on-late-cancel", "CANC-005", "A cancellation of a request already answered kills the server." => ["cancellation.after-response"];
     UnknownToolSilent = "unknown-tool-silent", "RPC-004", "A call of an unknown tool gets no answer at all." => ["tools.unknown-tool"];
-    InitializeIdAsString = "initialize-id-as-string", "RPC-004", "The answer to initialize carries its id as a string (\"1\" for 1)." => ["lifecycle.initialize"];
+    StringIdAsNumber = "string-id-as-number", "RPC-004", "Answers to requests with a string id carry the number at its end instead (3 for \"mcp-conform-3\")." => ["lifecycle.ping"];
+    InitializeIdAsString = "initialize-id-as-string", "RPC-004", "The answer to initialize carries its id as a string (\"1\" for 1)." => ["lifecycle.ping"];
     DiesOnStaleResponse = "dies-on-stale-response", "RPC-013", "A response to an id the server never used kills the server." => ["base.stale-response"];
     ElicitUndeclared = "elicit-undeclared", "ELIC-002", "Elicitation requests go to clients that did not declare elicitation." => ["elicitation.not-declared"];
     AcceptsInvalidContent = "accepts-invalid-content", "ELIC-010", "Accepted elicitation content is used without checking it against the form." => ["elicitation.invalid-content"];
@@ -95,6 +97,7 @@ crate::faults::faults! {
     ];
     RootsUndeclared = "roots-undeclared", "ROOT-001", "roots/list goes to clients that did not declare roots." => ["roots.not-declared"];
     SampleUndeclared = "sample-undeclared", "SAMP-001", "Sampling requests go to clients that did not declare sampling." => ["sampling.not-declared"];
+    SampleIncludeContext = "sample-include-context", "SAMP-006", "Sampling asks for includeContext thisServer of a client that did not declare sampling.context." => ["sampling.round-trip"];
     SamplingPriorityRange = "sampling-priority-range", "SAMP-003", "Sampling asks with intelligencePriority 1.5." => ["sampling.preferences", "sampling.round-trip"];
     HttpPlainJsonRpc = "http-plain-json-rpc", "HTTP-006", "Over HTTP, requests answered at once get application/json and notifications 204 No Content, as plain JSON-RPC over POST does." => ["http.notification-202", "http.standalone-stream"];
     HttpOriginIgnored = "http-origin-ignored", "HTTP-003", "Over HTTP, Origin and Host are not checked, so a foreign site's page can reach the server (DNS rebinding)." => ["http.origin"];
@@ -513,6 +516,14 @@ impl FaultLayer {
                 *frame = json!({ "jsonrpc": "2.0", "id": frame["id"], "result": {} });
             }
             (Fault::PingWrongJsonrpc, "ping", None) => frame["jsonrpc"] = json!("1.0"),
+            (Fault::StringIdAsNumber, _, _) => {
+                let digits = frame["id"]
+                    .as_str()
+                    .map(|id| id.trim_start_matches(|c: char| !c.is_ascii_digit()));
+                if let Some(number) = digits.and_then(|d| d.parse::<i64>().ok()) {
+                    frame["id"] = json!(number);
+                }
+            }
             (Fault::InitializeIdAsString, "initialize", _) => frame["id"] = json!(frame["id"].to_string()),
             (Fault::PingRefusedBeforeInit, "ping", None) if !self.state().initialize_seen => {
                 *frame = json!({ "jsonrpc": "2.0", "id": frame["id"],
@@ -588,6 +599,11 @@ impl FaultLayer {
         let params = frame.get_mut("params").unwrap_or(&mut empty);
         match (self.fault, method.as_str()) {
             (Fault::ListChangedSilent, m) => return m.ends_with("/list_changed"),
+            (Fault::ProgressTokenAsString, "notifications/progress")
+                if params["progressToken"].is_number() =>
+            {
+                params["progressToken"] = json!(params["progressToken"].to_string());
+            }
             (Fault::ProgressWrongToken, "notifications/progress") => {
                 params["progressToken"] = json!(format!("not-{}", params["progressToken"]));
             }
@@ -606,6 +622,9 @@ impl FaultLayer {
                 if let Some(members) = params.as_object_mut() {
                     members.remove("elicitationId");
                 }
+            }
+            (Fault::SampleIncludeContext, "sampling/createMessage") => {
+                params["includeContext"] = json!("thisServer")
             }
             (Fault::SamplingPriorityRange, "sampling/createMessage") => {
                 params["modelPreferences"]["intelligencePriority"] = json!(1.5);
