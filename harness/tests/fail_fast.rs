@@ -1,7 +1,8 @@
 //! A peer that is unusable from the start costs seconds, not the startup
 //! timeout of every scenario: a server that never answers (over stdio and
-//! over HTTP) ends the run within about twice the startup timeout and never
-//! exits 0, and an answer under a wrong id ends its wait at once.
+//! over HTTP), or a client that never connects, ends the run within about
+//! twice the startup timeout and never exits 0, and an answer under a wrong
+//! id ends its wait at once.
 
 use std::net::TcpListener;
 use std::time::{Duration, Instant};
@@ -11,15 +12,15 @@ use assert_cmd::Command;
 /// The startup timeout the runs below give (seconds).
 const STARTUP: u64 = 2;
 
-/// Runs `mcp-conform run ARGS` on the whole bundled suite; returns the exit
-/// code, stdout and the wall time.
-fn run(args: &[&str]) -> (Option<i32>, String, Duration) {
+/// Runs `mcp-conform COMMAND ARGS` on the whole bundled suite; returns the
+/// exit code, stdout and the wall time.
+fn judge(command: &str, args: &[&str]) -> (Option<i32>, String, Duration) {
     let started = Instant::now();
     let output = Command::cargo_bin("mcp-conform")
         .unwrap()
         .env_remove("CI")
         .env("NO_COLOR", "1")
-        .arg("run")
+        .arg(command)
         .args(args)
         .args(["--startup-timeout", &STARTUP.to_string(), "--jobs", "2"])
         .timeout(Duration::from_secs(300))
@@ -45,7 +46,7 @@ fn assert_stopped_early(code: Option<i32>, stdout: &str, took: Duration) {
 
 #[test]
 fn a_mute_stdio_server_stops_the_run_within_twice_the_startup_timeout() {
-    let (code, stdout, took) = run(&["--stdio", "sleep 600"]);
+    let (code, stdout, took) = judge("run", &["--stdio", "sleep 600"]);
     assert_stopped_early(code, &stdout, took);
 }
 
@@ -58,13 +59,22 @@ fn a_mute_http_server_stops_the_run_within_twice_the_startup_timeout() {
         let held: Vec<_> = listener.incoming().collect();
         drop(held);
     });
-    let (code, stdout, took) = run(&["--url", &url]);
+    let (code, stdout, took) = judge("run", &["--url", &url]);
+    assert_stopped_early(code, &stdout, took);
+}
+
+#[test]
+fn a_client_that_never_connects_stops_the_run_within_twice_the_startup_timeout() {
+    let (code, stdout, took) = judge("test-client", &["--command", "sleep 600"]);
     assert_stopped_early(code, &stdout, took);
 }
 
 #[test]
 fn keep_going_runs_every_scenario_on_a_mute_server() {
-    let (code, stdout, _) = run(&["--stdio", "sleep 600", "--keep-going", "--filter", "lifecycle."]);
+    let (code, stdout, _) = judge(
+        "run",
+        &["--stdio", "sleep 600", "--keep-going", "--filter", "lifecycle."],
+    );
     assert_eq!(code, Some(1), "{stdout}");
     assert!(!stdout.contains("not run:"), "{stdout}");
 }

@@ -102,8 +102,10 @@ impl Tripwire {
 
 #[cfg(test)]
 mod tests {
-    use std::path::PathBuf;
+    use std::path::Path;
     use std::time::Duration;
+
+    use mcp_conform_core::scenario::load::load_str;
 
     use super::*;
 
@@ -127,19 +129,12 @@ mod tests {
     }
 
     fn outcome(id: &str, verdict: Verdict, heard: Option<bool>) -> ScenarioOutcome {
+        let text =
+            format!("id: {id}\ntitle: t\nrequirements: [RPC-011]\nversions: all\nsteps:\n  - alive: {{}}\n");
+        let scenario = load_str(Path::new("s.yaml"), &text).expect("a valid scenario");
         ScenarioOutcome {
-            id: id.into(),
-            title: String::new(),
-            path: PathBuf::new(),
-            verdict,
-            note: Some("no answer to initialize".into()),
-            checks: Vec::new(),
-            remarks: Vec::new(),
-            transcript: Vec::new(),
-            version: None,
-            stderr_tail: None,
-            duration: Duration::ZERO,
             heard,
+            ..ScenarioOutcome::unrun(&scenario, verdict, "no answer to initialize".into())
         }
     }
 

@@ -105,7 +105,8 @@ pub fn case_count(scenarios: &[Scenario], versions: &[ProtocolVersion]) -> usize
 /// time, calling `on_event` on the caller's thread. Returns the outcomes in
 /// the scenarios' order. When `interrupted` becomes true, running scenarios
 /// stop (their peers are killed) with an error verdict and queued ones are
-/// not started.
+/// not started; with `config.fail_fast`, the same once the peer has proved
+/// unusable (see [`failfast`](super::failfast)).
 pub fn run_suite(
     scenarios: &[Scenario],
     config: &RunConfig,
@@ -235,9 +236,7 @@ impl Worker<'_> {
             finished(index, outcome);
         }
     }
-}
 
-impl Worker<'_> {
     /// Why cases stop now: Ctrl-C (`interrupted` says so), or the peer
     /// proved unusable (fail-fast).
     fn stop_reason(&self, interrupted: &str) -> Option<String> {
