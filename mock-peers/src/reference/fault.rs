@@ -76,6 +76,7 @@ crate::faults::faults! {
     UnknownPromptCode = "unknown-prompt-code", "PROM-002", "An unknown prompt gets -32603 instead of -32602." => ["prompts.get-unknown"];
     MissingArgumentAccepted = "missing-argument-accepted", "PROM-003", "prompts/get without a required argument fills one in instead of failing." => ["prompts.missing-argument"];
     CompletionTooMany = "completion-too-many", "COMP-002", "completion/complete returns 150 values." => ["completion.complete"];
+    LogUndeclared = "log-undeclared", "LOG-001", "A log message follows the answer to initialize, though logging is not declared." => ["tools.call", "lifecycle.ping"];
     UnknownLogLevelAccepted = "unknown-log-level-accepted", "LOG-004", "logging/setLevel accepts an unknown level." => ["logging.set-level"];
     LogIgnoresLevel = "log-ignores-level", "LOG-003", "Log messages below the level set by logging/setLevel still arrive." => ["logging.filtering"];
     ProgressTokenAsString = "progress-token-as-string", "PROG-003", "Progress notifications carry a numeric token as a string (\"1\" for 1)." => ["progress.token"];
@@ -536,6 +537,13 @@ impl FaultLayer {
                 if let Some(capabilities) = frame["result"]["capabilities"].as_object_mut() {
                     capabilities.remove("prompts");
                 }
+            }
+            (Fault::LogUndeclared, "initialize", None) => {
+                if let Some(capabilities) = frame["result"]["capabilities"].as_object_mut() {
+                    capabilities.remove("logging");
+                }
+                extra.push(json!({ "jsonrpc": "2.0", "method": "notifications/message",
+                    "params": { "level": "info", "data": "initialized" } }));
             }
             (Fault::ListChangedUndeclared, "initialize", None) => {
                 frame["result"]["capabilities"]["tools"] = json!({});
