@@ -226,6 +226,10 @@ pub struct GateArgs {
     /// base64-encoded). `MCP_CONFORM_SECRETS` adds more, one per line.
     #[arg(long = "secret", value_name = "VALUE")]
     pub secrets: Vec<String>,
+    /// Run every scenario even when the peer answered nothing usable in the
+    /// first ones (by default the rest are then reported as errors, unrun).
+    #[arg(long)]
+    pub keep_going: bool,
 }
 
 /// More `--secret` values, one per line (for CI, where a secret is a variable).

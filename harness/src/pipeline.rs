@@ -49,7 +49,10 @@ impl Judged<'_> {
                 diagnostics,
                 what: "the baseline",
             })?;
-        let config = self.config;
+        let config = &RunConfig {
+            fail_fast: !gate.keep_going,
+            ..self.config.clone()
+        };
         let secrets = self.secrets(gate);
         let target = secrets.redact(&config.target.display()).into_owned();
         let profile_name = config.profile.as_ref().map_or("none".into(), |p| p.name.clone());

@@ -330,7 +330,7 @@ fn protocol_all_runs_each_scenario_on_every_version_the_server_speaks() {
 /// scenarios do not apply, or what they need is not observed; none fails.
 #[test]
 fn a_legacy_server_is_not_judged_by_the_stateless_rules() {
-    let legacy = r#"sh -c 'while read -r line; do id=$(printf "%s" "$line" | sed -n "s/.*\"id\":\([0-9]*\).*/\1/p"); case "$line" in *server/discover*) echo "{\"jsonrpc\":\"2.0\",\"id\":$id,\"error\":{\"code\":-32601,\"message\":\"Method not found\"}}";; *) echo "{\"jsonrpc\":\"2.0\",\"id\":$id,\"result\":{\"tools\":[]}}";; esac; done'"#;
+    let legacy = r#"sh -c 'while read -r line; do id=$(printf "%s" "$line" | sed -n "s/.*\"id\":\(\"[^\"]*\"\|[0-9]*\).*/\1/p"); case "$line" in *server/discover*) echo "{\"jsonrpc\":\"2.0\",\"id\":$id,\"error\":{\"code\":-32601,\"message\":\"Method not found\"}}";; *) echo "{\"jsonrpc\":\"2.0\",\"id\":$id,\"result\":{\"tools\":[]}}";; esac; done'"#;
     let run = judge(
         &[
             "run",

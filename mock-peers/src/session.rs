@@ -17,6 +17,7 @@
 mod serving;
 mod stateless;
 
+use std::collections::HashSet;
 use std::time::Duration;
 
 use mcp_conform_core::protocol::{input_requests, is_input_required};
@@ -100,6 +101,9 @@ pub enum WaitError {
     /// the peer, or (HTTP) the server rejected the request or cut its stream
     /// before the response.
     Transport(String),
+    /// A response came with an id we never sent (`"1"` for `1`, say): the
+    /// response waited for will not come under the id asked for.
+    Stray(Received),
 }
 
 /// One connection to the peer under test, from the client side.
@@ -108,6 +112,8 @@ pub struct MockSession {
     transport: Transport,
     transcript: Vec<Frame>,
     next_id: i64,
+    /// Every request id we used, to tell a stray response from a late one.
+    sent_ids: HashSet<RequestId>,
     responses: Vec<(Option<RequestId>, Received)>,
     notifications: Vec<Received>,
     peer_requests: Vec<PeerRequest>,
@@ -130,6 +136,7 @@ impl MockSession {
             transport: transport.into(),
             transcript: Vec::new(),
             next_id: 1,
+            sent_ids: HashSet::new(),
             responses: Vec::new(),
             notifications: Vec::new(),
             peer_requests: Vec::new(),
@@ -237,6 +244,7 @@ impl MockSession {
 
     /// Sends bytes exactly as given; returns their transcript index.
     pub async fn send_raw(&mut self, raw: &[u8]) -> Result<usize, TransportError> {
+        self.note_sent_ids(&classify(raw));
         let frame = self.transport.send(raw).await?;
         self.transcript.push(frame);
         Ok(self.transcript.len() - 1)
@@ -250,6 +258,7 @@ impl MockSession {
         id: Option<Value>,
     ) -> Result<Value, TransportError> {
         let id = id.unwrap_or_else(|| self.next_id());
+        self.sent_ids.extend(RequestId::from_value(&id));
         if let Some(serving) = self.serving.as_mut().filter(|s| s.asks_inside_results(method)) {
             let carried = RequestId::from_value(&id).and_then(|rid| serving.ask(rid, method, params));
             if let Some((carrier, result)) = carried {
@@ -354,6 +363,9 @@ impl MockSession {
             {
                 return Some(Ok(s.responses.remove(pos).1));
             }
+            if let Some(stray) = s.take_stray() {
+                return Some(Err(WaitError::Stray(stray)));
+            }
             let wanted = wanted.as_ref()?;
             s.claim(|i| i.unanswered.contains(wanted)).map(Err)
         })
@@ -368,6 +380,26 @@ impl MockSession {
             .iter()
             .find(|(rid, _)| rid.is_some() && *rid == wanted)
             .map(|(_, received)| received)
+    }
+
+    /// Remembers the ids of the requests in an outgoing message.
+    fn note_sent_ids(&mut self, sent: &Classified) {
+        match sent {
+            Classified::Request { id, .. } => {
+                self.sent_ids.insert(id.clone());
+            }
+            Classified::Batch(items) => items.iter().for_each(|item| self.note_sent_ids(item)),
+            _ => {}
+        }
+    }
+
+    /// Takes the first response whose id we never sent.
+    fn take_stray(&mut self) -> Option<Received> {
+        let pos = self
+            .responses
+            .iter()
+            .position(|(rid, _)| rid.as_ref().is_some_and(|rid| !self.sent_ids.contains(rid)))?;
+        Some(self.responses.remove(pos).1)
     }
 
     /// Takes the first unclaimed incident that `ends` a wait, as its error.

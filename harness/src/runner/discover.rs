@@ -37,9 +37,14 @@ pub async fn discover(runner: &mut StepRunner<'_>, config: &RunConfig) -> Handsh
             );
             return Handshaken::Stopped(Stop::halted(Verdict::NotObserved, note));
         }
+        Err(error @ WaitError::Stray(_)) => {
+            // The frame checker reports the stray id (RPC-004).
+            let note = format!("{DISCOVER} was not answered: {}", runner.describe(&error));
+            return Handshaken::Stopped(Stop::halted(Verdict::Pass, note));
+        }
         Err(WaitError::Closed(exit)) => {
             let note = format!(
-                "the server exited before answering {DISCOVER} ({})",
+                "the server went away before answering {DISCOVER} ({})",
                 exit.description
             );
             return Handshaken::Stopped(Stop::halted(Verdict::Error, note));

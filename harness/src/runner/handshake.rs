@@ -39,13 +39,6 @@ pub async fn handshake(runner: &mut StepRunner<'_>, config: &RunConfig) -> Hands
     let deadline = Instant::now() + config.startup_timeout;
     let response = match runner.wait(Wait::Response(&id), deadline, &[]).await {
         Ok(got) => got.message(),
-        Err(WaitError::Closed(exit)) if runner.session.transcript().len() <= 1 => {
-            let note = format!(
-                "the server exited before answering initialize ({})",
-                exit.description
-            );
-            return Handshaken::Stopped(Stop::halted(Verdict::Error, note));
-        }
         Err(error) => {
             let message = match error {
                 WaitError::TimedOut => {

@@ -9,9 +9,11 @@
 //!   the session as responses, or as input responses of a retry).
 //! - [`verify`]: matcher results turned into checks.
 //! - [`suite`]: many scenarios on worker threads, reported as events.
+//! - [`failfast`]: when a run stops starting scenarios on an unusable peer.
 
 mod answers;
 mod discover;
+mod failfast;
 mod frames;
 mod gateway;
 mod handshake;
@@ -102,6 +104,9 @@ pub struct RunConfig {
     pub startup_timeout: Duration,
     /// Official schemas to validate every frame against, on top of our model.
     pub official: Option<std::sync::Arc<OfficialSchemas>>,
+    /// Whether a run stops starting scenarios once the peer has shown
+    /// itself unusable (`failfast`); the CLI's default, off for the library.
+    pub fail_fast: bool,
 }
 
 impl RunConfig {
@@ -113,6 +118,7 @@ impl RunConfig {
             profile: None,
             startup_timeout: Duration::from_secs(10),
             official: None,
+            fail_fast: false,
         }
     }
 }

@@ -32,6 +32,9 @@ pub struct ScenarioOutcome {
     /// first), kept when something went wrong.
     pub stderr_tail: Option<String>,
     pub duration: Duration,
+    /// Whether the peer said anything usable (see [`heard`](super::failfast::heard));
+    /// `None` when no peer was reached (the case did not apply or did not start).
+    pub heard: Option<bool>,
 }
 
 impl ScenarioOutcome {
@@ -66,6 +69,7 @@ impl ScenarioOutcome {
             version: None,
             stderr_tail: None,
             duration: Duration::ZERO,
+            heard: None,
         }
     }
 

@@ -156,6 +156,8 @@ async fn ask(config: &RunConfig, envelope: Option<Envelope>, method: &str, param
             match session.wait_response(&id, deadline, &mut DefaultHandler).await {
                 Ok(received) => Answer::Message(received.message),
                 Err(WaitError::Transport(refusal)) => Answer::Refused(refusal),
+                // Under a wrong id, still the server's answer: the scenarios judge the id.
+                Err(WaitError::Stray(received)) => Answer::Message(received.message),
                 Err(WaitError::TimedOut | WaitError::Closed(_)) => Answer::Silent,
             }
         }

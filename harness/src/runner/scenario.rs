@@ -16,6 +16,7 @@ use serde_json::{Value, json};
 use tokio::time::Instant;
 
 use super::discover::discover;
+use super::failfast::heard;
 use super::frames::check_frames;
 use super::gateway::{self, Hub};
 use super::handshake::{Handshaken, handshake};
@@ -51,6 +52,7 @@ pub async fn run_scenario(scenario: &Scenario, config: &RunConfig) -> ScenarioOu
         Err(error) => {
             outcome.verdict = Verdict::Error;
             outcome.note = Some(error.to_string());
+            outcome.heard = Some(false);
             return outcome;
         }
     };
@@ -155,6 +157,7 @@ pub(super) async fn run_session(
         ));
     }
     outcome.transcript = runner.session.transcript().to_vec();
+    outcome.heard = Some(heard(&outcome.transcript));
     if let Some(hub) = runner.backends.take() {
         hub.stop().await;
         let judged = gateway::judge_backends(&hub, scenario, config, outcome.transcript.len());

@@ -5,6 +5,7 @@ use std::time::Duration;
 
 use mcp_conform_core::judge::defaults;
 use mcp_conform_core::judge::summarize;
+use mcp_conform_core::judge::unanswered;
 use mcp_conform_core::matcher::{MatchContext, Matcher, render_template};
 use mcp_conform_core::scenario::Scenario;
 use mcp_conform_core::scenario::model::{
@@ -115,6 +116,8 @@ pub struct StepRunner<'s> {
     /// Scenario-level answers that served at least one request.
     used_answers: BTreeSet<usize>,
     progress_tokens: u64,
+    /// Requests of steps so far (for their ids' JSON type).
+    step_requests: u64,
     /// What each `subscribe` step set up, by name.
     subscriptions: BTreeMap<String, Subscribed>,
     /// The server turned out not to speak the stateless era the run does
@@ -168,6 +171,7 @@ impl<'s> StepRunner<'s> {
             peer_requests_seen: 0,
             used_answers: BTreeSet::new(),
             progress_tokens: 0,
+            step_requests: 0,
             subscriptions: BTreeMap::new(),
             foreign: false,
             backends: None,
@@ -384,17 +388,16 @@ impl<'s> StepRunner<'s> {
             Ok(params) => params,
             Err(stop) => return stop,
         };
-        let params = if step.progress {
-            Some(self.with_progress_token(params))
-        } else {
-            params
-        };
         let id = match &step.id {
             Some(id) => match self.render(Some(id)) {
                 Ok(id) => id,
                 Err(stop) => return stop,
             },
-            None => None,
+            None => Some(self.fresh_id()),
+        };
+        let params = match step.progress {
+            true => Some(self.with_progress_token(params, id.as_ref())),
+            false => params,
         };
         if let Some(name) = &step.name {
             self.sent_at
@@ -502,7 +505,7 @@ impl<'s> StepRunner<'s> {
         waited: Result<Got, WaitError>,
         judge: Judge<'_>,
         tag: &CheckTag,
-        missing: String,
+        mut missing: String,
     ) -> Result<Value, Stop> {
         let admits_silence = judge.expect.is_some_and(|e| e.expect.admits_silence());
         let (check, response) = match waited {
@@ -515,7 +518,19 @@ impl<'s> StepRunner<'s> {
                 (check, Some(response))
             }
             Err(WaitError::TimedOut) if admits_silence => (Check::pass_for(name, tag), None),
-            Err(WaitError::TimedOut) => (Check::broken_for(name, tag, missing), None),
+            Err(error @ (WaitError::TimedOut | WaitError::Stray(_))) => {
+                // Unanswered is a MUST failure whatever the expectation's
+                // level, and a precondition that cannot hold stops the scenario.
+                if let WaitError::Stray(_) = error {
+                    missing = format!("{missing}: {}", self.describe(&error));
+                }
+                self.checks
+                    .push(unanswered::no_response(name, tag, missing.clone()));
+                return Err(match judge.require {
+                    true => Stop::halted(Verdict::Pass, missing),
+                    false => Stop::Done,
+                });
+            }
             Err(error) => return Err(self.peer_gone(tag, &error)),
         };
         match (self.record(check, judge.require), response) {
@@ -1049,20 +1064,39 @@ impl<'s> StepRunner<'s> {
     pub fn describe(&self, error: &WaitError) -> String {
         match error {
             WaitError::TimedOut => "timed out".into(),
-            WaitError::Closed(exit) => format!("the peer exited: {}", exit.description),
+            WaitError::Closed(exit) => format!("the peer went away: {}", exit.description),
             WaitError::Transport(message) => message.clone(),
+            WaitError::Stray(got) => format!(
+                "a response came with id {}, which was never sent",
+                got.message.get("id").unwrap_or(&Value::Null)
+            ),
         }
     }
 
-    fn with_progress_token(&mut self, params: Option<Value>) -> Value {
+    /// The id of a step's request: strings and integers in turn (a string
+    /// first), so a peer must echo both JSON types as they came (RPC-004).
+    fn fresh_id(&mut self) -> Value {
+        self.step_requests += 1;
+        match self.step_requests % 2 {
+            1 => json!(format!("mcp-conform-{}", self.step_requests)),
+            _ => self.session.next_id(),
+        }
+    }
+
+    /// Adds a fresh progress token, of the other JSON type than the
+    /// request's id: both types are sent, and must come back as they went.
+    fn with_progress_token(&mut self, params: Option<Value>, id: Option<&Value>) -> Value {
         self.progress_tokens += 1;
-        let token = format!("mcp-conform-progress-{}", self.progress_tokens);
+        let token = match id.is_some_and(Value::is_string) {
+            true => json!(self.progress_tokens),
+            false => json!(format!("mcp-conform-progress-{}", self.progress_tokens)),
+        };
         let mut params = params.unwrap_or_else(|| json!({}));
         if let Some(object) = params.as_object_mut() {
             let meta = object.entry("_meta").or_insert_with(|| json!({}));
-            meta["progressToken"] = json!(token);
+            meta["progressToken"] = token.clone();
         }
-        self.ctx.vars.insert("progress_token".into(), json!(token));
+        self.ctx.vars.insert("progress_token".into(), token);
         params
     }
 

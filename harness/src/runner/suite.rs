@@ -12,6 +12,7 @@ use mcp_conform_core::scenario::Scenario;
 use mcp_conform_core::version::ProtocolVersion;
 
 use super::RunConfig;
+use super::failfast::Tripwire;
 use super::outcome::ScenarioOutcome;
 use super::scenario::run_scenario;
 
@@ -28,8 +29,8 @@ pub enum RunEvent {
     },
 }
 
-/// How often a running scenario looks at the interrupt flag.
-const INTERRUPT_POLL: Duration = Duration::from_millis(50);
+/// How often a running scenario looks whether it is to stop.
+const STOP_POLL: Duration = Duration::from_millis(50);
 
 /// One case of a run: a scenario on a version, or a scenario that none of
 /// the run's versions applies to.
@@ -104,7 +105,8 @@ pub fn case_count(scenarios: &[Scenario], versions: &[ProtocolVersion]) -> usize
 /// time, calling `on_event` on the caller's thread. Returns the outcomes in
 /// the scenarios' order. When `interrupted` becomes true, running scenarios
 /// stop (their peers are killed) with an error verdict and queued ones are
-/// not started.
+/// not started; with `config.fail_fast`, the same once the peer has proved
+/// unusable (see [`failfast`](super::failfast)).
 pub fn run_suite(
     scenarios: &[Scenario],
     config: &RunConfig,
@@ -130,6 +132,7 @@ pub fn run_matrix(
     let next = AtomicUsize::new(0);
     let (events, received) = mpsc::channel::<RunEvent>();
     let mut outcomes: Vec<Option<ScenarioOutcome>> = vec![None; cases.len()];
+    let tripwire = Tripwire::default();
     std::thread::scope(|scope| {
         for _ in 0..jobs.clamp(1, cases.len().max(1)) {
             let events = events.clone();
@@ -140,6 +143,7 @@ pub fn run_matrix(
                 named,
                 next: &next,
                 interrupted,
+                tripwire: config.fail_fast.then_some(&tripwire),
             };
             scope.spawn(move || worker_of.work(&events));
         }
@@ -164,6 +168,8 @@ struct Worker<'a> {
     named: bool,
     next: &'a AtomicUsize,
     interrupted: &'a AtomicBool,
+    /// With fail-fast: stops starting cases once the peer proved unusable.
+    tripwire: Option<&'a Tripwire>,
 }
 
 impl Worker<'_> {
@@ -198,8 +204,7 @@ impl Worker<'_> {
                     continue;
                 }
             };
-            if self.interrupted.load(Ordering::SeqCst) {
-                let note = "interrupted before it started".to_owned();
+            if let Some(note) = self.stop_reason("interrupted before it started") {
                 let outcome = ScenarioOutcome {
                     version: Some(version),
                     ..ScenarioOutcome::unrun(scenario, Verdict::Error, note)
@@ -219,13 +224,35 @@ impl Worker<'_> {
             let outcome = runtime.block_on(async {
                 tokio::select! {
                     outcome = run_scenario(scenario, &config) => outcome,
-                    () = wait_for(self.interrupted) => ScenarioOutcome {
+                    note = self.stopped("interrupted (its peer was stopped)") => ScenarioOutcome {
                         version: Some(version),
-                        ..ScenarioOutcome::unrun(scenario, Verdict::Error, "interrupted (its peer was stopped)".into())
+                        ..ScenarioOutcome::unrun(scenario, Verdict::Error, note)
                     },
                 }
             });
+            if let Some(tripwire) = self.tripwire {
+                tripwire.observe(&outcome);
+            }
             finished(index, outcome);
+        }
+    }
+
+    /// Why cases stop now: Ctrl-C (`interrupted` says so), or the peer
+    /// proved unusable (fail-fast).
+    fn stop_reason(&self, interrupted: &str) -> Option<String> {
+        match self.interrupted.load(Ordering::SeqCst) {
+            true => Some(interrupted.to_owned()),
+            false => self.tripwire.and_then(Tripwire::tripped),
+        }
+    }
+
+    /// Resolves once a running case is to stop, with the reason.
+    async fn stopped(&self, interrupted: &str) -> String {
+        loop {
+            if let Some(note) = self.stop_reason(interrupted) {
+                return note;
+            }
+            tokio::time::sleep(STOP_POLL).await;
         }
     }
 }
@@ -233,12 +260,6 @@ impl Worker<'_> {
 fn claim(next: &AtomicUsize, len: usize) -> Option<usize> {
     let index = next.fetch_add(1, Ordering::SeqCst);
     (index < len).then_some(index)
-}
-
-async fn wait_for(flag: &AtomicBool) {
-    while !flag.load(Ordering::SeqCst) {
-        tokio::time::sleep(INTERRUPT_POLL).await;
-    }
 }
 
 #[cfg(test)]

@@ -17,6 +17,9 @@ use serde_json::{Map, Value, json};
 
 use mcp_conform_core::wire::jsonrpc::{code, id_key};
 
+/// The tool name `tools.unknown-tool` calls.
+const UNKNOWN_TOOL: &str = "mcp-conform-no-such-tool";
+
 crate::faults::faults! {
     Fault, "server";
     NoParseError = "no-parse-error", "RPC-009", "Text that is not JSON gets no answer at all." => ["base.parse-error"];
@@ -73,12 +76,17 @@ crate::faults::faults! {
     UnknownPromptCode = "unknown-prompt-code", "PROM-002", "An unknown prompt gets -32603 instead of -32602." => ["prompts.get-unknown"];
     MissingArgumentAccepted = "missing-argument-accepted", "PROM-003", "prompts/get without a required argument fills one in instead of failing." => ["prompts.missing-argument"];
     CompletionTooMany = "completion-too-many", "COMP-002", "completion/complete returns 150 values." => ["completion.complete"];
+    LogUndeclared = "log-undeclared", "LOG-001", "A log message follows the answer to initialize, though logging is not declared." => ["tools.call", "lifecycle.ping"];
     UnknownLogLevelAccepted = "unknown-log-level-accepted", "LOG-004", "logging/setLevel accepts an unknown level." => ["logging.set-level"];
     LogIgnoresLevel = "log-ignores-level", "LOG-003", "Log messages below the level set by logging/setLevel still arrive." => ["logging.filtering"];
+    ProgressTokenAsString = "progress-token-as-string", "PROG-003", "Progress notifications carry a numeric token as a string (\"1\" for 1)." => ["progress.token"];
     ProgressWrongToken = "progress-wrong-token", "PROG-003", "Progress notifications carry a token nobody sent." => ["progress.token"];
     ProgressDecreasing = "progress-decreasing", "PROG-002", "Progress goes down instead of up." => ["progress.token"];
     AnswersCancelled = "answers-cancelled", "CANC-002", "notifications/cancelled is ignored and the call answered anyway." => ["cancellation.no-response"];
     DiesOnLateCancel = "dies-on-late-cancel", "CANC-005", "A cancellation of a request already answered kills the server." => ["cancellation.after-response"];
+    UnknownToolSilent = "unknown-tool-silent", "RPC-004", "A call of an unknown tool gets no answer at all." => ["tools.unknown-tool"];
+    StringIdAsNumber = "string-id-as-number", "RPC-004", "Answers to requests with a string id carry the number at its end instead (3 for \"mcp-conform-3\")." => ["lifecycle.ping"];
+    InitializeIdAsString = "initialize-id-as-string", "RPC-004", "The answer to initialize carries its id as a string (\"1\" for 1)." => ["lifecycle.ping"];
     DiesOnStaleResponse = "dies-on-stale-response", "RPC-013", "A response to an id the server never used kills the server." => ["base.stale-response"];
     ElicitUndeclared = "elicit-undeclared", "ELIC-002", "Elicitation requests go to clients that did not declare elicitation." => ["elicitation.not-declared"];
     AcceptsInvalidContent = "accepts-invalid-content", "ELIC-010", "Accepted elicitation content is used without checking it against the form." => ["elicitation.invalid-content"];
@@ -90,6 +98,7 @@ crate::faults::faults! {
     ];
     RootsUndeclared = "roots-undeclared", "ROOT-001", "roots/list goes to clients that did not declare roots." => ["roots.not-declared"];
     SampleUndeclared = "sample-undeclared", "SAMP-001", "Sampling requests go to clients that did not declare sampling." => ["sampling.not-declared"];
+    SampleIncludeContext = "sample-include-context", "SAMP-006", "Sampling asks for includeContext thisServer of a client that did not declare sampling.context." => ["sampling.round-trip"];
     SamplingPriorityRange = "sampling-priority-range", "SAMP-003", "Sampling asks with intelligencePriority 1.5." => ["sampling.preferences", "sampling.round-trip"];
     HttpPlainJsonRpc = "http-plain-json-rpc", "HTTP-006", "Over HTTP, requests answered at once get application/json and notifications 204 No Content, as plain JSON-RPC over POST does." => ["http.notification-202", "http.standalone-stream"];
     HttpOriginIgnored = "http-origin-ignored", "HTTP-003", "Over HTTP, Origin and Host are not checked, so a foreign site's page can reach the server (DNS rebinding)." => ["http.origin"];
@@ -459,6 +468,13 @@ impl FaultLayer {
             }
             _ => None,
         };
+        if let (Fault::UnknownToolSilent, Some(_), Some((method, params))) =
+            (self.fault, error_code, &answered)
+            && method == "tools/call"
+            && params["name"] == UNKNOWN_TOOL
+        {
+            return Vec::new();
+        }
         let mut around = Around::default();
         match &answered {
             Some((method, params)) => {
@@ -501,6 +517,15 @@ impl FaultLayer {
                 *frame = json!({ "jsonrpc": "2.0", "id": frame["id"], "result": {} });
             }
             (Fault::PingWrongJsonrpc, "ping", None) => frame["jsonrpc"] = json!("1.0"),
+            (Fault::StringIdAsNumber, _, _) => {
+                let digits = frame["id"]
+                    .as_str()
+                    .map(|id| id.trim_start_matches(|c: char| !c.is_ascii_digit()));
+                if let Some(number) = digits.and_then(|d| d.parse::<i64>().ok()) {
+                    frame["id"] = json!(number);
+                }
+            }
+            (Fault::InitializeIdAsString, "initialize", _) => frame["id"] = json!(frame["id"].to_string()),
             (Fault::PingRefusedBeforeInit, "ping", None) if !self.state().initialize_seen => {
                 *frame = json!({ "jsonrpc": "2.0", "id": frame["id"],
                     "error": { "code": code::INVALID_REQUEST, "message": "not initialized" } });
@@ -512,6 +537,13 @@ impl FaultLayer {
                 if let Some(capabilities) = frame["result"]["capabilities"].as_object_mut() {
                     capabilities.remove("prompts");
                 }
+            }
+            (Fault::LogUndeclared, "initialize", None) => {
+                if let Some(capabilities) = frame["result"]["capabilities"].as_object_mut() {
+                    capabilities.remove("logging");
+                }
+                extra.push(json!({ "jsonrpc": "2.0", "method": "notifications/message",
+                    "params": { "level": "info", "data": "initialized" } }));
             }
             (Fault::ListChangedUndeclared, "initialize", None) => {
                 frame["result"]["capabilities"]["tools"] = json!({});
@@ -575,6 +607,11 @@ impl FaultLayer {
         let params = frame.get_mut("params").unwrap_or(&mut empty);
         match (self.fault, method.as_str()) {
             (Fault::ListChangedSilent, m) => return m.ends_with("/list_changed"),
+            (Fault::ProgressTokenAsString, "notifications/progress")
+                if params["progressToken"].is_number() =>
+            {
+                params["progressToken"] = json!(params["progressToken"].to_string());
+            }
             (Fault::ProgressWrongToken, "notifications/progress") => {
                 params["progressToken"] = json!(format!("not-{}", params["progressToken"]));
             }
@@ -593,6 +630,9 @@ impl FaultLayer {
                 if let Some(members) = params.as_object_mut() {
                     members.remove("elicitationId");
                 }
+            }
+            (Fault::SampleIncludeContext, "sampling/createMessage") => {
+                params["includeContext"] = json!("thisServer")
             }
             (Fault::SamplingPriorityRange, "sampling/createMessage") => {
                 params["modelPreferences"]["intelligencePriority"] = json!(1.5);

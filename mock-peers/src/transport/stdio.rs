@@ -133,6 +133,10 @@ struct StderrTail {
     dropped: usize,
 }
 
+/// How long a process whose stdout closed gets to exit before we say it
+/// lives on.
+const STDOUT_CLOSED_GRACE: Duration = Duration::from_secs(2);
+
 /// A running server process spoken to over stdin/stdout.
 #[derive(Debug)]
 pub struct StdioTransport {
@@ -202,8 +206,15 @@ impl StdioTransport {
         match self.events.recv().await {
             Some(event) => Some(event),
             None => {
-                // stdout is closed: the process is exiting or has exited.
-                let exit = self.wait_exit(Duration::from_secs(2)).await;
+                // stdout is closed: the process is exiting or has exited,
+                // or it lives on with its output closed.
+                let mut exit = self.wait_exit(STDOUT_CLOSED_GRACE).await;
+                if exit.code.is_none() && exit.signal.is_none() {
+                    exit.description = format!(
+                        "it closed its stdout and was still running {} ms later",
+                        STDOUT_CLOSED_GRACE.as_millis()
+                    );
+                }
                 self.exit = Some(exit.clone());
                 Some(TransportEvent::Closed(exit))
             }

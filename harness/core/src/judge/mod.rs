@@ -8,6 +8,7 @@
 //! - [`opening`]: how a client (or a gateway) opens a connection.
 //! - [`origin`]: URLs a server named outside its origin.
 //! - [`defaults`]: what a check cites when the scenario names nothing.
+//! - [`unanswered`]: a request of ours that got no response.
 
 mod check;
 pub mod defaults;
@@ -16,6 +17,7 @@ pub mod discover;
 pub mod handshake;
 pub mod opening;
 pub mod origin;
+pub mod unanswered;
 
 pub use check::Check;
 pub use describe::summarize;

@@ -274,6 +274,7 @@ pub async fn run_client_scenario(
         Err((note, tail)) => {
             let mut outcome = ScenarioOutcome::unrun(scenario, Verdict::Error, note);
             outcome.stderr_tail = tail;
+            outcome.heard = Some(false);
             return outcome;
         }
     };

@@ -1,0 +1,159 @@
+//! Fail-fast: a peer that is unusable from the start (never answers, exits
+//! at once, answers nothing under an id we sent) would cost the startup
+//! timeout in every scenario. Once the first cases that reached it all
+//! heard nothing usable, the cases not yet started are not run: they get
+//! `error` with one shared reason. A case that heard the peer disarms it.
+
+use std::collections::HashSet;
+use std::sync::Mutex;
+
+use mcp_conform_core::Verdict;
+use mcp_conform_core::wire::{Classified, Direction, Frame, RequestId, classify};
+
+use super::outcome::ScenarioOutcome;
+
+/// How many cases must have found the peer unusable, with none hearing it,
+/// before the rest are not started.
+const UNUSABLE_CASES: usize = 2;
+
+/// Whether the peer said anything usable in `transcript`: a request or a
+/// notification of its own, or a response under an id we sent.
+pub fn heard(transcript: &[Frame]) -> bool {
+    let mut sent = HashSet::new();
+    for frame in transcript.iter().filter(|f| f.direction == Direction::Sent) {
+        sent_ids(&classify(&frame.raw), &mut sent);
+    }
+    transcript
+        .iter()
+        .filter(|f| f.direction == Direction::Received)
+        .any(|frame| usable(&classify(&frame.raw), &sent))
+}
+
+fn sent_ids(message: &Classified, ids: &mut HashSet<RequestId>) {
+    match message {
+        Classified::Request { id, .. } => {
+            ids.insert(id.clone());
+        }
+        Classified::Batch(items) => items.iter().for_each(|item| sent_ids(item, ids)),
+        _ => {}
+    }
+}
+
+fn usable(message: &Classified, sent: &HashSet<RequestId>) -> bool {
+    match message {
+        Classified::Request { .. } | Classified::Notification { .. } => true,
+        Classified::Result { id, .. } => sent.contains(id),
+        Classified::Error { id, .. } => id.as_ref().is_some_and(|id| sent.contains(id)),
+        Classified::Batch(items) => items.iter().any(|item| usable(item, sent)),
+        Classified::Invalid(_) => false,
+    }
+}
+
+/// The run's tripwire, shared by the workers.
+#[derive(Debug, Default)]
+pub struct Tripwire {
+    state: Mutex<State>,
+}
+
+#[derive(Debug, Default)]
+struct State {
+    /// A case heard the peer: the peer is usable, never trip.
+    disarmed: bool,
+    unusable: usize,
+    /// Why the cases not yet started are not run, once tripped.
+    reason: Option<String>,
+}
+
+impl Tripwire {
+    /// Counts a finished case.
+    pub fn observe(&self, outcome: &ScenarioOutcome) {
+        let Some(heard) = outcome.heard else {
+            return;
+        };
+        let mut state = self.state.lock().unwrap_or_else(|e| e.into_inner());
+        if heard {
+            state.disarmed = true;
+            return;
+        }
+        // Silence a scenario accepts (a correct peer's) is no sign of trouble.
+        if !matches!(outcome.verdict, Verdict::Fail | Verdict::Error) || state.disarmed {
+            return;
+        }
+        state.unusable += 1;
+        if state.unusable >= UNUSABLE_CASES && state.reason.is_none() {
+            let why = outcome
+                .note
+                .clone()
+                .or_else(|| outcome.checks.iter().find_map(|c| c.message.clone()))
+                .unwrap_or_default();
+            state.reason = Some(format!(
+                "not run: the peer answered nothing usable in the first {UNUSABLE_CASES} scenarios ({}: {why}); --keep-going runs every scenario anyway",
+                outcome.id
+            ));
+        }
+    }
+
+    /// Why a case about to start is not run, once tripped.
+    pub fn tripped(&self) -> Option<String> {
+        let state = self.state.lock().unwrap_or_else(|e| e.into_inner());
+        state.reason.clone()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use std::path::Path;
+    use std::time::Duration;
+
+    use mcp_conform_core::scenario::load::load_str;
+
+    use super::*;
+
+    fn frame(direction: Direction, raw: &str) -> Frame {
+        Frame::new(direction, raw.as_bytes().to_vec(), Duration::ZERO)
+    }
+
+    const INITIALIZE: &str = r#"{"jsonrpc":"2.0","id":1,"method":"initialize","params":{}}"#;
+
+    #[test]
+    fn only_an_answer_under_an_id_we_sent_or_the_peers_own_message_is_heard() {
+        let sent = frame(Direction::Sent, INITIALIZE);
+        let answer = |raw| vec![sent.clone(), frame(Direction::Received, raw)];
+        assert!(heard(&answer(r#"{"jsonrpc":"2.0","id":1,"result":{}}"#)));
+        assert!(heard(&answer(
+            r#"{"jsonrpc":"2.0","method":"notifications/message"}"#
+        )));
+        assert!(!heard(&answer(r#"{"jsonrpc":"2.0","id":"1","result":{}}"#)));
+        assert!(!heard(&answer("not json")));
+        assert!(!heard(std::slice::from_ref(&sent)));
+    }
+
+    fn outcome(id: &str, verdict: Verdict, heard: Option<bool>) -> ScenarioOutcome {
+        let text =
+            format!("id: {id}\ntitle: t\nrequirements: [RPC-011]\nversions: all\nsteps:\n  - alive: {{}}\n");
+        let scenario = load_str(Path::new("s.yaml"), &text).expect("a valid scenario");
+        ScenarioOutcome {
+            heard,
+            ..ScenarioOutcome::unrun(&scenario, verdict, "no answer to initialize".into())
+        }
+    }
+
+    #[test]
+    fn trips_after_two_unusable_cases_and_never_once_the_peer_was_heard() {
+        let wire = Tripwire::default();
+        wire.observe(&outcome("a", Verdict::Fail, Some(false)));
+        // Not reached, or silent where silence is right: no sign either way.
+        wire.observe(&outcome("b", Verdict::NotApplicable, None));
+        wire.observe(&outcome("c", Verdict::Pass, Some(false)));
+        assert_eq!(wire.tripped(), None);
+        wire.observe(&outcome("d", Verdict::Error, Some(false)));
+        let reason = wire.tripped().expect("tripped");
+        assert!(reason.contains("(d: no answer to initialize)"), "{reason}");
+
+        let heard_once = Tripwire::default();
+        heard_once.observe(&outcome("a", Verdict::Fail, Some(true)));
+        heard_once.observe(&outcome("b", Verdict::Fail, Some(false)));
+        heard_once.observe(&outcome("c", Verdict::Fail, Some(false)));
+        assert_eq!(heard_once.tripped(), None);
+    }
+}
