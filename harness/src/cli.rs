@@ -231,6 +231,7 @@ pub fn main() -> std::process::ExitCode {
             error.exit_code()
         }
     };
+    mcp_mock_peers::transport::dismiss_janitor();
     exit.into()
 }
 
@@ -297,6 +298,8 @@ fn run(args: RunArgs) -> Result<ExitCode, CliError> {
     let bundled_server = args.stdio.is_none() && args.url.is_none();
     let mut config = RunConfig::new(target(&args).map_err(CliError::Usage)?);
     config.startup_timeout = std::time::Duration::from_secs(args.startup_timeout);
+    // Listening from here: a signal while the server starts stops the run too.
+    crate::interrupt::flag();
     let _started = match (&args.start, &args.url) {
         (Some(command_line), Some(url)) => Some(
             crate::start::StartedServer::start(command_line, url, config.startup_timeout)
