@@ -366,3 +366,56 @@ fn a_legacy_server_is_not_judged_by_the_stateless_rules() {
         "{notes:?}"
     );
 }
+
+#[test]
+fn zero_jobs_and_zero_startup_timeout_are_refused() {
+    for (command, option) in [
+        ("run", "--jobs"),
+        ("run", "--startup-timeout"),
+        ("test-client", "--jobs"),
+        ("test-client", "--startup-timeout"),
+        ("test-gateway", "--jobs"),
+        ("test-gateway", "--startup-timeout"),
+    ] {
+        let target = match command {
+            "run" => "--url=http://127.0.0.1:9/mcp",
+            _ => "--command=x {server}",
+        };
+        let output = mcp_conform()
+            .args([command, target, option, "0"])
+            .output()
+            .unwrap();
+        let stderr = String::from_utf8_lossy(&output.stderr);
+        assert_eq!(output.status.code(), Some(2), "{command} {option} 0: {stderr}");
+        assert!(
+            stderr.contains(&format!("invalid value '0' for '{option}"))
+                && stderr.contains("must be 1 or more"),
+            "{command} {option} 0: {stderr}"
+        );
+    }
+}
+
+#[test]
+fn a_symlink_cycle_in_a_scenario_directory_exits_2_without_hanging() {
+    let dir = tempfile::TempDir::new().unwrap();
+    std::fs::copy(
+        fixture("scenarios/server/lifecycle/ping.yaml"),
+        dir.path().join("ping.yaml"),
+    )
+    .unwrap();
+    std::os::unix::fs::symlink(".", dir.path().join("loop")).unwrap();
+    for command in ["run", "list"] {
+        let output = mcp_conform()
+            .arg(command)
+            .arg(dir.path())
+            .timeout(Duration::from_secs(20))
+            .output()
+            .unwrap();
+        let stderr = String::from_utf8_lossy(&output.stderr);
+        assert_eq!(output.status.code(), Some(2), "{command}: {stderr}");
+        assert!(
+            stderr.contains("symlink cycle") && stderr.contains("/loop:"),
+            "{stderr}"
+        );
+    }
+}
