@@ -149,18 +149,19 @@ fn stops_cleanly(signal: &str, args: impl FnOnce(&Path) -> Vec<String>) {
     );
 }
 
+/// `words`, with a startup timeout long enough that only the signal ends
+/// the run.
+fn waiting(words: &[&str]) -> Vec<String> {
+    words
+        .iter()
+        .chain(&["--startup-timeout", "60"])
+        .map(|word| (*word).to_owned())
+        .collect()
+}
+
 fn stdio_run(pid_file: &Path) -> Vec<String> {
-    [
-        "run",
-        "--stdio",
-        &stubborn_peer(pid_file),
-        "--filter",
-        "lifecycle.ping",
-        "--startup-timeout",
-        "60",
-    ]
-    .map(str::to_owned)
-    .to_vec()
+    let peer = stubborn_peer(pid_file);
+    waiting(&["run", "--stdio", &peer, "--filter", "lifecycle.ping"])
 }
 
 #[test]
@@ -177,48 +178,35 @@ fn sigterm_kills_the_started_server() {
         .local_addr()
         .unwrap()
         .port();
+    let url = format!("http://127.0.0.1:{port}/mcp");
     stops_cleanly("TERM", |pid_file| {
-        [
+        let server = mute_http_server(pid_file, port);
+        waiting(&[
             "run",
             "--url",
-            &format!("http://127.0.0.1:{port}/mcp"),
+            &url,
             "--start",
-            &mute_http_server(pid_file, port),
+            &server,
             "--filter",
             "lifecycle.ping",
-            "--startup-timeout",
-            "60",
-        ]
-        .map(str::to_owned)
-        .to_vec()
+        ])
     });
 }
 
 #[test]
 fn sigterm_kills_a_client_and_a_gateway_under_test() {
     stops_cleanly("TERM", |pid_file| {
-        [
-            "test-client",
-            "--command",
-            &stubborn_peer(pid_file),
-            "--startup-timeout",
-            "60",
-        ]
-        .map(str::to_owned)
-        .to_vec()
+        waiting(&["test-client", "--command", &stubborn_peer(pid_file)])
     });
     stops_cleanly("TERM", |pid_file| {
-        [
+        let gateway = format!("{} {{server}}", stubborn_peer(pid_file));
+        waiting(&[
             "test-gateway",
             "--command",
-            &format!("{} {{server}}", stubborn_peer(pid_file)),
+            &gateway,
             "--filter",
             "lifecycle.ping",
-            "--startup-timeout",
-            "60",
-        ]
-        .map(str::to_owned)
-        .to_vec()
+        ])
     });
 }
 
