@@ -156,7 +156,7 @@ pub struct RunArgs {
     /// Scenario files or directories (default: the bundled suite).
     pub paths: Vec<PathBuf>,
     /// Scenarios to run at once (default: the number of cores).
-    #[arg(long, short)]
+    #[arg(long, short, value_parser = at_least_one::<usize>)]
     pub jobs: Option<usize>,
     /// A bundled profile name or a profile file binding triggers to the
     /// server's tools. Default: `reference` for the bundled server, none otherwise.
@@ -175,7 +175,7 @@ pub struct RunArgs {
     #[arg(long)]
     pub schema_dir: Option<PathBuf>,
     /// Seconds the server has to answer `initialize`.
-    #[arg(long, default_value_t = 10)]
+    #[arg(long, default_value_t = 10, value_parser = at_least_one::<u64>)]
     pub startup_timeout: u64,
     #[command(flatten)]
     pub gate: GateArgs,
@@ -280,6 +280,7 @@ pub fn main() -> std::process::ExitCode {
             error.exit_code()
         }
     };
+    mcp_mock_peers::transport::dismiss_janitor();
     exit.into()
 }
 
@@ -357,6 +358,8 @@ fn run(args: RunArgs) -> Result<ExitCode, CliError> {
     let bundled_server = args.stdio.is_none() && args.url.is_none();
     let mut config = RunConfig::new(target(&args).map_err(CliError::Usage)?);
     config.startup_timeout = std::time::Duration::from_secs(args.startup_timeout);
+    // Listening from here: a signal while the server starts stops the run too.
+    crate::interrupt::flag();
     let _started = match (&args.start, &args.url) {
         (Some(command_line), Some(url)) => Some(
             crate::start::StartedServer::start(command_line, url, config.startup_timeout)
@@ -406,6 +409,16 @@ fn spoken_versions(config: &RunConfig) -> Result<Vec<ProtocolVersion>, String> {
         .build()
         .map_err(|e| format!("could not start a runtime: {e}"))?;
     runtime.block_on(supported_versions(config))
+}
+
+/// A count or a number of seconds that must be 1 or more: no job runs
+/// nothing, and no time to start fails every peer.
+pub(crate) fn at_least_one<T: std::str::FromStr + PartialOrd + From<u8>>(text: &str) -> Result<T, String> {
+    match text.parse::<T>() {
+        Ok(number) if number >= T::from(1) => Ok(number),
+        Ok(_) => Err("must be 1 or more".into()),
+        Err(_) => Err(format!("`{text}` is not a whole number")),
+    }
 }
 
 /// `--jobs`, or one scenario at a time per core.

@@ -9,7 +9,8 @@
 //!   [`snapshot`]: normalized transcripts.
 //! - [`report`]: the report model of a run, its files, baseline gating and
 //!   shards.
-//! - [`libtest`]: the `cargo test` entry point; [`cli`]: the command line.
+//! - [`libtest`]: the `cargo test` entry point; [`cli`]: the command line;
+//!   [`interrupt`]: the signals that stop a run; [`start`]: `--start`.
 //! - [`test_client`]: `serve` and `test-client`, the mock server side;
 //!   [`test_gateway`]: a gateway between the suite and the reference server.
 //! - [`schemas`]: fetching official schema files; [`coverage`]: which
@@ -18,6 +19,7 @@
 pub mod bundled;
 pub mod cli;
 pub mod coverage;
+pub mod interrupt;
 pub mod libtest;
 pub mod output;
 pub mod pipeline;

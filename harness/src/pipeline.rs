@@ -7,8 +7,7 @@
 //! ([`report::write_dir`]); its gate decides the exit code.
 
 use std::io::Write as _;
-use std::sync::Arc;
-use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::atomic::Ordering;
 use std::time::Instant;
 
 use mcp_conform_core::redact::Secrets;
@@ -65,7 +64,7 @@ impl Judged<'_> {
             self.scenarios.len(),
             self.jobs
         );
-        let interrupted = interrupt_flag();
+        let interrupted = crate::interrupt::flag();
         let started = Instant::now();
         let named = self.versions.len() > 1;
         let mut live = LiveOutput::new(case_count(self.scenarios, &self.versions), named, secrets);
@@ -117,20 +116,4 @@ impl Judged<'_> {
         }
         secrets
     }
-}
-
-/// Set on Ctrl-C: running scenarios stop and kill their peers, and what
-/// finished is still reported.
-fn interrupt_flag() -> Arc<AtomicBool> {
-    let flag = Arc::new(AtomicBool::new(false));
-    let set = flag.clone();
-    std::thread::spawn(move || {
-        let Ok(runtime) = tokio::runtime::Builder::new_current_thread().enable_io().build() else {
-            return;
-        };
-        if runtime.block_on(tokio::signal::ctrl_c()).is_ok() {
-            set.store(true, Ordering::SeqCst);
-        }
-    });
-    flag
 }

@@ -5,7 +5,7 @@ use std::path::PathBuf;
 
 use mcp_conform_core::diag::Diagnostic;
 use mcp_conform_core::scenario::Scenario;
-use mcp_conform_core::scenario::load::{discover, load_file, load_str};
+use mcp_conform_core::scenario::load::{discover, duplicate_ids, load_file, load_str};
 use mcp_conform_core::scenario::model::Role;
 use mcp_conform_core::scenario::profile::Profile;
 
@@ -31,6 +31,7 @@ pub fn load_scenarios(paths: &[PathBuf], filters: &[String]) -> Result<Vec<Scena
             Err(errors) => diagnostics.extend(errors),
         }
     }
+    diagnostics.extend(duplicate_ids(&scenarios));
     if !diagnostics.is_empty() {
         return Err(diagnostics);
     }

@@ -7,7 +7,7 @@ use std::os::unix::process::CommandExt;
 use std::process::{Child, Command, Stdio};
 use std::time::{Duration, Instant};
 
-use mcp_mock_peers::transport::{StdioCommand, kill_process_group};
+use mcp_mock_peers::transport::{StdioCommand, kill_process_group, watch_process_group};
 
 /// A server we started; killed when dropped, on every path out.
 #[derive(Debug)]
@@ -17,7 +17,8 @@ pub struct StartedServer {
 
 impl StartedServer {
     /// Starts `command_line` and waits up to `within` for the host and port
-    /// of `url`, which must be a loopback address, to accept connections.
+    /// of `url`, which must be a loopback address, to accept connections
+    /// (or until the run is interrupted).
     pub fn start(command_line: &str, url: &str, within: Duration) -> Result<StartedServer, String> {
         let (host, port) = loopback_authority(url)?;
         let command = StdioCommand::parse(command_line).map_err(|e| e.to_string())?;
@@ -34,6 +35,7 @@ impl StartedServer {
         let child = process
             .spawn()
             .map_err(|e| format!("could not start `{}`: {e}", command.program))?;
+        watch_process_group(child.id());
         let mut server = StartedServer { child };
         let address = (host.as_str(), port)
             .to_socket_addrs()
@@ -44,6 +46,9 @@ impl StartedServer {
         while TcpStream::connect_timeout(&address, Duration::from_millis(200)).is_err() {
             if let Ok(Some(status)) = server.child.try_wait() {
                 return Err(format!("`{command_line}` exited before listening ({status})"));
+            }
+            if crate::interrupt::requested() {
+                return Err(format!("interrupted while `{command_line}` was starting"));
             }
             if Instant::now() >= deadline {
                 return Err(format!(

@@ -39,7 +39,7 @@ pub struct ServeArgs {
     #[arg(long, default_value = "2025-11-25")]
     pub protocol: ProtocolVersion,
     /// Seconds the client has to send `initialize`.
-    #[arg(long, default_value_t = 10)]
+    #[arg(long, default_value_t = 10, value_parser = crate::cli::at_least_one::<u64>)]
     pub startup_timeout: u64,
 }
 
@@ -59,7 +59,7 @@ pub struct TestClientArgs {
     #[arg(long = "filter", short = 'f')]
     pub filters: Vec<String>,
     /// Clients to run at once (default: the number of cores).
-    #[arg(long, short)]
+    #[arg(long, short, value_parser = crate::cli::at_least_one::<usize>)]
     pub jobs: Option<usize>,
     /// The protocol version to answer when the client offers none we know
     /// (2026-07-28: serve the stateless era), or `all`: each scenario once
@@ -67,7 +67,7 @@ pub struct TestClientArgs {
     #[arg(long, default_value = "2025-11-25", value_name = "VERSION|all")]
     pub protocol: ProtocolChoice,
     /// Seconds the client has to start the server and send `initialize`.
-    #[arg(long, default_value_t = 10)]
+    #[arg(long, default_value_t = 10, value_parser = crate::cli::at_least_one::<u64>)]
     pub startup_timeout: u64,
     #[command(flatten)]
     pub gate: GateArgs,

@@ -45,10 +45,10 @@ pub struct TestGatewayArgs {
     #[arg(long = "filter", short = 'f')]
     pub filters: Vec<String>,
     /// Scenarios to run at once.
-    #[arg(long, short, default_value_t = 2)]
+    #[arg(long, short, default_value_t = 2, value_parser = crate::cli::at_least_one::<usize>)]
     pub jobs: usize,
     /// Seconds the gateway has to start listening and answer `initialize`.
-    #[arg(long, default_value_t = 15)]
+    #[arg(long, default_value_t = 15, value_parser = crate::cli::at_least_one::<u64>)]
     pub startup_timeout: u64,
     #[command(flatten)]
     pub gate: GateArgs,

@@ -366,3 +366,142 @@ fn a_legacy_server_is_not_judged_by_the_stateless_rules() {
         "{notes:?}"
     );
 }
+
+#[test]
+fn zero_jobs_and_zero_startup_timeout_are_refused() {
+    for (command, option) in [
+        ("run", "--jobs"),
+        ("run", "--startup-timeout"),
+        ("test-client", "--jobs"),
+        ("test-client", "--startup-timeout"),
+        ("test-gateway", "--jobs"),
+        ("test-gateway", "--startup-timeout"),
+    ] {
+        let target = match command {
+            "run" => "--url=http://127.0.0.1:9/mcp",
+            _ => "--command=x {server}",
+        };
+        let output = mcp_conform()
+            .args([command, target, option, "0"])
+            .output()
+            .unwrap();
+        let stderr = String::from_utf8_lossy(&output.stderr);
+        assert_eq!(output.status.code(), Some(2), "{command} {option} 0: {stderr}");
+        assert!(
+            stderr.contains(&format!("invalid value '0' for '{option}"))
+                && stderr.contains("must be 1 or more"),
+            "{command} {option} 0: {stderr}"
+        );
+    }
+}
+
+#[test]
+fn a_symlink_cycle_in_a_scenario_directory_exits_2_without_hanging() {
+    let dir = tempfile::TempDir::new().unwrap();
+    std::fs::copy(
+        fixture("scenarios/server/lifecycle/ping.yaml"),
+        dir.path().join("ping.yaml"),
+    )
+    .unwrap();
+    std::os::unix::fs::symlink(".", dir.path().join("loop")).unwrap();
+    for command in ["run", "list"] {
+        let output = mcp_conform()
+            .arg(command)
+            .arg(dir.path())
+            .timeout(Duration::from_secs(20))
+            .output()
+            .unwrap();
+        let stderr = String::from_utf8_lossy(&output.stderr);
+        assert_eq!(output.status.code(), Some(2), "{command}: {stderr}");
+        assert!(
+            stderr.contains("symlink cycle") && stderr.contains("/loop:"),
+            "{stderr}"
+        );
+    }
+}
+
+/// `serve --http` on any loopback address prints a URL its own Host check
+/// accepts (it refused all but 127.0.0.1 with 403).
+#[test]
+fn serve_on_another_loopback_address_accepts_its_own_url() {
+    use std::io::{BufRead as _, Read as _, Write as _};
+    let mut serve = std::process::Command::new(assert_cmd::cargo::cargo_bin("mcp-conform"))
+        .args([
+            "serve",
+            &fixture("scenarios/client/lifecycle/lifecycle.yaml"),
+            "--http",
+            "127.0.0.2:0",
+            "--startup-timeout",
+            "5",
+        ])
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::null())
+        .spawn()
+        .unwrap();
+    let mut url = String::new();
+    std::io::BufReader::new(serve.stdout.take().unwrap())
+        .read_line(&mut url)
+        .unwrap();
+    let authority = url
+        .trim()
+        .strip_prefix("http://")
+        .and_then(|rest| rest.split_once('/'))
+        .map(|(authority, _)| authority.to_owned())
+        .unwrap_or_else(|| panic!("not a URL: {url}"));
+    let mut connection = std::net::TcpStream::connect(&authority).unwrap();
+    let body = r#"{"jsonrpc":"2.0","id":1,"method":"ping"}"#;
+    write!(
+        connection,
+        "POST /mcp HTTP/1.1\r\nHost: {authority}\r\nContent-Type: application/json\r\nAccept: application/json, text/event-stream\r\nContent-Length: {}\r\nConnection: close\r\n\r\n{body}",
+        body.len()
+    )
+    .unwrap();
+    let mut answer = String::new();
+    let _ = connection.read_to_string(&mut answer);
+    let _ = serve.kill();
+    let _ = serve.wait();
+    let status = answer.lines().next().unwrap_or_default();
+    assert!(
+        status.starts_with("HTTP/1.1 ") && !status.contains(" 403"),
+        "{url}: {answer}"
+    );
+}
+
+/// A server that accepts connections and never sends headers costs the
+/// startup timeout once (it cost twice: the send waited for the headers,
+/// then the wait for the answer started over).
+#[test]
+fn a_server_that_never_sends_headers_costs_the_startup_timeout_once() {
+    let listener = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+    let url = format!("http://{}/mcp", listener.local_addr().unwrap());
+    std::thread::spawn(move || {
+        let held: Vec<_> = listener.incoming().collect();
+        drop(held);
+    });
+    let started = std::time::Instant::now();
+    let run = judge(
+        &[
+            "run",
+            "--url",
+            &url,
+            "--transport",
+            "streamable",
+            "--filter",
+            "lifecycle.ping",
+            "--startup-timeout",
+            "2",
+        ],
+        Duration::from_secs(30),
+    );
+    let took = started.elapsed();
+    assert_eq!(run.code(), Some(1), "{}", run.stdout());
+    assert!(
+        run.stdout().contains("no answer to initialize within 2000 ms"),
+        "{}",
+        run.stdout()
+    );
+    assert!(
+        took < Duration::from_millis(3500),
+        "took {took:?} for a 2 s limit"
+    );
+}

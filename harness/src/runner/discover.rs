@@ -22,11 +22,12 @@ const DISCOVER: &str = "server/discover";
 /// capability preconditions and defines `${server}`.
 pub async fn discover(runner: &mut StepRunner<'_>, config: &RunConfig) -> Handshaken {
     let scenario = runner.scenario;
+    // Counted from the send, which over HTTP may wait for the headers.
+    let deadline = Instant::now() + config.startup_timeout;
     let id = match runner.session.request(DISCOVER, None, None).await {
         Ok(id) => id,
         Err(error) => return Handshaken::Stopped(Stop::halted(Verdict::Error, error.to_string())),
     };
-    let deadline = Instant::now() + config.startup_timeout;
     let answer = match runner.wait(Wait::Response(&id), deadline, &[]).await {
         Ok(got) => Ok(got.message()),
         Err(WaitError::Transport(refusal)) => Err(refusal),

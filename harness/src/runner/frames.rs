@@ -115,11 +115,12 @@ pub fn check_frames(
                 .iter()
                 .take(SHOWN)
                 .map(|v| {
-                    let at = v
-                        .pointer
-                        .as_deref()
-                        .map(|p| format!(" at {p}"))
-                        .unwrap_or_default();
+                    let at = match v.pointer.as_deref() {
+                        // The empty JSON Pointer names the whole message.
+                        Some("") => " at (document root)".to_owned(),
+                        Some(pointer) => format!(" at {pointer}"),
+                        None => String::new(),
+                    };
                     let frame = v.frame_index.map(|i| format!("frame {i}")).unwrap_or_default();
                     format!("{frame}{at}: {}", v.message)
                 })
@@ -138,4 +139,32 @@ pub fn check_frames(
             .at_frame(first)
         })
         .collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use std::time::Duration;
+
+    use mcp_mock_peers::transport::StdioCommand;
+
+    use super::*;
+    use crate::runner::Target;
+
+    #[test]
+    fn a_finding_about_the_whole_message_says_so() {
+        let transcript = [Frame::new(Direction::Received, b"[]".to_vec(), Duration::ZERO)];
+        let config = RunConfig::new(Target::Stdio(StdioCommand::parse("server").unwrap()));
+        let checks = check_frames(
+            &transcript,
+            ProtocolVersion::V2025_11_25,
+            true,
+            &config,
+            PeerRole::Client,
+        );
+        let shown = format!("{checks:?}");
+        assert!(
+            shown.contains("frame 0 at (document root): an empty batch"),
+            "{shown}"
+        );
+    }
 }

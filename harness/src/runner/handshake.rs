@@ -32,11 +32,13 @@ pub async fn handshake(runner: &mut StepRunner<'_>, config: &RunConfig) -> Hands
         "capabilities": scenario.client.capabilities,
         "clientInfo": info,
     });
+    // Counted from the send: over HTTP the send itself may wait for the
+    // answer's headers, and that wait is part of the budget, not before it.
+    let deadline = Instant::now() + config.startup_timeout;
     let id = match runner.session.request("initialize", Some(params), None).await {
         Ok(id) => id,
         Err(error) => return Handshaken::Stopped(Stop::halted(Verdict::Error, error.to_string())),
     };
-    let deadline = Instant::now() + config.startup_timeout;
     let response = match runner.wait(Wait::Response(&id), deadline, &[]).await {
         Ok(got) => got.message(),
         Err(error) => {

@@ -150,17 +150,16 @@ async fn ask(config: &RunConfig, envelope: Option<Envelope>, method: &str, param
         session.speak_stateless(envelope);
     }
     let params = (!params.is_null()).then_some(params);
+    // Counted from the send, which over HTTP may wait for the headers.
+    let deadline = Instant::now() + config.startup_timeout;
     let answer = match session.request(method, params, None).await {
-        Ok(id) => {
-            let deadline = Instant::now() + config.startup_timeout;
-            match session.wait_response(&id, deadline, &mut DefaultHandler).await {
-                Ok(received) => Answer::Message(received.message),
-                Err(WaitError::Transport(refusal)) => Answer::Refused(refusal),
-                // Under a wrong id, still the server's answer: the scenarios judge the id.
-                Err(WaitError::Stray(received)) => Answer::Message(received.message),
-                Err(WaitError::TimedOut | WaitError::Closed(_)) => Answer::Silent,
-            }
-        }
+        Ok(id) => match session.wait_response(&id, deadline, &mut DefaultHandler).await {
+            Ok(received) => Answer::Message(received.message),
+            Err(WaitError::Transport(refusal)) => Answer::Refused(refusal),
+            // Under a wrong id, still the server's answer: the scenarios judge the id.
+            Err(WaitError::Stray(received)) => Answer::Message(received.message),
+            Err(WaitError::TimedOut | WaitError::Closed(_)) => Answer::Silent,
+        },
         Err(error) => Answer::Unreachable(error.to_string()),
     };
     session.shutdown(CLOSE_GRACE).await;

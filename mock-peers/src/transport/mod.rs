@@ -6,12 +6,14 @@
 
 pub mod http;
 pub mod http_server;
+mod process_group;
 mod stdio;
 mod stream;
 
 pub use http::{HttpIncident, HttpMode, HttpOptions, HttpTransport, SessionFacts};
 pub use http_server::HttpServerTransport;
-pub use stdio::{StdioCommand, StdioTransport, kill_process_group};
+pub use process_group::{dismiss_janitor, kill_process_group, watch_process_group};
+pub use stdio::{StdioCommand, StdioTransport};
 pub use stream::StreamTransport;
 
 use std::time::Duration;

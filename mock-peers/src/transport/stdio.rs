@@ -13,6 +13,7 @@ use tokio::io::{AsyncBufReadExt, AsyncRead, AsyncWrite, AsyncWriteExt, BufReader
 use tokio::process::{Child, ChildStdin, Command};
 use tokio::sync::mpsc;
 
+use super::process_group::{kill_process_group, watch_process_group};
 use super::{PeerExit, TransportError, TransportEvent};
 
 /// The longest line we buffer; a longer one is cut and delivered as is (and
@@ -164,10 +165,14 @@ impl StdioTransport {
         if let Some(dir) = &command.cwd {
             cmd.current_dir(dir);
         }
+        // The group dies with us even if we are killed before dropping it.
         let mut child = cmd.spawn().map_err(|source| TransportError::Spawn {
             program: command.program.clone(),
             source,
         })?;
+        if let Some(pid) = child.id() {
+            watch_process_group(pid);
+        }
         let started = Instant::now();
         let (tx, events) = mpsc::unbounded_channel();
         let stderr = Arc::new(Mutex::new(StderrTail::default()));
@@ -289,19 +294,6 @@ impl Drop for StdioTransport {
     fn drop(&mut self) {
         // Runs on every path out, Ctrl-C and panics included: no orphans.
         self.kill_group();
-    }
-}
-
-#[expect(
-    unsafe_code,
-    reason = "kill(2) on our own child's process group; no memory is touched"
-)]
-/// Kills every process of the group `pgid` (a child started with
-/// `process_group(0)`, and whatever it started).
-pub fn kill_process_group(pgid: i32) {
-    // SAFETY: kill has no memory-safety preconditions; a stale pgid only yields ESRCH.
-    unsafe {
-        libc::kill(-pgid, libc::SIGKILL);
     }
 }
 
@@ -446,15 +438,19 @@ mod tests {
         assert_eq!(exit.signal, Some(libc::SIGKILL));
         tokio::time::sleep(Duration::from_millis(100)).await;
         // Zombies are dead already (reaping them is PID 1's job); anything else is an orphan.
+        // (`ps -g` selects a session, not a group: filter the groups here.)
         let ps = std::process::Command::new("ps")
-            .args(["-o", "stat=", "-g", &pgid.to_string()])
+            .args(["-e", "-o", "pgid=,stat="])
             .output()
             .unwrap();
-        let states = String::from_utf8_lossy(&ps.stdout).into_owned();
-        assert!(
-            states.lines().all(|s| s.trim_start().starts_with('Z')),
-            "orphans left: {states}"
-        );
+        let listed = String::from_utf8_lossy(&ps.stdout).into_owned();
+        let left: Vec<&str> = listed
+            .lines()
+            .filter_map(|line| line.trim().split_once(' '))
+            .filter(|(group, state)| group.parse() == Ok(pgid) && !state.trim().starts_with('Z'))
+            .map(|(_, state)| state)
+            .collect();
+        assert!(left.is_empty(), "orphans left: {left:?}");
     }
 
     #[test]

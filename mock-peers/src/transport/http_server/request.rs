@@ -76,10 +76,15 @@ pub(crate) fn accepts(headers: &HeaderMap, wanted: &[&str]) -> bool {
     wanted.iter().all(|w| listed.iter().any(|l| l == w))
 }
 
-/// A loopback host name, with its port and brackets already removed.
+/// A loopback host name, with its port already removed: `localhost` or
+/// any loopback address (all of 127.0.0.0/8, where the servers may listen).
 fn is_loopback_name(host: &str) -> bool {
     let host = host.to_ascii_lowercase();
-    matches!(host.as_str(), "127.0.0.1" | "localhost" | "[::1]")
+    let address = host.trim_start_matches('[').trim_end_matches(']');
+    host == "localhost"
+        || address
+            .parse::<std::net::IpAddr>()
+            .is_ok_and(|ip| ip.is_loopback())
 }
 
 /// `host[:port]` without the port.
@@ -95,7 +100,7 @@ fn strip_port(authority: &str) -> &str {
 pub(crate) fn local_only(headers: &HeaderMap) -> Result<(), &'static str> {
     let host = header_str(headers, header::HOST.as_str()).map(str::trim);
     if !host.is_some_and(|host| is_loopback_name(strip_port(host))) {
-        return Err("Host must be 127.0.0.1 or localhost");
+        return Err("Host must be a loopback address or localhost");
     }
     if let Some(origin) = headers.get(header::ORIGIN) {
         let origin = origin.to_str().unwrap_or_default().trim();
@@ -148,6 +153,10 @@ mod tests {
         assert!(local_only(&headers(&[("host", "127.0.0.1:8080")])).is_ok());
         assert!(local_only(&headers(&[("host", "localhost")])).is_ok());
         assert!(local_only(&headers(&[("host", "[::1]:9")])).is_ok());
+        // Every loopback address a server may listen on (`serve --http 127.0.0.2:0`).
+        assert!(local_only(&headers(&[("host", "127.0.0.2:8080")])).is_ok());
+        assert!(local_only(&headers(&[("host", "128.0.0.1:8080")])).is_err());
+        assert!(local_only(&headers(&[("host", "localhost.evil.example")])).is_err());
         assert!(local_only(&headers(&[("host", "evil.example:80")])).is_err());
         assert!(local_only(&headers(&[])).is_err());
         assert!(
