@@ -217,21 +217,22 @@ write_env() {
   cli=$(conformance_entry)
   tmp=$(mktemp)
   cat > "$tmp" <<ENV
-# Written by scripts/install-peers.sh; source it before running tests against real peers.
+# Written by scripts/install-peers.sh for every clone on this machine: {repo} stands
+# for the clone whose tests read it (harness/tests/common/needs.rs).
 export MCP_CONFORM_PEERS="$PEERS"
 export EVERYTHING_SERVER_CMD="node $entry stdio"
-export PYTHON_SERVER_CMD="$PEERS/py/venv/bin/python $REPO/fixtures/peers/python/server.py stdio"
+export PYTHON_SERVER_CMD="$PEERS/py/venv/bin/python {repo}/fixtures/peers/python/server.py stdio"
 export EVERYTHING_SERVER_JS="$entry"
 export NODE22="$(referee_node)"
 export CONFORMANCE_CLI="$cli"
 export LOOPBACK_SHIM="$PEERS/loopback.cjs"
 export RMCP_SERVER_CMD="$PEERS/rust-target/release/rmcp-peer"
-export TS_CLIENT_CMD="MCP_CONFORM_NODE_MODULES=$PEERS/node/node_modules node $REPO/fixtures/clients/ts-client.cjs {server}"
-export PY_CLIENT_CMD="$PEERS/py/venv/bin/python $REPO/fixtures/clients/py-client.py {server}"
-export INSPECTOR_CLIENT_CMD="$REPO/fixtures/clients/inspector-cli.sh $PEERS/node/node_modules {server}"
-export TS_CLIENT_HTTP_CMD="MCP_CONFORM_NODE_MODULES=$PEERS/node/node_modules node $REPO/fixtures/clients/ts-client.cjs --url {url}"
-export PY_CLIENT_HTTP_CMD="$PEERS/py/venv/bin/python $REPO/fixtures/clients/py-client.py --url {url}"
-export INSPECTOR_CLIENT_HTTP_CMD="$REPO/fixtures/clients/inspector-cli.sh $PEERS/node/node_modules {url}"
+export TS_CLIENT_CMD="MCP_CONFORM_NODE_MODULES=$PEERS/node/node_modules node {repo}/fixtures/clients/ts-client.cjs {server}"
+export PY_CLIENT_CMD="$PEERS/py/venv/bin/python {repo}/fixtures/clients/py-client.py {server}"
+export INSPECTOR_CLIENT_CMD="{repo}/fixtures/clients/inspector-cli.sh $PEERS/node/node_modules {server}"
+export TS_CLIENT_HTTP_CMD="MCP_CONFORM_NODE_MODULES=$PEERS/node/node_modules node {repo}/fixtures/clients/ts-client.cjs --url {url}"
+export PY_CLIENT_HTTP_CMD="$PEERS/py/venv/bin/python {repo}/fixtures/clients/py-client.py --url {url}"
+export INSPECTOR_CLIENT_HTTP_CMD="{repo}/fixtures/clients/inspector-cli.sh $PEERS/node/node_modules {url}"
 export SUPERGATEWAY_CMD="node $PEERS/node/node_modules/supergateway/dist/index.js --stdio {server} --outputTransport streamableHttp --stateful --port {port}"
 export FASTMCP_GATEWAY_CMD="$PEERS/fastmcp/venv/bin/fastmcp run {config} --transport stdio --no-banner"
 ENV

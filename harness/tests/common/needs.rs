@@ -40,7 +40,9 @@ fn peers_dir() -> PathBuf {
     cache.join("mcp-conform/peers")
 }
 
-/// The real peers' environment, from `peers.env` in [`peers_dir`].
+/// The real peers' environment, from `peers.env` in [`peers_dir`]. The
+/// peers are installed once per machine, the fixtures they run are this
+/// clone's: `{repo}` in a value stands for this workspace.
 pub fn peers() -> Found<PeersEnv> {
     let dir = peers_dir();
     let path = dir.join("peers.env");
@@ -50,9 +52,11 @@ pub fn peers() -> Found<PeersEnv> {
             path.display()
         )
     })?;
+    let repo = workspace().display().to_string();
     let pairs = text.lines().filter_map(|line| {
         let (key, value) = line.trim().strip_prefix("export ")?.split_once('=')?;
-        Some((key.to_owned(), value.trim_matches(['"', '\'']).to_owned()))
+        let value = value.trim_matches(['"', '\'']).replace("{repo}", &repo);
+        Some((key.to_owned(), value))
     });
     Ok(pairs.collect())
 }
