@@ -16,6 +16,7 @@
 //! `base64`).
 
 use mcp_conform_core::wire::base64;
+pub mod auth;
 mod faults;
 pub mod reference;
 pub mod reference_client;
