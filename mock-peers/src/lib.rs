@@ -11,11 +11,15 @@
 //!   client or mock server), and the correct peers with their fault layers
 //!   (their mutants): [`reference`](mod@reference) (the reference server, a handler on the
 //!   HTTP core), [`reference_client`], [`reference_gateway`].
+//! - [`auth`], beside the peers: the mock authorization server for a
+//!   protected server under test (its keys, minted tokens, metadata and
+//!   loopback HTTP issuer) and the resource-side token check.
 //!
 //! `faults` and `stateless_result` are leaves any layer may use (as is core's
 //! `base64`).
 
 use mcp_conform_core::wire::base64;
+pub mod auth;
 mod faults;
 pub mod reference;
 pub mod reference_client;

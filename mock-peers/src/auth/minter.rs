@@ -1,0 +1,170 @@
+//! Access tokens on demand: a valid one for the server under test, or one
+//! broken in exactly one way, so that a scenario can tell which check a
+//! server skips.
+
+use std::time::{SystemTime, UNIX_EPOCH};
+
+use base64::Engine;
+use base64::engine::general_purpose::URL_SAFE_NO_PAD;
+use jsonwebtoken::{Algorithm, Header};
+use serde::{Deserialize, Serialize};
+
+use super::{KeyGenerationFailed, SigningKey};
+
+/// Which token a scenario step presents. Every choice but `Valid` differs
+/// from the valid token in one respect only.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum TokenChoice {
+    Valid,
+    /// Expired an hour ago.
+    Expired,
+    /// Valid only from an hour from now (`nbf`).
+    NotYetValid,
+    /// Issued for another resource (`aud`).
+    WrongAudience,
+    /// Claims another issuer (`iss`), signed with the right key.
+    WrongIssuer,
+    /// The valid token with one bit of its signature flipped.
+    BadSignature,
+    /// Unsigned: header `alg: none`, empty signature.
+    AlgNone,
+    /// Signed by a key the JWKS does not publish.
+    UnknownKey,
+    /// Not a JWT at all.
+    Garbage,
+}
+
+impl TokenChoice {
+    pub const ALL: [TokenChoice; 9] = [
+        Self::Valid,
+        Self::Expired,
+        Self::NotYetValid,
+        Self::WrongAudience,
+        Self::WrongIssuer,
+        Self::BadSignature,
+        Self::AlgNone,
+        Self::UnknownKey,
+        Self::Garbage,
+    ];
+}
+
+/// The claims of a minted token.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Claims {
+    pub iss: String,
+    pub aud: String,
+    pub sub: String,
+    pub iat: u64,
+    pub nbf: u64,
+    pub exp: u64,
+}
+
+/// How far `Expired` and `NotYetValid` sit from now, and how long a valid
+/// token lives: an hour each, far beyond any verifier's clock leeway.
+const HOUR: u64 = 3600;
+
+/// Mints tokens for one protected resource on behalf of one issuer.
+#[derive(Debug)]
+pub struct Minter {
+    issuer: String,
+    audience: String,
+    key: SigningKey,
+    stranger: SigningKey,
+}
+
+impl Minter {
+    /// A minter for tokens `issuer` issues to the resource `audience` (the
+    /// server's canonical URI), with fresh keys.
+    pub fn new(issuer: &str, audience: &str) -> Result<Self, KeyGenerationFailed> {
+        Ok(Self {
+            issuer: issuer.to_owned(),
+            audience: audience.to_owned(),
+            key: SigningKey::generate("mcp-conform-1")?,
+            stranger: SigningKey::generate("mcp-conform-stranger")?,
+        })
+    }
+
+    pub fn issuer(&self) -> &str {
+        &self.issuer
+    }
+
+    pub fn audience(&self) -> &str {
+        &self.audience
+    }
+
+    /// The key the JWKS publishes.
+    pub fn published_key(&self) -> &SigningKey {
+        &self.key
+    }
+
+    /// A token as `choice` asks, in compact serialization.
+    pub fn mint(&self, choice: TokenChoice) -> String {
+        let now = SystemTime::now()
+            .duration_since(UNIX_EPOCH)
+            .map_or(0, |since| since.as_secs());
+        let mut claims = Claims {
+            iss: self.issuer.clone(),
+            aud: self.audience.clone(),
+            sub: "mcp-conform".to_owned(),
+            iat: now,
+            nbf: now,
+            exp: now + HOUR,
+        };
+        match choice {
+            TokenChoice::Valid => self.sign(&claims, &self.key),
+            TokenChoice::Expired => {
+                claims.iat = now - 2 * HOUR;
+                claims.nbf = claims.iat;
+                claims.exp = now - HOUR;
+                self.sign(&claims, &self.key)
+            }
+            TokenChoice::NotYetValid => {
+                claims.nbf = now + HOUR;
+                claims.exp = now + 2 * HOUR;
+                self.sign(&claims, &self.key)
+            }
+            TokenChoice::WrongAudience => {
+                claims.aud = format!("{}/another-resource", self.audience.trim_end_matches('/'));
+                self.sign(&claims, &self.key)
+            }
+            TokenChoice::WrongIssuer => {
+                claims.iss = format!("{}/another-issuer", self.issuer.trim_end_matches('/'));
+                self.sign(&claims, &self.key)
+            }
+            TokenChoice::BadSignature => flip_signature_bit(&self.sign(&claims, &self.key)),
+            TokenChoice::AlgNone => unsigned(&claims),
+            TokenChoice::UnknownKey => self.sign(&claims, &self.stranger),
+            TokenChoice::Garbage => "mcp-conform-garbage-token".to_owned(),
+        }
+    }
+
+    fn sign(&self, claims: &Claims, key: &SigningKey) -> String {
+        let mut header = Header::new(Algorithm::ES256);
+        header.kid = Some(key.kid().to_owned());
+        jsonwebtoken::encode(&header, claims, key.encoding_key())
+            .expect("an ES256 key from ring signs any claims")
+    }
+}
+
+/// `token` with the first bit of its signature inverted.
+fn flip_signature_bit(token: &str) -> String {
+    let (signed, signature) = token.rsplit_once('.').expect("a compact JWS has three parts");
+    let mut bytes = URL_SAFE_NO_PAD
+        .decode(signature)
+        .expect("jsonwebtoken writes base64url");
+    bytes[0] ^= 0x80;
+    format!("{signed}.{}", URL_SAFE_NO_PAD.encode(bytes))
+}
+
+/// The claims as an unsecured JWT (RFC 7519 §6): header `alg: none`, empty
+/// signature. jsonwebtoken refuses to write one, rightly.
+fn unsigned(claims: &Claims) -> String {
+    let part = |value: &serde_json::Value| URL_SAFE_NO_PAD.encode(value.to_string());
+    let header = serde_json::json!({"alg": "none", "typ": "JWT"});
+    let body = serde_json::to_value(claims).expect("claims are plain JSON");
+    format!("{}.{}.", part(&header), part(&body))
+}
+
+#[cfg(test)]
+mod tests;

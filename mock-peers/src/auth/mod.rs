@@ -1,0 +1,18 @@
+//! The mock authorization server the harness runs for a protected server
+//! under test (issue 17): its signing keys, the tokens it mints on a
+//! scenario's demand, and the documents it publishes (RFC 8414 metadata and
+//! the JWKS), and the resource side a protected server runs (the token
+//! check, its metadata and challenges), and the issuer served on loopback
+//! HTTP. The reference server's protected mode builds on these pieces.
+
+mod issuer;
+mod keys;
+mod metadata;
+mod minter;
+mod resource;
+
+pub use issuer::{IssuerError, JWKS_PATH, METADATA_PATH, MockIssuer, TOKEN_PATH};
+pub use keys::{KeyGenerationFailed, SigningKey};
+pub use metadata::{authorization_server_metadata, jwks};
+pub use minter::{Claims, Minter, TokenChoice};
+pub use resource::{Rejection, ResourceGuard};

@@ -1,0 +1,78 @@
+//! The guard against the minter: the valid token is the only one it lets
+//! through, and each refusal carries the status and challenge the spec asks.
+
+use super::*;
+use crate::auth::{Minter, TokenChoice, jwks};
+
+const ISSUER: &str = "http://127.0.0.1:4000";
+const RESOURCE: &str = "http://127.0.0.1:5000/mcp";
+
+fn pair() -> (Minter, ResourceGuard) {
+    let minter = Minter::new(ISSUER, RESOURCE).unwrap();
+    let published = jwks(&[minter.published_key()]);
+    let guard = ResourceGuard::new(RESOURCE.parse().unwrap(), ISSUER, published).unwrap();
+    (minter, guard)
+}
+
+fn bearer(token: &str) -> String {
+    format!("Bearer {token}")
+}
+
+#[test]
+fn only_the_valid_token_passes() {
+    let (minter, guard) = pair();
+    for choice in TokenChoice::ALL {
+        let outcome = guard.check(Some(&bearer(&minter.mint(choice))));
+        match choice {
+            TokenChoice::Valid => assert_eq!(outcome.unwrap().aud, RESOURCE),
+            _ => assert!(
+                matches!(outcome, Err(Rejection::InvalidToken(_))),
+                "{choice:?}: {outcome:?}"
+            ),
+        }
+    }
+}
+
+#[test]
+fn no_token_and_malformed_credentials_are_refused_apart() {
+    let (minter, guard) = pair();
+    assert_eq!(guard.check(None), Err(Rejection::NoToken));
+    let token = minter.mint(TokenChoice::Valid);
+    for value in [
+        format!("Basic {token}"),
+        "Bearer ".to_owned(),
+        format!("Bearer {token} x"),
+    ] {
+        assert_eq!(guard.check(Some(&value)), Err(Rejection::Malformed), "{value}");
+    }
+    assert_eq!(Rejection::NoToken.status(), 401);
+    assert_eq!(Rejection::Malformed.status(), 400);
+    assert_eq!(Rejection::InvalidToken(String::new()).status(), 401);
+}
+
+#[test]
+fn the_metadata_names_the_resource_and_lives_at_its_path_specific_well_known_url() {
+    let (_, guard) = pair();
+    let metadata = guard.metadata();
+    assert_eq!(metadata["resource"], RESOURCE);
+    assert_eq!(metadata["authorization_servers"], json!([ISSUER]));
+    assert_eq!(
+        guard.metadata_url().as_str(),
+        "http://127.0.0.1:5000/.well-known/oauth-protected-resource/mcp"
+    );
+}
+
+#[test]
+fn every_challenge_points_at_the_metadata() {
+    let (_, guard) = pair();
+    let url = "resource_metadata=\"http://127.0.0.1:5000/.well-known/oauth-protected-resource/mcp\"";
+    assert_eq!(guard.challenge(&Rejection::NoToken), format!("Bearer {url}"));
+    assert_eq!(
+        guard.challenge(&Rejection::InvalidToken("expired".into())),
+        format!("Bearer error=\"invalid_token\", {url}")
+    );
+    assert_eq!(
+        guard.challenge(&Rejection::Malformed),
+        format!("Bearer error=\"invalid_request\", {url}")
+    );
+}
