@@ -100,7 +100,7 @@ crate::faults::faults! {
     WithheldRootsServed = "withheld-roots-served", "ROOT-004", "roots/list is answered with roots although roots was not declared." => ["client.roots.undeclared"];
     WithheldSamplingServed = "withheld-sampling-served", "SAMP-001", "sampling/createMessage is answered with a sample although sampling was not declared." => ["client.sampling.undeclared"];
     WithheldElicitationServed = "withheld-elicitation-served", "ELIC-001", "elicitation/create is accepted although elicitation was not declared." => ["client.elicitation.undeclared"];
-    WithheldWrongCode = "withheld-wrong-code", "RPC-011", "Requests for undeclared features are refused with -32600 instead of -32601." => ["client.elicitation.undeclared", "client.sampling.undeclared"];
+    WithheldWrongCode = "withheld-wrong-code", "RPC-019", "Requests for undeclared features are refused with -32600 instead of -32601." => ["client.elicitation.undeclared", "client.sampling.undeclared"];
     IgnoresDefaults = "ignores-defaults", "ELIC-007", "An accepted form leaves out the schema's defaults and fills in values of its own." => ["client.elicitation.defaults"];
     SamplingToolsUndeclared = "sampling-tools-undeclared", "SAMP-008", "A sampling request with tools is answered although sampling.tools was not declared." => ["client.sampling.tools-undeclared"];
     AcceptsUnanswered = "accepts-unanswered", "ELIC-008", "An elicitation the person never answered is accepted when the host's timeout ends." => ["client.elicitation.no-answer"];

@@ -3,6 +3,7 @@
 
 use mcp_conform_core::Verdict;
 use mcp_conform_core::judge::handshake::{self, InitializeAnswer};
+use mcp_conform_core::scenario::model::Preconditions;
 use mcp_mock_peers::session::WaitError;
 use serde_json::{Value, json};
 use tokio::time::Instant;
@@ -100,22 +101,56 @@ pub fn server_known(runner: &mut StepRunner<'_>, server: Value) -> Option<Stop> 
 /// Not-applicable when the peer (`server` or `client`) lacks a capability
 /// the scenario needs, or declares one it must not have.
 pub fn capability_precondition(runner: &StepRunner<'_>, capabilities: &Value, peer: &str) -> Option<Stop> {
-    let requires = &runner.scenario.requires;
-    if let Some(missing) = requires
-        .capabilities
-        .iter()
-        .find(|path| dotted(capabilities, path).is_none())
-    {
-        let note = format!("the {peer} does not declare the `{missing}` capability");
-        return Some(Stop::halted(Verdict::NotApplicable, note));
+    unmet_capabilities(&runner.scenario.requires, capabilities)
+        .map(|why| Stop::halted(Verdict::NotApplicable, format!("the {peer} {why}")))
+}
+
+/// Why `capabilities` fail the scenario's capability preconditions, if they do.
+fn unmet_capabilities(requires: &Preconditions, capabilities: &Value) -> Option<String> {
+    let declared = |path: &&String| dotted(capabilities, path).is_some();
+    if let Some(missing) = requires.capabilities.iter().find(|path| !declared(path)) {
+        return Some(format!("does not declare the `{missing}` capability"));
     }
-    if let Some(present) = requires
-        .absent_capabilities
-        .iter()
-        .find(|path| dotted(capabilities, path).is_some())
+    if let Some(present) = requires.absent_capabilities.iter().find(declared) {
+        return Some(format!("declares the `{present}` capability"));
+    }
+    if !requires.any_capabilities.is_empty() && !requires.any_capabilities.iter().any(|path| declared(&path))
     {
-        let note = format!("the {peer} declares the `{present}` capability");
-        return Some(Stop::halted(Verdict::NotApplicable, note));
+        let names = requires
+            .any_capabilities
+            .iter()
+            .map(|p| format!("`{p}`"))
+            .collect::<Vec<_>>();
+        return Some(format!("declares none of the {} capabilities", names.join(", ")));
     }
     None
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn requiring_any(paths: &[&str]) -> Preconditions {
+        Preconditions {
+            any_capabilities: paths.iter().map(|p| (*p).to_owned()).collect(),
+            ..Preconditions::default()
+        }
+    }
+
+    #[test]
+    fn one_of_the_listed_capabilities_is_enough() {
+        let requires = requiring_any(&["tools.listChanged", "resources.subscribe"]);
+        let caps = json!({ "resources": { "subscribe": true } });
+        assert_eq!(unmet_capabilities(&requires, &caps), None);
+    }
+
+    #[test]
+    fn a_bare_resources_capability_promises_none_of_them() {
+        let requires = requiring_any(&["tools.listChanged", "resources.subscribe"]);
+        let caps = json!({ "resources": {} });
+        assert_eq!(
+            unmet_capabilities(&requires, &caps).as_deref(),
+            Some("declares none of the `tools.listChanged`, `resources.subscribe` capabilities")
+        );
+    }
 }

@@ -34,3 +34,14 @@ pub fn listen_tag(step: &CheckTag) -> CheckTag {
         ..step.clone()
     }
 }
+
+/// A listen request refused as unknown (-32601) by a server whose
+/// capabilities promised a stream: its capabilities overstate what it
+/// serves (SUBS-006). That rests on our inference, so it never fails a run.
+pub fn listen_refused_tag(step: &CheckTag) -> CheckTag {
+    CheckTag {
+        requirement: cite::SUBS_006.into(),
+        level: Level::Should,
+        ..step.clone()
+    }
+}

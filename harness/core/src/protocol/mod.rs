@@ -154,6 +154,7 @@ cites! {
     SUBS_001,
     SUBS_002,
     SUBS_003,
+    SUBS_006,
     TOOL_001,
     TOOL_002,
     TOOL_003,

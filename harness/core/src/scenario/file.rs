@@ -107,6 +107,10 @@ pub struct Requires {
     /// not declared" checks).
     #[serde(default)]
     pub absent_capabilities: Vec<Located<String>>,
+    /// Server capabilities of which at least one must be declared (say,
+    /// those that promise a `subscriptions/listen` stream).
+    #[serde(default)]
+    pub any_capabilities: Vec<Located<String>>,
     /// Profile triggers the scenario uses (`tool_that_elicits`, ...). Without
     /// them in the selected profile the scenario is not-observed.
     #[serde(default)]

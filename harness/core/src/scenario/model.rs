@@ -57,6 +57,8 @@ pub struct Preconditions {
     pub capabilities: Vec<String>,
     /// Dotted capability paths that must not be declared.
     pub absent_capabilities: Vec<String>,
+    /// Dotted capability paths of which at least one must be declared.
+    pub any_capabilities: Vec<String>,
     /// Profile triggers used.
     pub triggers: Vec<String>,
     /// The transport needed, if any.

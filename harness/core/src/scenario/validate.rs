@@ -121,6 +121,12 @@ pub fn validate(source: &SourceFile, parsed: file::ScenarioFile) -> Result<Scena
             .iter()
             .map(|c| c.value.clone())
             .collect(),
+        any_capabilities: parsed
+            .requires
+            .any_capabilities
+            .iter()
+            .map(|c| c.value.clone())
+            .collect(),
         triggers: parsed.requires.triggers.iter().map(|t| t.value.clone()).collect(),
         transport,
         session: parsed.requires.session,

@@ -7,7 +7,7 @@ use mcp_conform_core::Verdict;
 use mcp_conform_core::judge::defaults;
 use mcp_conform_core::judge::summarize;
 use mcp_conform_core::matcher::Matcher;
-use mcp_conform_core::protocol::subscriptions::RESOURCE_SUBSCRIPTIONS;
+use mcp_conform_core::protocol::subscriptions::{RESOURCE_SUBSCRIPTIONS, promises_listen};
 use mcp_conform_core::scenario::model::{CheckTag, ResponseCheck, ResponseExpect, SubscribeStep};
 use mcp_conform_core::scenario::validate::STEP_TIMEOUT;
 use mcp_mock_peers::session::{MockSession, Received, WaitError};
@@ -118,13 +118,28 @@ impl StepRunner<'_> {
         let check = match acknowledgement(&self.session, &id) {
             Some(_) => Check::pass_for(name, &tag),
             None => {
-                let answer = self
-                    .session
-                    .response_to(&id)
-                    .map(|r| (summarize(&r.message), r.index));
+                let response = self.session.response_to(&id);
+                let unknown = response
+                    .as_ref()
+                    .is_some_and(|r| r.message.pointer("/error/code") == Some(&json!(-32601)));
+                let promised = self
+                    .ctx
+                    .vars
+                    .get("server")
+                    .and_then(|server| server.get("capabilities"))
+                    .is_some_and(promises_listen);
+                let answer = response.map(|r| (summarize(&r.message), r.index));
                 let (answered, frame) = answer.unwrap_or_default();
-                let message =
-                    format!("the listen request was answered with {answered} and never acknowledged");
+                let (tag, message) = if unknown && promised {
+                    let message = format!(
+                        "the listen request was answered with {answered} although the server's capabilities promise list-change or resource-update notifications"
+                    );
+                    (defaults::listen_refused_tag(&step.tag), message)
+                } else {
+                    let message =
+                        format!("the listen request was answered with {answered} and never acknowledged");
+                    (tag, message)
+                };
                 Check::broken_for(name, &tag, message).at_frame(Some(frame))
             }
         };

@@ -28,6 +28,24 @@ pub const RESOURCE_SUBSCRIPTIONS: &str = "resourceSubscriptions";
 /// The notification a `resourceSubscriptions` filter member turns on.
 pub const RESOURCE_UPDATED: &str = "notifications/resources/updated";
 
+/// The server capabilities that promise something a listen stream carries:
+/// a server declaring none of them (`resources: {}` alone) owes no stream.
+pub const LISTEN_CAPABILITIES: [&str; 4] = [
+    "tools.listChanged",
+    "prompts.listChanged",
+    "resources.listChanged",
+    "resources.subscribe",
+];
+
+/// Whether server `capabilities` declare one of [`LISTEN_CAPABILITIES`].
+pub fn promises_listen(capabilities: &Value) -> bool {
+    LISTEN_CAPABILITIES.iter().any(|path| {
+        path.split('.')
+            .try_fold(capabilities, |v, key| v.get(key))
+            .is_some_and(|flag| flag == &Value::Bool(true))
+    })
+}
+
 /// Whether a listen stream opened with `filter` asked for notification
 /// `method` (about `params`); `None` for a notification that does not
 /// travel on listen streams.
@@ -86,6 +104,15 @@ pub(super) static ACKNOWLEDGED: MethodSpec = notification(
 mod tests {
     use super::*;
     use serde_json::json;
+
+    #[test]
+    fn only_a_list_changed_or_subscribe_flag_promises_a_listen_stream() {
+        assert!(promises_listen(&json!({"tools": {"listChanged": true}})));
+        assert!(promises_listen(&json!({"resources": {"subscribe": true}})));
+        assert!(!promises_listen(
+            &json!({"resources": {}, "tools": {"listChanged": false}})
+        ));
+    }
 
     #[test]
     fn listen_needs_a_filter_and_its_result_the_subscription_id() {
