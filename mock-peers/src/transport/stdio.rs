@@ -19,8 +19,10 @@ use super::{PeerExit, TransportError, TransportEvent};
 /// The longest line we buffer; a longer one is cut and delivered as is (and
 /// will be reported as invalid JSON) so a runaway peer cannot exhaust memory.
 const MAX_LINE_BYTES: usize = 16 * 1024 * 1024;
-/// How much of the peer's stderr we keep for failure reports.
+/// How much of the peer's stderr we keep for failure reports: the last lines,
+/// each cut to a length, so the tail stays small however the peer writes.
 const STDERR_TAIL_LINES: usize = 40;
+const STDERR_LINE_BYTES: usize = 2048;
 
 /// How to start a server over stdio.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -336,7 +338,7 @@ pub(super) async fn read_frames(
     let mut reader = BufReader::new(out);
     loop {
         let mut line = Vec::new();
-        match read_line_capped(&mut reader, &mut line).await {
+        match read_line_capped(&mut reader, &mut line, MAX_LINE_BYTES).await {
             Ok(0) | Err(_) => return,
             Ok(_) => {}
         }
@@ -354,9 +356,12 @@ pub(super) async fn read_frames(
     }
 }
 
+/// Reads up to and including the next newline, keeping at most `cap` bytes;
+/// the rest of a longer line is left for the next call.
 async fn read_line_capped(
     reader: &mut BufReader<impl AsyncRead + Unpin>,
     line: &mut Vec<u8>,
+    cap: usize,
 ) -> std::io::Result<usize> {
     loop {
         let available = reader.fill_buf().await?;
@@ -367,24 +372,46 @@ async fn read_line_capped(
             Some(i) => (i + 1, true),
             None => (available.len(), false),
         };
-        let room = MAX_LINE_BYTES.saturating_sub(line.len());
+        let room = cap.saturating_sub(line.len());
         line.extend_from_slice(&available[..take.min(room)]);
-        reader.consume(take);
-        if done || line.len() >= MAX_LINE_BYTES {
+        reader.consume(take.min(room));
+        if done && take <= room || line.len() >= cap {
             return Ok(line.len());
         }
     }
 }
 
+/// Keeps the last lines of stderr, each cut to `STDERR_LINE_BYTES`: the rest
+/// of a longer line is read and thrown away, so a peer writing one endless
+/// line costs a few kilobytes, not its whole output.
 async fn read_stderr(err: impl AsyncRead + Unpin, tail: Arc<Mutex<StderrTail>>) {
-    let mut lines = BufReader::new(err).split(b'\n');
-    while let Ok(Some(line)) = lines.next_segment().await {
+    let mut reader = BufReader::new(err);
+    let mut in_cut_line = false;
+    loop {
+        let mut line = Vec::new();
+        match read_line_capped(&mut reader, &mut line, STDERR_LINE_BYTES).await {
+            Ok(0) | Err(_) => return,
+            Ok(_) => {}
+        }
+        let complete = line.last() == Some(&b'\n');
+        if complete {
+            line.pop();
+        }
+        let continues_cut_line = in_cut_line;
+        in_cut_line = !complete;
+        if continues_cut_line {
+            continue;
+        }
+        let mut text = String::from_utf8_lossy(&line).into_owned();
+        if !complete && line.len() >= STDERR_LINE_BYTES {
+            text.push_str(" [line cut]");
+        }
         let mut tail = tail.lock().unwrap_or_else(|e| e.into_inner());
         if tail.lines.len() == STDERR_TAIL_LINES {
             tail.lines.pop_front();
             tail.dropped += 1;
         }
-        tail.lines.push_back(String::from_utf8_lossy(&line).into_owned());
+        tail.lines.push_back(text);
     }
 }
 
@@ -426,6 +453,28 @@ mod tests {
         assert!(t.recv().await.is_none());
         tokio::time::sleep(Duration::from_millis(50)).await;
         assert!(t.stderr_tail().contains("oops"));
+    }
+
+    #[tokio::test]
+    async fn stderr_tail_cuts_an_endless_line() {
+        let cmd = StdioCommand::parse(
+            "sh -c 'head -c 5000000 /dev/zero | tr \"\\000\" x >&2; echo >&2; echo after >&2'",
+        )
+        .unwrap();
+        let mut t = StdioTransport::spawn(&cmd).unwrap();
+        while !matches!(t.recv().await, Some(TransportEvent::Closed(_)) | None) {}
+        tokio::time::sleep(Duration::from_millis(100)).await;
+        let tail = t.stderr_tail();
+        assert!(
+            tail.len() < STDERR_LINE_BYTES + 64,
+            "tail is {} bytes",
+            tail.len()
+        );
+        assert!(
+            tail.contains("xxxx [line cut]\nafter\n"),
+            "{:?}",
+            &tail[tail.len() - 40..]
+        );
     }
 
     #[tokio::test]
