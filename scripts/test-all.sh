@@ -6,6 +6,7 @@
 #
 #   default     the fast tier: units, scenarios against the reference peers, CLI
 #   mutation    the fault sweeps: broken servers, HTTP servers, clients, gateways
+#   hostile     the hostile-peer matrix: floods, stalls, immortal children
 #   real-peers  the suite against the installed real peers, calibration
 #   browser     report.html in headless chromium
 #
@@ -36,7 +37,7 @@ count() {
   echo "${n:-0}"
 }
 
-for tier in default mutation real-peers browser; do
+for tier in default mutation hostile real-peers browser; do
   echo "=== tier: $tier"
   log=$logs/$tier.log
   started=$SECONDS
