@@ -3,6 +3,7 @@
 
 use std::fmt::Write as _;
 
+use mcp_conform_core::Basis;
 use mcp_conform_core::protocol::CHECKED_REQUIREMENTS;
 use mcp_conform_core::requirements::{CheckKind, Requirement, Role};
 use mcp_conform_core::scenario::Scenario;
@@ -71,6 +72,16 @@ pub fn status(coverage: &Coverage) -> &'static str {
     }
 }
 
+/// How `explain` words a basis.
+fn basis_text(basis: Basis) -> &'static str {
+    match basis {
+        Basis::Keyword => "the spec's keyword",
+        Basis::Prose => "the spec's lower-case prose (a finding at most, never a failure)",
+        Basis::Inference => "our inference, no spec sentence says it (a finding at most, never a failure)",
+        Basis::Harness => "a rule of mcp-conform itself, where the spec has none",
+    }
+}
+
 /// What `mcp-conform explain ID` prints.
 pub fn explain(requirement: &Requirement, scenarios: &[Scenario]) -> String {
     let mut out = String::new();
@@ -78,6 +89,10 @@ pub fn explain(requirement: &Requirement, scenarios: &[Scenario]) -> String {
     writeln!(out, "{} ({}, {}, {:?})", r.id, r.level, r.versions, r.role).expect("String");
     writeln!(out, "  {}", r.summary).expect("String");
     writeln!(out, "  source: {}", r.source).expect("String");
+    writeln!(out, "  basis:  {}", basis_text(r.basis)).expect("String");
+    if let Some(reasoning) = &r.reasoning {
+        writeln!(out, "  why:    {reasoning}").expect("String");
+    }
     if let Some(page) = spec_page(&r.source) {
         writeln!(out, "  spec:   {page}").expect("String");
     }

@@ -161,8 +161,11 @@ fn check_details(case: &Case, check: &CheckResult, label: &str) -> String {
     };
     writeln!(
         out,
-        "   {label} {} [{} {}]{at}",
-        check.name, check.requirement, check.level
+        "   {label} {} [{} {}{}]{at}",
+        check.name,
+        check.requirement,
+        check.level,
+        check.basis.label().map(|l| format!(", {l}")).unwrap_or_default()
     )
     .expect("String");
     for line in check.message.iter().flat_map(|m| m.lines()) {
@@ -287,6 +290,7 @@ mod tests {
             requirement: "TOOL-004".into(),
             name: "response to tools/call".into(),
             level: Level::Must,
+            basis: Default::default(),
             verdict: Verdict::Fail,
             message: Some("expected an error".into()),
             expected: Some(json!({"code": -32602})),

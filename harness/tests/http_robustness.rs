@@ -4,11 +4,12 @@
 //! transport's, by staying silent, cutting its SSE stream mid-event, or
 //! sending malformed SSE, and the verdict is a located fail within budget.
 
-use std::io::{BufRead, BufReader, Read, Write};
+use std::io::Write;
 use std::net::{TcpListener, TcpStream};
 use std::time::{Duration, Instant};
 
 use common::report::{Judged, judge};
+use common::scripted_http::{read_request, respond};
 use mcp_conform_report::Verdict;
 use serde_json::{Value, json};
 
@@ -26,38 +27,6 @@ enum Misbehaviour {
     CutMidEvent,
     /// An SSE answer whose events are not JSON-RPC at all.
     MalformedSse,
-}
-
-/// One request: method, path, body.
-fn read_request(stream: &mut TcpStream) -> Option<(String, Vec<u8>)> {
-    let mut reader = BufReader::new(stream.try_clone().ok()?);
-    let mut line = String::new();
-    reader.read_line(&mut line).ok()?;
-    let method = line.split_whitespace().next()?.to_owned();
-    let mut length = 0;
-    loop {
-        let mut header = String::new();
-        reader.read_line(&mut header).ok()?;
-        if header.trim().is_empty() {
-            break;
-        }
-        if let Some((name, value)) = header.split_once(':')
-            && name.eq_ignore_ascii_case("content-length")
-        {
-            length = value.trim().parse().unwrap_or(0);
-        }
-    }
-    let mut body = vec![0; length];
-    reader.read_exact(&mut body).ok()?;
-    Some((method, body))
-}
-
-fn respond(stream: &mut TcpStream, status: &str, content_type: &str, body: &str) {
-    let _ = write!(
-        stream,
-        "HTTP/1.1 {status}\r\nContent-Type: {content_type}\r\nContent-Length: {}\r\nConnection: close\r\n\r\n{body}",
-        body.len()
-    );
 }
 
 fn serve(mut stream: TcpStream, misbehaviour: Misbehaviour) {

@@ -301,8 +301,9 @@ fn checks_table(page: &mut Page, title: &str, checks: &[CheckResult], case_id: &
             })
             .unwrap_or_default();
         page.line(format_args!(
-            "<tr><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}{frame}</td><td>{}{accepted}{}</td></tr>",
+            "<tr><td>{}{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}{frame}</td><td>{}{accepted}{}</td></tr>",
             badge(check.verdict),
+            check.basis.label().map(|l| format!(" <i>{l}</i>")).unwrap_or_default(),
             esc(&check.requirement),
             check.level,
             esc(&check.name),

@@ -62,7 +62,8 @@ fn test_case(case: &Case, check: &CheckResult, strict: bool) -> TestCase {
     if let Some(message) = &check.message {
         if check.accepted.is_none() && check.verdict != Verdict::Pass {
             let first = message.lines().next().unwrap_or_default();
-            status.set_message(controls(&format!("{}: {first}", check.verdict)).into_owned());
+            let verdict = check.basis.annotate(check.verdict);
+            status.set_message(controls(&format!("{verdict}: {first}")).into_owned());
         }
         status.set_description(controls(&description(check, message)).into_owned());
     }

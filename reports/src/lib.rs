@@ -22,4 +22,4 @@ mod verdict;
 pub use exit_code::ExitCode;
 pub use merge::merge;
 pub use model::*;
-pub use verdict::{Level, Verdict};
+pub use verdict::{Basis, Level, Verdict};

@@ -57,7 +57,7 @@ pub fn write(report: &Report) -> String {
                     code(&case),
                     failure.requirement,
                     cell(&failure.name),
-                    failure.verdict,
+                    failure.basis.annotate(failure.verdict),
                     cell(failure.message.as_deref().unwrap_or("")),
                 ),
             );

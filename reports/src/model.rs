@@ -10,7 +10,7 @@ use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
-use crate::{ExitCode, Level, Verdict};
+use crate::{Basis, ExitCode, Level, Verdict};
 
 /// The version of the report format. Bumped on any change a reader could
 /// notice (a field removed, renamed or given a new meaning); new optional
@@ -182,6 +182,10 @@ pub struct CheckResult {
     /// What was checked, in a few words.
     pub name: String,
     pub level: Level,
+    /// What the level rests on; absent: the spec's keyword.
+    #[serde(default, skip_serializing_if = "Basis::is_keyword")]
+    pub basis: Basis,
+    /// Never `fail` when `basis` is `prose` or `inference`.
     pub verdict: Verdict,
     /// Why, when it is not a pass.
     pub message: Option<String>,
@@ -269,6 +273,9 @@ pub struct CheckRef {
     pub protocol_version: Option<String>,
     pub requirement: String,
     pub name: String,
+    /// What the requirement's level rests on; absent: the spec's keyword.
+    #[serde(default, skip_serializing_if = "Basis::is_keyword")]
+    pub basis: Basis,
     pub verdict: Verdict,
     pub message: Option<String>,
 }
@@ -311,6 +318,7 @@ impl Gate {
                     protocol_version: case.protocol_version.clone(),
                     requirement: check.requirement.clone(),
                     name: check.name.clone(),
+                    basis: check.basis,
                     verdict: check.verdict,
                     message: check.message.clone(),
                 });

@@ -36,6 +36,69 @@ impl fmt::Display for Level {
     }
 }
 
+/// What a requirement's level rests on: its provenance.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Hash, Serialize, Deserialize, JsonSchema)]
+#[serde(rename_all = "lowercase")]
+pub enum Basis {
+    /// An RFC 2119 keyword of the spec (MUST, SHOULD, MAY and their negations).
+    #[default]
+    Keyword,
+    /// Lower-case prose of the spec ("the server responds with ...") read as a rule.
+    Prose,
+    /// Our inference: no sentence says it; it is derived from sentences that do.
+    Inference,
+    /// A rule of mcp-conform itself where the spec has none (gateways) or
+    /// stands behind a tool (the protocol model, `--schema-dir`): it binds
+    /// what the harness's own commands promise, at the level it states.
+    Harness,
+}
+
+impl Basis {
+    /// Whether the level is the spec's own keyword (not shown in reports).
+    pub fn is_keyword(&self) -> bool {
+        *self == Basis::Keyword
+    }
+
+    /// The verdict a check on this basis may stand at: a reading the spec
+    /// does not state with a keyword never fails a run (non-strict at most).
+    pub fn bounded(self, verdict: Verdict) -> Verdict {
+        match self {
+            Basis::Prose | Basis::Inference if verdict == Verdict::Fail => Verdict::NonStrict,
+            _ => verdict,
+        }
+    }
+
+    /// `verdict` as reports show it: with the label when it has one
+    /// (`non-strict (inferred)`).
+    pub fn annotate(self, verdict: Verdict) -> String {
+        match self.label() {
+            Some(label) => format!("{verdict} ({label})"),
+            None => verdict.to_string(),
+        }
+    }
+
+    /// What reports show next to a verdict resting on this basis.
+    pub fn label(self) -> Option<&'static str> {
+        match self {
+            Basis::Keyword => None,
+            Basis::Prose => Some("inferred from prose"),
+            Basis::Inference => Some("inferred"),
+            Basis::Harness => Some("harness rule"),
+        }
+    }
+}
+
+impl fmt::Display for Basis {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(match self {
+            Basis::Keyword => "keyword",
+            Basis::Prose => "prose",
+            Basis::Inference => "inference",
+            Basis::Harness => "harness",
+        })
+    }
+}
+
 /// The judgement on one check, or on a whole scenario (the worst of its checks).
 ///
 /// Declared from least to most severe, so `max()` over checks gives the
@@ -105,6 +168,16 @@ mod tests {
         assert_eq!(Level::Must.verdict_when_broken(), Verdict::Fail);
         assert_eq!(Level::Should.verdict_when_broken(), Verdict::NonStrict);
         assert_eq!(Level::May.verdict_when_broken(), Verdict::NotObserved);
+    }
+
+    #[test]
+    fn only_a_keyword_or_the_harness_can_fail_a_run() {
+        assert_eq!(Basis::Keyword.bounded(Verdict::Fail), Verdict::Fail);
+        assert_eq!(Basis::Harness.bounded(Verdict::Fail), Verdict::Fail);
+        assert_eq!(Basis::Prose.bounded(Verdict::Fail), Verdict::NonStrict);
+        assert_eq!(Basis::Inference.bounded(Verdict::Fail), Verdict::NonStrict);
+        assert_eq!(Basis::Inference.bounded(Verdict::Error), Verdict::Error);
+        assert_eq!(Basis::Inference.bounded(Verdict::Pass), Verdict::Pass);
     }
 
     #[test]

@@ -4,7 +4,7 @@
 //! shards that gives back the whole.
 
 use mcp_conform_report::{
-    Acceptance, BaselineInfo, BaselineNote, Case, CheckResult, Direction, FORMAT_VERSION, Gate, Level,
+    Acceptance, BaselineInfo, BaselineNote, Basis, Case, CheckResult, Direction, FORMAT_VERSION, Gate, Level,
     Report, RunInfo, Shard, Suite, Summary, Tool, Verdict, WireFrame, html, json, junit, markdown, merge,
 };
 use serde_json::json;
@@ -16,6 +16,7 @@ fn check(requirement: &str, level: Level, verdict: Verdict) -> CheckResult {
         requirement: requirement.into(),
         name: format!("response to {requirement}"),
         level,
+        basis: Basis::Keyword,
         verdict,
         message: (verdict != Verdict::Pass).then(|| format!("broken: {HOSTILE}")),
         expected: (verdict == Verdict::Fail).then(|| json!({"isError": false, "content": "*"})),
@@ -68,6 +69,8 @@ fn note(line: usize, scenario: &str) -> BaselineNote {
 }
 
 fn report() -> Report {
+    let mut inferred = check("TOOL-005", Level::Should, Verdict::NonStrict);
+    inferred.basis = Basis::Inference;
     let mut accepted = check("TOOL-002", Level::Must, Verdict::Fail);
     accepted.accepted = Some(Acceptance {
         reason: "upstream issue 12".into(),
@@ -89,7 +92,7 @@ fn report() -> Report {
         case(
             "tools.lenient",
             Verdict::NonStrict,
-            vec![check("TOOL-004", Level::Should, Verdict::NonStrict)],
+            vec![check("TOOL-004", Level::Should, Verdict::NonStrict), inferred],
         ),
         case("tools.undeclared", Verdict::NotApplicable, Vec::new()),
     ];
@@ -141,7 +144,29 @@ fn the_gate_counts_new_accepted_and_stale() {
         .collect();
     assert_eq!(new, ["TOOL-003"], "non-strict is not a failure without --strict");
     let strict = Gate::decide(&report.cases, true, Vec::new(), Vec::new());
-    assert_eq!(strict.new_failures.len(), 2);
+    assert_eq!(strict.new_failures.len(), 3);
+}
+
+#[test]
+fn a_verdict_on_an_inference_says_so_in_every_format() {
+    let mut report = report();
+    report.run.strict = true;
+    report.gate = Gate::decide(&report.cases, true, Vec::new(), Vec::new());
+    let inferred = |text: &str| text.contains("non-strict (inferred)");
+    assert!(inferred(&markdown::write(&report)));
+    assert!(inferred(&junit::write(&report)));
+    assert!(html::write(&report).contains("<i>inferred</i>"));
+    let json = json::write(&report);
+    assert_eq!(
+        json.matches("\"basis\": \"inference\"").count(),
+        2,
+        "the check and its gate entry"
+    );
+    assert!(
+        !json.contains("\"basis\": \"keyword\""),
+        "a keyword basis is left out"
+    );
+    assert_eq!(json::read(&json).unwrap(), report);
 }
 
 #[test]

@@ -27,4 +27,4 @@ pub mod span;
 pub mod version;
 pub mod wire;
 
-pub use mcp_conform_report::{Level, Verdict};
+pub use mcp_conform_report::{Basis, Level, Verdict};

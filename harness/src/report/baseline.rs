@@ -257,6 +257,7 @@ mod tests {
                 requirement: "X-001".into(),
                 name: "x".into(),
                 level: mcp_conform_core::Level::Must,
+                basis: Default::default(),
                 verdict: Verdict::Fail,
                 message: None,
                 expected: None,

@@ -16,6 +16,7 @@ use std::collections::HashMap;
 use std::path::{Path, PathBuf};
 
 use mcp_conform_core::redact::Secrets;
+use mcp_conform_core::requirements;
 use mcp_conform_core::scenario::Scenario;
 use mcp_conform_core::wire::{self, Frame};
 use mcp_conform_report::{
@@ -181,6 +182,7 @@ fn check(check: &Check) -> CheckResult {
         requirement: check.requirement.clone(),
         name: check.name.clone(),
         level: check.level,
+        basis: requirements::basis_of(&check.requirement),
         verdict: check.verdict,
         message: check.message.clone(),
         expected: check.expected.clone(),

@@ -3,11 +3,11 @@
 use std::path::PathBuf;
 use std::time::Duration;
 
-use mcp_conform_core::Verdict;
 pub use mcp_conform_core::judge::Check;
 use mcp_conform_core::scenario::Scenario;
 use mcp_conform_core::version::ProtocolVersion;
 use mcp_conform_core::wire::Frame;
+use mcp_conform_core::{Verdict, requirements};
 
 /// Everything known about one scenario run.
 #[derive(Debug, Clone)]
@@ -38,9 +38,14 @@ pub struct ScenarioOutcome {
 }
 
 impl ScenarioOutcome {
-    /// The verdict from the checks: the worst of them. A scenario that
-    /// checked nothing is not-observed, never a pass.
+    /// The verdict from the checks: the worst of them, each first bounded
+    /// by what its requirement's level rests on (a check on prose or on our
+    /// inference never fails). A scenario that checked nothing is
+    /// not-observed, never a pass.
     pub fn settle(&mut self) {
+        for check in &mut self.checks {
+            check.verdict = requirements::bounded(&check.requirement, check.verdict);
+        }
         let worst = self.checks.iter().map(|c| c.verdict).max();
         self.verdict = match worst {
             Some(verdict) => verdict.max(self.verdict),

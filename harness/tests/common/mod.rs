@@ -7,3 +7,4 @@
 
 pub mod needs;
 pub mod report;
+pub mod scripted_http;

@@ -103,7 +103,7 @@ crate::faults::faults! {
     HttpPlainJsonRpc = "http-plain-json-rpc", "HTTP-006", "Over HTTP, requests answered at once get application/json and notifications 204 No Content, as plain JSON-RPC over POST does." => ["http.notification-202", "http.standalone-stream"];
     HttpOriginIgnored = "http-origin-ignored", "HTTP-003", "Over HTTP, Origin and Host are not checked, so a foreign site's page can reach the server (DNS rebinding)." => ["http.origin"];
     HttpVersionHeaderIgnored = "http-version-header-ignored", "HTTP-019", "Over HTTP, an unsupported or malformed MCP-Protocol-Version is served instead of refused with 400." => ["http.protocol-version-header"];
-    HttpUnknownSession400 = "http-unknown-session-400", "HTTP-015", "Over HTTP, a request naming an unknown or ended session gets 400 instead of 404." => ["http.session-end", "http.session-required"];
+    HttpUnknownSession400 = "http-unknown-session-400", "HTTP-015", "Over HTTP, a request naming an unknown or ended session gets 400 instead of 404." => ["http.session-end"];
     HttpDeleteKeepsSession = "http-delete-keeps-session", "HTTP-015", "Over HTTP, DELETE is answered 200 but the session lives on." => ["http.session-end"];
     HttpGetJson = "http-get-json", "HTTP-012", "Over HTTP, GET on the endpoint is answered 200 with a JSON body instead of an SSE stream or 405." => ["http.standalone-stream"];
     HttpNoPriming = "http-no-priming", "HTTP-009", "Over HTTP, SSE answers start without the id-bearing empty priming event." => ["http.sse-priming"];
@@ -228,7 +228,7 @@ crate::faults::faults! {
     ModernHttpGetAllowed = "modern-http-get-allowed", "HTTP-026", "Over HTTP under 2026-07-28, GET on the endpoint opens an event stream and DELETE gets 200, instead of 405." => ["http.stateless-no-sessions"];
     ModernHttpHeaderMismatchIgnored = "modern-http-header-mismatch-ignored", "HTTP-021", "Over HTTP under 2026-07-28, MCP-Protocol-Version, Mcp-Method, Mcp-Name and Mcp-Param headers that are missing or disagree with the body are not refused." => ["http.stateless-headers", "http.stateless-param-headers"];
     ModernHttpUnknownMethod200 = "modern-http-unknown-method-200", "HTTP-022", "Over HTTP under 2026-07-28, an unknown method is answered with status 200 instead of 404." => ["http.stateless-errors"];
-    ModernHttpUnrelatedNotification = "modern-http-unrelated-notification", "HTTP-025", "Over HTTP under 2026-07-28, add_tool's own response stream carries a tools/list_changed notification, which is about no request." => ["http.stateless-request-stream"];
+    ModernHttpUnrelatedNotification = "modern-http-unrelated-notification", "HTTP-028", "Over HTTP under 2026-07-28, add_tool's own response stream carries a tools/list_changed notification, which is about no request." => ["http.stateless-request-stream"];
 }
 
 impl Fault {

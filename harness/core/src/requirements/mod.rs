@@ -1,5 +1,6 @@
 //! The requirement catalogue: every requirement a check can cite, with its
-//! level, the versions it binds, the party it binds and where the spec says it.
+//! level, the versions it binds, the party it binds, where the spec says it
+//! and what its level rests on (its [`Basis`]).
 //!
 //! The entries live in `catalogue.yaml` next to this file, embedded at build
 //! time and parsed once on first use.
@@ -9,8 +10,8 @@ use std::sync::LazyLock;
 
 use serde::Deserialize;
 
-use crate::Level;
 use crate::version::{ProtocolVersion, VersionSet};
+use crate::{Basis, Level, Verdict};
 
 /// A requirement's stable ID as code cites it: always one of the [`id`]
 /// constants, which are generated from the catalogue (only they build one).
@@ -154,6 +155,12 @@ pub struct Requirement {
     pub summary: String,
     /// Spec page and section that states the rule.
     pub source: String,
+    /// What the level rests on: the spec's keyword, its prose, our
+    /// inference, or the harness's own rule.
+    pub basis: Basis,
+    /// Why the level is what it is, where the basis alone does not say
+    /// (an inference's reasoning, a level below the sentence's keyword).
+    pub reasoning: Option<String>,
     /// How the harness verifies it.
     pub check: CheckKind,
     /// Why a manual requirement cannot be automated (`None` for the others).
@@ -168,6 +175,18 @@ impl Requirement {
     pub fn applies_to(&self, version: ProtocolVersion) -> bool {
         self.versions.contains(version)
     }
+}
+
+/// What the level of `requirement` rests on; an ID the catalogue lacks (a
+/// user's scenario may cite its own) is taken at its word.
+pub fn basis_of(requirement: &str) -> Basis {
+    catalogue().get(requirement).map_or(Basis::Keyword, |r| r.basis)
+}
+
+/// `verdict` as a check citing `requirement` may stand: one resting on
+/// prose or on our inference is non-strict at most.
+pub fn bounded(requirement: &str, verdict: Verdict) -> Verdict {
+    basis_of(requirement).bounded(verdict)
 }
 
 /// The parsed catalogue, in file order.
@@ -226,6 +245,8 @@ struct RawEntry {
     role: Role,
     summary: String,
     source: String,
+    basis: Basis,
+    reasoning: Option<String>,
     check: CheckKind,
     automatable: Option<bool>,
     reason: Option<String>,
@@ -276,6 +297,8 @@ fn parse(text: &str) -> Result<Catalogue, CatalogueError> {
             role: entry.role,
             summary: entry.summary,
             source: entry.source,
+            basis: entry.basis,
+            reasoning: entry.reasoning,
             check: entry.check,
             manual_reason: entry.reason,
             pending: entry.pending,
@@ -308,24 +331,50 @@ mod tests {
 
     #[test]
     fn duplicates_are_rejected() {
-        let one =
-            "- {id: A-001, level: MUST, versions: all, role: both, summary: s, source: x, check: schema}\n";
+        let one = "- {id: A-001, level: MUST, versions: all, role: both, summary: s, source: x, basis: keyword, check: schema}\n";
         let err = parse(&one.repeat(2)).unwrap_err();
         assert!(matches!(err, CatalogueError::Duplicate(id) if id == "A-001"));
     }
 
     #[test]
     fn bad_versions_name_the_entry() {
-        let text = "- {id: A-001, level: MAY, versions: 2099-01-01, role: server, summary: s, source: x, check: behaviour}\n";
+        let text = "- {id: A-001, level: MAY, versions: 2099-01-01, role: server, summary: s, source: x, basis: keyword, check: behaviour}\n";
         let err = parse(text).unwrap_err();
         assert!(err.to_string().starts_with("A-001: unknown protocol version"));
     }
 
     #[test]
+    fn an_entry_without_its_basis_is_refused() {
+        let text =
+            "- {id: A-001, level: MUST, versions: all, role: server, summary: s, source: x, check: schema}\n";
+        let err = parse(text).unwrap_err();
+        assert!(err.to_string().contains("basis"), "{err}");
+    }
+
+    #[test]
+    fn no_fail_rests_on_prose_or_inference() {
+        for requirement in catalogue().iter() {
+            let bounded = bounded(&requirement.id, requirement.level.verdict_when_broken());
+            match requirement.basis {
+                Basis::Prose | Basis::Inference => assert_ne!(bounded, Verdict::Fail, "{}", requirement.id),
+                Basis::Keyword | Basis::Harness => {
+                    assert_eq!(
+                        bounded,
+                        requirement.level.verdict_when_broken(),
+                        "{}",
+                        requirement.id
+                    )
+                }
+            }
+        }
+        assert_eq!(bounded("USER-001", Verdict::Fail), Verdict::Fail);
+    }
+
+    #[test]
     fn manual_entries_must_say_why() {
-        let text = "- {id: A-001, level: SHOULD, versions: all, role: client, summary: s, source: x, check: manual}\n";
+        let text = "- {id: A-001, level: SHOULD, versions: all, role: client, summary: s, source: x, basis: keyword, check: manual}\n";
         assert!(matches!(parse(text), Err(CatalogueError::ManualMarking(_))));
-        let text = "- {id: A-001, level: SHOULD, versions: all, role: client, summary: s, source: x, check: manual, \
+        let text = "- {id: A-001, level: SHOULD, versions: all, role: client, summary: s, source: x, basis: keyword, check: manual, \
                     automatable: false, reason: a person has to look}\n";
         let cat = parse(text).unwrap();
         assert_eq!(
@@ -336,8 +385,8 @@ mod tests {
 
     #[test]
     fn applying_to_filters_by_version() {
-        let text = "- {id: A-001, level: MUST, versions: legacy, role: server, summary: s, source: x, check: schema}\n\
-                    - {id: A-002, level: MUST, versions: modern, role: server, summary: s, source: x, check: schema}\n";
+        let text = "- {id: A-001, level: MUST, versions: legacy, role: server, summary: s, source: x, basis: keyword, check: schema}\n\
+                    - {id: A-002, level: MUST, versions: modern, role: server, summary: s, source: x, basis: keyword, check: schema}\n";
         let cat = parse(text).unwrap();
         let ids: Vec<&str> = cat
             .applying_to(ProtocolVersion::V2026_07_28)
