@@ -70,11 +70,17 @@ impl Diagnostic {
             .offset
             .filter(|o| *o <= text.len())
             .unwrap_or_else(|| line_column_offset(text, self.span));
+        let start = (0..=start).rev().find(|i| text.is_char_boundary(*i)).unwrap_or(0);
         let len = self.span.len.unwrap_or(1).max(1);
         // Underline at most the rest of the first line.
         let line_end = text[start..].find('\n').map_or(text.len(), |n| start + n);
         let end = (start + len).min(line_end).max((start + 1).min(text.len()));
-        start.min(end)..end
+        // A span counted in bytes may end inside a character: widen it to
+        // the character's end (the renderer slices the text there).
+        let end = (end..=text.len())
+            .find(|i| text.is_char_boundary(*i))
+            .unwrap_or(text.len());
+        start..end
     }
 }
 
@@ -127,5 +133,23 @@ mod tests {
         assert!(text.contains("--> s.yaml:2:1"), "{text}");
         assert!(text.contains("^^^^^ not a scenario key"), "{text}");
         assert!(text.contains("help: valid keys: id, steps"), "{text}");
+    }
+
+    #[test]
+    fn a_span_ending_inside_a_character_underlines_the_whole_character() {
+        // Found by the loader fuzzer: one byte into a three-byte character.
+        let file = SourceFile {
+            path: PathBuf::from("s.yaml"),
+            text: "ids: \u{aae1}x\n".into(),
+        };
+        let span = Span {
+            line: 1,
+            column: 6,
+            offset: Some(5),
+            len: Some(1),
+        };
+        let text = Diagnostic::error(&file, span, "bad").render(false);
+        assert!(text.contains("--> s.yaml:1:6"), "{text}");
+        assert!(text.contains('^'), "{text}");
     }
 }
