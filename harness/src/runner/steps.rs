@@ -92,6 +92,10 @@ impl Got {
 struct Judge<'e> {
     expect: Option<&'e ResponseCheck>,
     require: bool,
+    /// What was sent is raw text, maybe no request at all (not JSON, no
+    /// id): silence is judged at the expectation's own level, not as an
+    /// unanswered request.
+    raw: bool,
 }
 
 /// The state of one scenario run: the session, variables, checks so far.
@@ -289,7 +293,11 @@ impl<'s> StepRunner<'s> {
                 } else {
                     capture
                 };
-                let judge = Judge { expect, require };
+                let judge = Judge {
+                    expect,
+                    require,
+                    raw: false,
+                };
                 self.await_response(&sent.method, &id, judge, capture, &sent.answers, *timeout)
                     .await
             }
@@ -424,6 +432,7 @@ impl<'s> StepRunner<'s> {
         let judge = Judge {
             expect: step.expect.as_ref(),
             require: step.require,
+            raw: false,
         };
         self.await_response(
             &step.method,
@@ -524,8 +533,11 @@ impl<'s> StepRunner<'s> {
                 if let WaitError::Stray(_) = error {
                     missing = format!("{missing}: {}", self.describe(&error));
                 }
-                self.checks
-                    .push(unanswered::no_response(name, tag, missing.clone()));
+                let check = match judge.raw {
+                    true => Check::broken_for(name, tag, missing.clone()),
+                    false => unanswered::no_response(name, tag, missing.clone()),
+                };
+                self.checks.push(check);
                 return Err(match judge.require {
                     true => Stop::halted(Verdict::Pass, missing),
                     false => Stop::Done,
@@ -585,6 +597,7 @@ impl<'s> StepRunner<'s> {
         let judge = Judge {
             expect: Some(expect),
             require: false,
+            raw: true,
         };
         match self.judge_response("response to the raw input".into(), waited, judge, &tag, missing) {
             Ok(_) => Stop::Done,

@@ -1,9 +1,10 @@
 //! A request of ours that got no response. Whatever a scenario expects of
 //! the response's content, a request is always answered: silence, or an
 //! answer under an id we never sent, is a MUST failure. It is judged under
-//! the expectation's own requirement when that is a MUST (RPC-009 for the
-//! parse error of text that is not JSON), else under RPC-004 (a response
-//! carries the id of the request it answers), never at SHOULD.
+//! the expectation's own requirement when that is a MUST, else under
+//! RPC-004 (a response carries the id of the request it answers), never at
+//! SHOULD. Raw text that may be no request at all (`send_raw`: not JSON, no
+//! id) is not judged here: its silence stays at the expectation's level.
 
 use super::Check;
 use crate::Level;
@@ -39,10 +40,10 @@ mod tests {
             (should.verdict, should.level, should.requirement.as_str()),
             (Verdict::Fail, Level::Must, "RPC-004")
         );
-        let must = no_response("response to the raw input", &tag(Level::Must, "RPC-009"), "none");
+        let must = no_response("response to tools/list", &tag(Level::Must, "TOOL-001"), "none");
         assert_eq!(
             (must.verdict, must.level, must.requirement.as_str()),
-            (Verdict::Fail, Level::Must, "RPC-009")
+            (Verdict::Fail, Level::Must, "TOOL-001")
         );
     }
 }

@@ -162,6 +162,7 @@ impl<'s> StepRunner<'s> {
         let judge = Judge {
             expect: sent.expect,
             require: false,
+            raw: false,
         };
         match self.judge_response(check_name, waited, judge, &tag, missing) {
             Ok(response) => {

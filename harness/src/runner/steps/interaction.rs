@@ -268,6 +268,7 @@ impl StepRunner<'_> {
         let judge = Judge {
             expect: Some(&expect),
             require: false,
+            raw: false,
         };
         match self.judge_response(format!("response to {method}"), waited, judge, tag, missing) {
             Ok(_) => Stop::Done,
