@@ -523,7 +523,11 @@ impl MockSession {
             match event {
                 TransportEvent::Closed(exit) => self.closed = Some(exit),
                 TransportEvent::Frame(frame) => match self.received.take(&frame) {
-                    None => self.accept(frame, handler).await?,
+                    // Answering the peer can block when it reads none of
+                    // our answers (a request flood); the wait's deadline holds.
+                    None => tokio::time::timeout_at(deadline, self.accept(frame, handler))
+                        .await
+                        .map_err(|_| WaitError::TimedOut)??,
                     Some(flood) => {
                         self.transport.shutdown(FLOOD_GRACE).await;
                         self.closed = Some(flood.clone());
