@@ -4,10 +4,6 @@
 //! with a clear verdict (never exit 0), within the guard, under the memory
 //! cap, without panic text, with report.json written and nothing of the
 //! peer's process group left running. A table of the figures is printed.
-//!
-//! Cases whose outcome depends on a branch not merged yet are listed in
-//! [`EXPECTED_TO_FAIL_UNTIL_MERGED`]: they run and print their outcome, and
-//! a listed case that passes says so in the table (so the list gets emptied).
 
 use std::path::{Path, PathBuf};
 use std::process::Command;
@@ -36,17 +32,6 @@ const FAULTS: &[&str] = &[
     "escapes",
 ];
 
-/// Cases that need another branch's fix, with that branch. Filled from this
-/// branch's own run; the lead empties it as the branches merge.
-const EXPECTED_TO_FAIL_UNTIL_MERGED: &[(&str, &str)] = &[
-    // Aborted on the address-space cap (3.7 GB peak), no report.json.
-    ("garbage-flood", "bounds"),
-    ("notification-flood", "bounds"),
-    ("request-flood", "bounds"),
-    // A 256 MiB line without a newline: still running at the guard.
-    ("huge-line", "bounds"),
-];
-
 #[derive(Debug)]
 struct Outcome {
     exit: Option<i32>,
@@ -60,19 +45,14 @@ fn workspace() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).parent().unwrap().to_owned()
 }
 
-/// Processes still in process group `pgid`.
-/// The live processes of group `pgid`. Zombies are dead: where PID 1 does
-/// not reap (a container's init), killed orphans stay listed as `Z`.
+/// Processes still running in process group `pgid`. Zombies do not count:
+/// they have exited, and wait only for init to reap them.
 fn members_of(pgid: &str) -> usize {
     let out = Command::new("ps").args(["-eo", "pgid=,stat="]).output().unwrap();
     String::from_utf8_lossy(&out.stdout)
         .lines()
-        .filter_map(|l| {
-            l.trim()
-                .split_once(char::is_whitespace)
-                .map(|(g, stat)| (g, stat.trim()))
-        })
-        .filter(|(g, stat)| g.trim() == pgid && !stat.starts_with('Z'))
+        .filter_map(|l| l.trim().split_once(char::is_whitespace))
+        .filter(|(g, stat)| *g == pgid && !stat.trim().starts_with('Z'))
         .count()
 }
 
@@ -160,12 +140,9 @@ fn hostile_servers_over_stdio_get_a_clear_verdict_within_bounds() {
     for fault in FAULTS {
         let dir = tempfile::tempdir().unwrap();
         let outcome = run_case(fault, dir.path());
-        let awaited = EXPECTED_TO_FAIL_UNTIL_MERGED.iter().find(|(f, _)| f == fault);
-        let verdict = match (&outcome.problems[..], awaited) {
-            ([], None) => "ok".to_owned(),
-            ([], Some((_, branch))) => format!("ok: remove from the list ({branch})"),
-            (problems, Some((_, branch))) => format!("awaits {branch}: {}", problems.join("; ")),
-            (problems, None) => {
+        let verdict = match &outcome.problems[..] {
+            [] => "ok".to_owned(),
+            problems => {
                 unexpected.push(format!("{fault}: {}", problems.join("; ")));
                 format!("FAIL: {}", problems.join("; "))
             }

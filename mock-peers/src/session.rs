@@ -14,6 +14,7 @@
 //! mock server of that era ([`MockSession::serve_stateless`]) our requests
 //! travel inside results instead (see [`serving`]).
 
+mod budget;
 mod serving;
 mod stateless;
 
@@ -106,6 +107,9 @@ pub enum WaitError {
     Stray(Received),
 }
 
+/// How long a flooding peer gets to stop once we close its input.
+const FLOOD_GRACE: Duration = Duration::from_millis(200);
+
 /// One connection to the peer under test, from the client side.
 #[derive(Debug)]
 pub struct MockSession {
@@ -128,6 +132,8 @@ pub struct MockSession {
     rounds: stateless::Rounds,
     /// As the mock server of the stateless era: what it asks and serves.
     serving: Option<serving::Serving>,
+    /// What the peer may still send before we call it a flood.
+    received: budget::Budget,
 }
 
 impl MockSession {
@@ -146,6 +152,7 @@ impl MockSession {
             envelope: None,
             rounds: stateless::Rounds::default(),
             serving: None,
+            received: budget::Budget::default(),
         }
     }
 
@@ -515,7 +522,18 @@ impl MockSession {
             };
             match event {
                 TransportEvent::Closed(exit) => self.closed = Some(exit),
-                TransportEvent::Frame(frame) => self.accept(frame, handler).await?,
+                TransportEvent::Frame(frame) => match self.received.take(&frame) {
+                    // Answering the peer can block when it reads none of
+                    // our answers (a request flood); the wait's deadline holds.
+                    None => tokio::time::timeout_at(deadline, self.accept(frame, handler))
+                        .await
+                        .map_err(|_| WaitError::TimedOut)??,
+                    Some(flood) => {
+                        self.transport.shutdown(FLOOD_GRACE).await;
+                        self.closed = Some(flood.clone());
+                        return Err(WaitError::Closed(flood));
+                    }
+                },
                 TransportEvent::Http(incident) => {
                     self.incidents.push(incident.clone());
                     self.unclaimed.push(incident);

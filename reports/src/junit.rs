@@ -70,9 +70,6 @@ fn test_case(case: &Case, check: &CheckResult, strict: bool) -> TestCase {
     let name = format!("{} {}", check.requirement, check.name);
     let mut test = TestCase::new(controls(&name).into_owned(), status);
     test.set_classname(controls(&case.scenario).into_owned());
-    if check.verdict >= Verdict::NonStrict {
-        test.set_system_out(controls(&text::transcript(case)).into_owned());
-    }
     test
 }
 

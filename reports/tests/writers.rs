@@ -325,3 +325,35 @@ fn markdown_and_junit_show_active_peer_text_inert() {
     }
     assert!(markdown.contains("!\\[p\\](http://evil/p.png)"), "{markdown}");
 }
+
+#[test]
+fn junit_shows_a_flood_once_and_only_its_first_frames() {
+    let mut flooded = case(
+        "tools.call",
+        Verdict::Fail,
+        vec![
+            check("TOOL-001", Level::Must, Verdict::Fail),
+            check("TOOL-002", Level::Must, Verdict::Fail),
+        ],
+    );
+    flooded.transcript = (0..1500)
+        .map(|index| WireFrame {
+            index,
+            direction: Direction::Received,
+            text: "garbage".into(),
+            answers: None,
+            http: None,
+        })
+        .collect();
+    let mut report = report();
+    report.cases = vec![flooded];
+    let junit = junit::write(&report);
+    assert_eq!(junit.matches("#999 ← garbage").count(), 1, "{junit}");
+    assert!(!junit.contains("#1000 ←"));
+    assert_eq!(
+        junit
+            .matches("… 500 more frames (3500 bytes) not shown here; report.json has them")
+            .count(),
+        1
+    );
+}

@@ -16,9 +16,16 @@ use tokio::sync::mpsc;
 use super::process_group::{kill_process_group, watch_process_group};
 use super::{PeerExit, TransportError, TransportEvent};
 
-/// The longest line we buffer; a longer one is cut and delivered as is (and
-/// will be reported as invalid JSON) so a runaway peer cannot exhaust memory.
+/// The longest line we buffer; of a longer one only this much is delivered
+/// (it will be reported as invalid JSON) and the rest is read and thrown
+/// away, so a runaway peer cannot exhaust memory.
 const MAX_LINE_BYTES: usize = 16 * 1024 * 1024;
+/// Frames read ahead of the session: the reader waits when this many are
+/// queued, so a peer writing faster than we judge fills its pipe, not our heap.
+pub(super) const FRAMES_AHEAD: usize = 64;
+/// Of a line cut at `MAX_LINE_BYTES`, what the transcript keeps: it is not
+/// a message whatever its length, and every report would carry it whole.
+const CUT_LINE_KEPT: usize = 4096;
 /// How much of the peer's stderr we keep for failure reports: the last lines,
 /// each cut to a length, so the tail stays small however the peer writes.
 const STDERR_TAIL_LINES: usize = 40;
@@ -146,7 +153,7 @@ pub struct StdioTransport {
     child: Child,
     pid: Option<u32>,
     stdin: Option<ChildStdin>,
-    events: mpsc::UnboundedReceiver<TransportEvent>,
+    events: mpsc::Receiver<TransportEvent>,
     stderr: Arc<Mutex<StderrTail>>,
     started: Instant,
     exit: Option<PeerExit>,
@@ -176,7 +183,7 @@ impl StdioTransport {
             watch_process_group(pid);
         }
         let started = Instant::now();
-        let (tx, events) = mpsc::unbounded_channel();
+        let (tx, events) = mpsc::channel(FRAMES_AHEAD);
         let stderr = Arc::new(Mutex::new(StderrTail::default()));
         if let Some(out) = child.stdout.take() {
             tokio::spawn(read_frames(out, tx, started));
@@ -332,26 +339,68 @@ pub(super) async fn write_line(
 
 pub(super) async fn read_frames(
     out: impl AsyncRead + Unpin,
-    tx: mpsc::UnboundedSender<TransportEvent>,
+    tx: mpsc::Sender<TransportEvent>,
     started: Instant,
 ) {
-    let mut reader = BufReader::new(out);
-    loop {
-        let mut line = Vec::new();
-        match read_line_capped(&mut reader, &mut line, MAX_LINE_BYTES).await {
-            Ok(0) | Err(_) => return,
-            Ok(_) => {}
-        }
-        if line.last() == Some(&b'\n') {
-            line.pop();
-        }
+    let mut lines = CappedLines::new(out, MAX_LINE_BYTES);
+    while let Some((mut line, cut)) = lines.next().await {
         // Blank lines carry no message; skipping them matches every SDK's reader.
         if line.iter().all(u8::is_ascii_whitespace) {
             continue;
         }
-        let frame = Frame::new(Direction::Received, line, started.elapsed());
-        if tx.send(TransportEvent::Frame(frame)).is_err() {
+        if cut {
+            line.truncate(CUT_LINE_KEPT);
+            line.shrink_to_fit();
+        }
+        let mut frame = Frame::new(Direction::Received, line, started.elapsed());
+        if cut {
+            frame.meta.stream = Some(format!(
+                "stdout, a line longer than {} MiB: its first {CUT_LINE_KEPT} bytes",
+                MAX_LINE_BYTES / (1024 * 1024)
+            ));
+        }
+        if tx.send(TransportEvent::Frame(frame)).await.is_err() {
             return;
+        }
+    }
+}
+
+/// Lines of at most `cap` bytes, without their newline: of a longer line
+/// only the first `cap` bytes come out, and the rest is read and thrown away
+/// as it arrives, so an endless line costs `cap`, not its length.
+struct CappedLines<R> {
+    reader: BufReader<R>,
+    cap: usize,
+    in_cut_line: bool,
+}
+
+impl<R: AsyncRead + Unpin> CappedLines<R> {
+    fn new(reader: R, cap: usize) -> Self {
+        CappedLines {
+            reader: BufReader::new(reader),
+            cap,
+            in_cut_line: false,
+        }
+    }
+
+    /// The next line and whether it was cut; `None` at the end or on error.
+    async fn next(&mut self) -> Option<(Vec<u8>, bool)> {
+        loop {
+            let mut line = Vec::new();
+            match read_line_capped(&mut self.reader, &mut line, self.cap).await {
+                Ok(0) | Err(_) => return None,
+                Ok(_) => {}
+            }
+            let complete = line.last() == Some(&b'\n');
+            if complete {
+                line.pop();
+            }
+            let continues_cut_line = self.in_cut_line;
+            self.in_cut_line = !complete;
+            if !continues_cut_line {
+                let cut = !complete && line.len() >= self.cap;
+                return Some((line, cut));
+            }
         }
     }
 }
@@ -381,29 +430,13 @@ async fn read_line_capped(
     }
 }
 
-/// Keeps the last lines of stderr, each cut to `STDERR_LINE_BYTES`: the rest
-/// of a longer line is read and thrown away, so a peer writing one endless
-/// line costs a few kilobytes, not its whole output.
+/// Keeps the last lines of stderr, each cut to `STDERR_LINE_BYTES`, so a
+/// peer writing one endless line costs a few kilobytes, not its whole output.
 async fn read_stderr(err: impl AsyncRead + Unpin, tail: Arc<Mutex<StderrTail>>) {
-    let mut reader = BufReader::new(err);
-    let mut in_cut_line = false;
-    loop {
-        let mut line = Vec::new();
-        match read_line_capped(&mut reader, &mut line, STDERR_LINE_BYTES).await {
-            Ok(0) | Err(_) => return,
-            Ok(_) => {}
-        }
-        let complete = line.last() == Some(&b'\n');
-        if complete {
-            line.pop();
-        }
-        let continues_cut_line = in_cut_line;
-        in_cut_line = !complete;
-        if continues_cut_line {
-            continue;
-        }
+    let mut lines = CappedLines::new(err, STDERR_LINE_BYTES);
+    while let Some((line, cut)) = lines.next().await {
         let mut text = String::from_utf8_lossy(&line).into_owned();
-        if !complete && line.len() >= STDERR_LINE_BYTES {
+        if cut {
             text.push_str(" [line cut]");
         }
         let mut tail = tail.lock().unwrap_or_else(|e| e.into_inner());
@@ -453,6 +486,28 @@ mod tests {
         assert!(t.recv().await.is_none());
         tokio::time::sleep(Duration::from_millis(50)).await;
         assert!(t.stderr_tail().contains("oops"));
+    }
+
+    #[tokio::test]
+    async fn an_overlong_line_is_one_short_frame_and_the_rest_is_dropped() {
+        let cmd = StdioCommand::parse(r#"sh -c 'head -c 40000000 /dev/zero | tr "\000" a; printf "\n{}\n"'"#)
+            .unwrap();
+        let mut t = StdioTransport::spawn(&cmd).unwrap();
+        let mut frames = Vec::new();
+        while let Some(TransportEvent::Frame(f)) = t.recv().await {
+            frames.push(f);
+        }
+        assert_eq!(frames.len(), 2, "the cut line's rest is no frame of its own");
+        assert_eq!(frames[0].raw, vec![b'a'; CUT_LINE_KEPT]);
+        assert!(
+            frames[0]
+                .meta
+                .stream
+                .as_deref()
+                .unwrap()
+                .contains("longer than 16 MiB")
+        );
+        assert_eq!(frames[1].raw, b"{}");
     }
 
     #[tokio::test]

@@ -8,13 +8,13 @@ use mcp_conform_core::wire::Frame;
 use tokio::io::{AsyncRead, AsyncWrite};
 use tokio::sync::mpsc;
 
-use super::stdio::{read_frames, write_line};
+use super::stdio::{FRAMES_AHEAD, read_frames, write_line};
 use super::{PeerExit, TransportError, TransportEvent};
 
 /// One end of a byte-stream connection to the peer.
 pub struct StreamTransport {
     writer: Option<Box<dyn AsyncWrite + Send + Unpin>>,
-    events: mpsc::UnboundedReceiver<TransportEvent>,
+    events: mpsc::Receiver<TransportEvent>,
     started: Instant,
     ended: Option<PeerExit>,
 }
@@ -34,7 +34,7 @@ impl StreamTransport {
         writer: impl AsyncWrite + Send + Unpin + 'static,
     ) -> Self {
         let started = Instant::now();
-        let (tx, events) = mpsc::unbounded_channel();
+        let (tx, events) = mpsc::channel(FRAMES_AHEAD);
         tokio::spawn(read_frames(reader, tx, started));
         StreamTransport {
             writer: Some(Box::new(writer)),
