@@ -751,7 +751,10 @@ impl<'s> StepRunner<'s> {
             Some(WaitError::Closed(exit)) if self.scenario.role == Role::Client => {
                 Stop::halted(Verdict::Pass, format!("the client left: {}", exit.description))
             }
-            Some(error) => self.peer_gone(tag, &error),
+            Some(error) => {
+                let departure = defaults::departure_tag(tag, self.is_stateless());
+                self.peer_gone(&departure, &error)
+            }
             None => Stop::Done,
         }
     }

@@ -16,6 +16,21 @@ pub fn step_requirement(scenario: &Scenario) -> String {
         .unwrap_or_else(|| cite::RPC_004.into())
 }
 
+/// A server that leaves while the harness only waits (for silence) broke
+/// the step's own rule (it did not ignore what it was sent), except in the
+/// stateless era, where leaving after a request was served means it still
+/// wanted a handshake: state carried between requests (MODN-004).
+pub fn departure_tag(step: &CheckTag, stateless: bool) -> CheckTag {
+    match stateless {
+        true => CheckTag {
+            level: Level::Must,
+            requirement: cite::MODN_004.into(),
+            span: step.span,
+        },
+        false => step.clone(),
+    }
+}
+
 /// A request with no `expect` of its own is judged on getting a response
 /// (RPC-004).
 pub fn response_tag(span: Span) -> CheckTag {

@@ -98,6 +98,7 @@ cites! {
     META_002,
     MODN_001,
     MODN_003,
+    MODN_004,
     MODN_005,
     MODN_007,
     MODN_008,
