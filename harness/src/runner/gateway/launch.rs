@@ -142,25 +142,49 @@ pub fn shell_word(text: &str) -> String {
     format!("'{}'", text.replace('\'', r"'\''"))
 }
 
-/// A loopback port nothing listens on right now.
+/// A loopback port nothing listens on right now, for a peer to bind later.
 pub fn free_loopback_port() -> std::io::Result<u16> {
-    // The port is free when asked but bound later by another process, so
-    // two peers started at once (parallel scenarios, a fault sweep) could be
-    // told the same port: the second then fails to bind, and a readiness
-    // probe reaches the first. Never hand out a port twice in one process.
+    // The port is free when asked but bound later by the peer. Ports the
+    // kernel hands out (bind to port 0, outgoing connections) come from its
+    // ephemeral range, where any process may take ours in between, or be
+    // told the same port (another test binary's peer, which our readiness
+    // probe would then reach). So pick at random below that range, and
+    // never hand out a port twice in one process.
     static HANDED_OUT: std::sync::Mutex<std::collections::BTreeSet<u16>> =
         std::sync::Mutex::new(std::collections::BTreeSet::new());
+    const LOWEST: u16 = 20_000;
     let mut handed_out = HANDED_OUT
         .lock()
         .unwrap_or_else(std::sync::PoisonError::into_inner);
-    loop {
-        let port = std::net::TcpListener::bind("127.0.0.1:0")
-            .and_then(|l| l.local_addr())
-            .map(|a| a.port())?;
-        if handed_out.insert(port) {
+    let below = ephemeral_range_start().max(LOWEST + 1000);
+    for _ in 0..1000 {
+        let port = LOWEST + u16::try_from(random() % u64::from(below - LOWEST)).unwrap_or(0);
+        if !handed_out.contains(&port) && std::net::TcpListener::bind(("127.0.0.1", port)).is_ok() {
+            handed_out.insert(port);
             return Ok(port);
         }
     }
+    Err(std::io::Error::new(
+        std::io::ErrorKind::AddrInUse,
+        format!("no free loopback port between {LOWEST} and {below}"),
+    ))
+}
+
+/// The first port of the kernel's ephemeral range (Linux; 32768 elsewhere).
+fn ephemeral_range_start() -> u16 {
+    std::fs::read_to_string("/proc/sys/net/ipv4/ip_local_port_range")
+        .ok()
+        .and_then(|text| text.split_whitespace().next()?.parse().ok())
+        .unwrap_or(32_768)
+}
+
+/// A number no other process derives the same way: std's hasher keys are
+/// random per process and per instance.
+fn random() -> u64 {
+    use std::hash::{BuildHasher, Hasher};
+    std::collections::hash_map::RandomState::new()
+        .build_hasher()
+        .finish()
 }
 
 /// Waits until something accepts connections on the port, while the
