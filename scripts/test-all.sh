@@ -22,6 +22,26 @@ cd "$(dirname "${BASH_SOURCE[0]}")/.."
 # CARGO_TARGET_DIR set by the caller wins.
 export CARGO_TARGET_DIR=${CARGO_TARGET_DIR:-${XDG_CACHE_HOME:-$HOME/.cache}/mcp-conform/target}
 
+# A shared target dir keeps the workspace's own artifacts of every commit it
+# ever built (a CI run once failed with "No space left on device"). Past a
+# bound, those are dropped: a fresh clone rebuilds the workspace crates
+# anyway, and the built dependencies stay.
+prune_target_dir() {
+  local deps=$CARGO_TARGET_DIR/debug/deps limit_gib=${MCP_CONFORM_TARGET_LIMIT_GIB:-12} used_gib
+  [ -d "$deps" ] || return 0
+  used_gib=$(du -s --block-size=1G "$CARGO_TARGET_DIR" | cut -f1)
+  [ "$used_gib" -gt "$limit_gib" ] || return 0
+  echo "=== $CARGO_TARGET_DIR holds $used_gib GiB (bound $limit_gib): dropping the workspace's old artifacts"
+  # Dependencies are lib*; everything else in deps/ is a workspace binary.
+  find "$deps" -maxdepth 1 -type f \( ! -name 'lib*' -o -name 'libmcp_*' \) -delete
+  rm -rf "$CARGO_TARGET_DIR"/debug/incremental "$CARGO_TARGET_DIR"/debug/.fingerprint/mcp-*
+}
+prune_target_dir
+free_gib=$(df --output=avail --block-size=1G "$(dirname "$CARGO_TARGET_DIR")" | tail -1 | tr -dc 0-9)
+if [ "${free_gib:-0}" -lt 6 ]; then
+  echo "warning: only ${free_gib} GiB free next to $CARGO_TARGET_DIR; a build needs about 6" >&2
+fi
+
 scripts/install-peers.sh
 cargo fmt --all --check
 cargo clippy --workspace --all-targets --locked -- -D warnings
