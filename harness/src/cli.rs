@@ -33,12 +33,18 @@ pub use error::CliError;
 #[derive(Debug, Parser)]
 #[command(
     name = "mcp-conform",
-    version,
-    about = "Conformance test harness and mock peer for MCP"
+    about = "Conformance test harness and mock peer for MCP",
+    disable_version_flag = true,
+    args_conflicts_with_subcommands = true,
+    arg_required_else_help = true
 )]
 pub struct Cli {
+    /// Print the version, the protocol versions it speaks and the bundled
+    /// suite's id.
+    #[arg(short = 'V', long)]
+    pub version: bool,
     #[command(subcommand)]
-    pub command: Command,
+    pub command: Option<Command>,
 }
 
 #[derive(Debug, Subcommand)]
@@ -55,6 +61,9 @@ pub enum Command {
         /// Only requirements of this protocol version.
         #[arg(long, requires = "requirements")]
         version: Option<ProtocolVersion>,
+        /// Every scenario, not only those a plain `run` runs.
+        #[arg(long, short = 'v', conflicts_with = "requirements")]
+        verbose: bool,
     },
     /// Combine the `report.json` files of `run --shard K/N` runs into the
     /// report of the whole run; exits like the whole run would.
@@ -206,8 +215,8 @@ impl std::str::FromStr for ProtocolChoice {
     }
 }
 
-/// Report files, gating and the secrets no output shows: the same for every
-/// command that judges a peer.
+/// Report files, gating, the secrets no output shows and which cases the
+/// terminal lists: the same for every command that judges a peer.
 #[derive(Debug, Clone, Default, clap::Args)]
 pub struct GateArgs {
     /// Write `report.json`, `junit.xml`, `report.md` and `report.html` here.
@@ -230,6 +239,8 @@ pub struct GateArgs {
     /// first ones (by default the rest are then reported as errors, unrun).
     #[arg(long)]
     pub keep_going: bool,
+    #[command(flatten)]
+    pub listing: crate::quiet::Listing,
 }
 
 /// More `--secret` values, one per line (for CI, where a secret is a variable).
@@ -270,9 +281,16 @@ fn secrets_of(command: &Command) -> Secrets {
 
 /// Runs the command line; returns the process exit status.
 pub fn main() -> std::process::ExitCode {
-    let command = Cli::parse().command;
-    let secrets = secrets_of(&command);
-    let exit = match execute(command) {
+    let cli = Cli::parse();
+    let secrets = cli.command.as_ref().map(secrets_of).unwrap_or_default();
+    let result = match cli.command {
+        Some(command) => execute(command),
+        None if cli.version => print_version(),
+        None => <Cli as clap::CommandFactory>::command()
+            .error(clap::error::ErrorKind::MissingSubcommand, "a command is required")
+            .exit(),
+    };
+    let exit = match result {
         Ok(exit) => exit,
         Err(error) => {
             let color = anstream::AutoStream::choice(&std::io::stderr()) != anstream::ColorChoice::Never;
@@ -282,6 +300,13 @@ pub fn main() -> std::process::ExitCode {
     };
     mcp_mock_peers::transport::dismiss_janitor();
     exit.into()
+}
+
+/// `--version`, with the id of the bundled suite.
+fn print_version() -> Result<ExitCode, CliError> {
+    let scenarios = load_scenarios(&[], &[]).map_err(CliError::scenarios)?;
+    print!("{}", crate::about::version_text(&scenarios));
+    Ok(ExitCode::Ok)
 }
 
 /// An error as stderr shows it: without the command's secrets, and with
@@ -306,12 +331,14 @@ fn execute(command: Command) -> Result<ExitCode, CliError> {
         Command::List {
             paths,
             requirements: false,
+            verbose,
             ..
-        } => list(&paths),
+        } => list(&paths, verbose),
         Command::List {
             paths,
             requirements: true,
             version,
+            ..
         } => list_requirements(&paths, version),
         Command::Merge { reports, report_dir } => merge(&reports, &report_dir),
         Command::Explain { id } => explain(&id),
@@ -466,16 +493,9 @@ fn target(args: &RunArgs) -> Result<Target, String> {
     command.map(Target::Stdio).map_err(|e| format!("--stdio: {e}"))
 }
 
-fn list(paths: &[PathBuf]) -> Result<ExitCode, CliError> {
-    for scenario in load_scenarios(paths, &[]).map_err(CliError::scenarios)? {
-        println!(
-            "{:<40} {:<22} {:<24} {}",
-            scenario.id,
-            scenario.versions.to_string(),
-            scenario.requirements.join(","),
-            scenario.title
-        );
-    }
+fn list(paths: &[PathBuf], verbose: bool) -> Result<ExitCode, CliError> {
+    let scenarios = load_scenarios(paths, &[]).map_err(CliError::scenarios)?;
+    print!("{}", crate::quiet::scenario_list(&scenarios, verbose));
     Ok(ExitCode::Ok)
 }
 

@@ -16,6 +16,7 @@
 //! - [`schemas`]: fetching official schema files; [`coverage`]: which
 //!   requirements the suite checks.
 
+pub mod about;
 pub mod bundled;
 pub mod cli;
 pub mod coverage;
@@ -24,6 +25,7 @@ pub mod libtest;
 pub mod output;
 pub mod pipeline;
 pub mod progress;
+pub mod quiet;
 pub mod report;
 pub mod runner;
 pub mod schemas;
