@@ -62,12 +62,13 @@ impl Listing {
     }
 }
 
-/// `pass  tools: call, list, …`: a line per area (the id up to its first
-/// dot), each scenario named once however many versions it passed on.
+/// `pass  tools: call, list, …`: a line per area (the id up to its last
+/// dot: `client.elicitation` for `client.elicitation.accept`), each
+/// scenario named once however many versions it passed on.
 fn passes(cases: &[Case], named: bool) -> String {
     let mut areas: BTreeMap<&str, (Vec<&str>, usize)> = BTreeMap::new();
     for case in cases.iter().filter(|c| c.verdict == Verdict::Pass) {
-        let (area, name) = case.scenario.split_once('.').unwrap_or(("", &case.scenario));
+        let (area, name) = case.scenario.rsplit_once('.').unwrap_or(("", &case.scenario));
         let (names, count) = areas.entry(area).or_default();
         if !names.contains(&name) {
             names.push(name);
@@ -134,7 +135,8 @@ fn not_applicable(cases: &[Case], named: bool) -> String {
 #[derive(Debug, PartialEq, Eq, PartialOrd, Ord)]
 enum Reason {
     /// "applies to 2026-07-28; this run speaks 2025-11-25" (or, with
-    /// `--protocol all`, "the server speaks …").
+    /// `--protocol all`, "the server speaks …"; for a client, "this run
+    /// serves …" or "the client offered …; the scenario applies to …").
     OtherVersion,
     /// "tests the Streamable HTTP transport: HTTP only" on stdio.
     HttpOnly,
@@ -146,10 +148,11 @@ enum Reason {
 
 impl Reason {
     /// The reason of a not-applicable case's note, as the runner words it
-    /// (`runner::scenario::precondition`, `runner::suite`).
+    /// (`runner::scenario::precondition`, `runner::suite`, `runner::mock_server`).
     fn of(note: &str) -> Reason {
-        let versions = note.starts_with("applies to ")
-            && (note.contains("; this run speaks ") || note.contains("; the server speaks "));
+        let ours = ["; this run speaks ", "; the server speaks ", "; this run serves "];
+        let versions = (note.starts_with("applies to ") && ours.iter().any(|o| note.contains(o)))
+            || (note.starts_with("the client offered ") && note.contains("; the scenario applies to "));
         if versions {
             Reason::OtherVersion
         } else if note.ends_with(": HTTP only") {
@@ -266,11 +269,12 @@ mod tests {
             case("tools.list", Verdict::Pass, None, "2025-11-25"),
             case("tools.call", Verdict::Pass, None, "2025-11-25"),
             case("base.ping", Verdict::Pass, None, "2025-11-25"),
+            case("client.tools.call", Verdict::Pass, None, "2025-11-25"),
             case("tools.unknown", Verdict::Fail, None, "2025-11-25"),
         ];
         assert_eq!(
             anstream::adapter::strip_str(&quiet().folded(&cases, false)).to_string(),
-            "pass           base: ping\npass           tools: call, list\n"
+            "pass           base: ping\npass           client.tools: call\npass           tools: call, list\n"
         );
     }
 
@@ -299,6 +303,12 @@ mod tests {
                 "a.y",
                 Verdict::NotApplicable,
                 Some("applies to 2025-03-26; this run speaks 2025-11-25"),
+                "2025-11-25",
+            ),
+            case(
+                "c.z",
+                Verdict::NotApplicable,
+                Some(r#"the client offered "2025-11-25"; the scenario applies to 2026-07-28"#),
                 "2025-11-25",
             ),
             case(
@@ -335,7 +345,7 @@ mod tests {
         assert_eq!(
             anstream::adapter::strip_str(&quiet().folded(&cases, false)).to_string(),
             concat!(
-                "not-applicable 2 scenarios of other protocol versions\n",
+                "not-applicable 3 scenarios of other protocol versions\n",
                 "not-applicable 2 scenarios of the HTTP transports (this run is over stdio)\n",
                 "not-applicable l.a  (the server declares `x`)\n",
                 "not-applicable 2 scenarios: the server lacks `y`\n",

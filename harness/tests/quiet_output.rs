@@ -65,7 +65,7 @@ fn a_green_run_fits_one_screen_and_verbose_lists_every_case() {
             );
         }
         if case.verdict == Verdict::Pass {
-            let (area, name) = case.scenario.split_once('.').unwrap();
+            let (area, name) = case.scenario.rsplit_once('.').unwrap();
             let area_line = quiet_out
                 .lines()
                 .find(|l| l.starts_with("pass ") && l.contains(&format!(" {area}: ")))
