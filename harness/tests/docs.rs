@@ -98,6 +98,117 @@ fn no_count_is_kept_by_hand() {
     );
 }
 
+/// Limits the pages name, each with the declaration in the code it must
+/// match: (page, phrase, source file, declaration).
+const LIMITS: [(&str, &str, &str, &str); 12] = [
+    (
+        "docs/servers.md",
+        "10,000 messages",
+        BUDGET,
+        "MAX_RECEIVED_FRAMES: usize = 10_000;",
+    ),
+    (
+        "docs/servers.md",
+        "64 MiB",
+        BUDGET,
+        "MAX_RECEIVED_BYTES: usize = 64 * 1024 * 1024;",
+    ),
+    (
+        "docs/servers.md",
+        "16 MiB",
+        STDIO,
+        "MAX_LINE_BYTES: usize = 16 * 1024 * 1024;",
+    ),
+    ("docs/servers.md", "32 levels", LOAD, "MAX_DEPTH: usize = 32;"),
+    (
+        "docs/servers.md",
+        "10,000 files",
+        LOAD,
+        "MAX_FILES: usize = 10_000;",
+    ),
+    (
+        "docs/ci.md",
+        "the first 1000 frames",
+        "reports/src/text.rs",
+        "FRAMES_SHOWN: usize = 1000;",
+    ),
+    (
+        "docs/ci.md",
+        "at most 500 characters",
+        "reports/src/sanitize.rs",
+        "LINE_CHARS: usize = 500;",
+    ),
+    (
+        "docs/clients.md",
+        "within 3 s",
+        "mock-peers/src/reference_client/era.rs",
+        "Duration::from_secs(3);",
+    ),
+    (
+        "ARCHITECTURE.md",
+        "keeps 4 KiB",
+        STDIO,
+        "CUT_LINE_KEPT: usize = 4096;",
+    ),
+    (
+        "ARCHITECTURE.md",
+        "longer than 16 MiB",
+        STDIO,
+        "MAX_LINE_BYTES: usize = 16 * 1024 * 1024;",
+    ),
+    (
+        "ARCHITECTURE.md",
+        "more than 10,000 frames",
+        BUDGET,
+        "MAX_RECEIVED_FRAMES: usize = 10_000;",
+    ),
+    (
+        "ARCHITECTURE.md",
+        "or 64 MiB",
+        BUDGET,
+        "MAX_RECEIVED_BYTES: usize = 64 * 1024 * 1024;",
+    ),
+];
+const BUDGET: &str = "mock-peers/src/session/budget.rs";
+const STDIO: &str = "mock-peers/src/transport/stdio.rs";
+const LOAD: &str = "harness/core/src/scenario/load.rs";
+
+#[test]
+fn the_limits_named_are_those_of_the_code() {
+    let read =
+        |path: &str| std::fs::read_to_string(root().join(path)).unwrap_or_else(|e| panic!("{path}: {e}"));
+    for (page, phrase, source, declaration) in LIMITS {
+        // A page wraps its lines anywhere: compare with single spaces.
+        let text = read(page).split_whitespace().collect::<Vec<_>>().join(" ");
+        assert!(
+            text.contains(phrase),
+            "{page} no longer says `{phrase}`: update LIMITS"
+        );
+        assert!(
+            read(source).contains(declaration),
+            "{source} no longer declares `{declaration}`, which {page} states as `{phrase}`"
+        );
+    }
+}
+
+/// The exit codes the pages document are those of the code.
+#[test]
+fn the_exit_codes_documented_are_those_of_the_code() {
+    let servers = std::fs::read_to_string(root().join("docs/servers.md")).unwrap();
+    let documented: Vec<u8> = servers
+        .lines()
+        .filter_map(|l| l.strip_prefix("| ")?.split(" |").next()?.parse().ok())
+        .collect();
+    assert_eq!(documented, [0, 1, 2, 3]);
+    for code in documented {
+        assert!(
+            mcp_conform_report::ExitCode::try_from(code).is_ok(),
+            "exit {code}"
+        );
+    }
+    assert!(mcp_conform_report::ExitCode::try_from(4).is_err());
+}
+
 /// The scenario under "Write a first scenario" is real: it loads and passes
 /// against the bundled reference server.
 #[test]
