@@ -1,7 +1,9 @@
 //! The documentation stays true: the README fits its budget, every relative
 //! link leads somewhere, every count is generated from its source (the
 //! bundled suite, the catalogue, the verdict snapshots, the calibration
-//! mapping) or absent, and the README's first scenario passes.
+//! mapping) or absent, the verdicts of the hand-written real-peer tables are
+//! those of the snapshots, the limits and exit codes named are the code's,
+//! and the README's first scenario passes.
 //!
 //! A stale generated block fails with the command that regenerates them:
 //! `MCP_CONFORM_UPDATE_DOCS=1 cargo nextest run -p mcp-conform --test docs`.
@@ -9,7 +11,7 @@
 use std::time::Duration;
 
 use common::report::judge;
-use doc_pages::{generated, links, pages, prose_lines, root};
+use doc_pages::{generated, links, pages, prose_lines, root, verdict_tables};
 use mcp_conform_report::Verdict;
 use regex::Regex;
 
@@ -38,6 +40,16 @@ fn the_readme_fits_its_budget() {
 fn every_relative_link_leads_somewhere() {
     let broken: Vec<String> = pages().iter().flat_map(links::broken).collect();
     assert!(broken.is_empty(), "broken links:\n{}", broken.join("\n"));
+}
+
+#[test]
+fn hand_written_verdicts_agree_with_the_snapshots() {
+    let wrong: Vec<String> = pages().iter().flat_map(verdict_tables::contradictions).collect();
+    assert!(
+        wrong.is_empty(),
+        "verdict tables out of date:\n{}",
+        wrong.join("\n")
+    );
 }
 
 #[test]

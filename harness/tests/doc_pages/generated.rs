@@ -20,7 +20,7 @@ use mcp_conform_core::requirements::catalogue;
 use mcp_conform_core::scenario::model::Role;
 use mcp_conform_core::version::{Era, ProtocolVersion};
 
-use super::root;
+use super::{root, snapshot};
 
 pub const START: &str = "<!-- generated:";
 pub const END: &str = "<!-- end generated -->";
@@ -144,19 +144,12 @@ fn verdicts(snapshots: &[&str]) -> Result<String, String> {
     );
     for name in snapshots {
         let path = format!("harness/tests/snapshots/{name}.snap");
-        let text = std::fs::read_to_string(root().join(&path)).map_err(|e| format!("{path}: {e}"))?;
-        // After the front matter, a line per case: `id   verdict`.
-        let table = text
-            .splitn(3, "---\n")
-            .nth(2)
-            .ok_or_else(|| format!("{path}: no front matter"))?;
         let mut counts = [0usize; 6];
-        for line in table.lines().filter(|l| !l.trim().is_empty()) {
-            let verdict = line.split_whitespace().last().unwrap_or_default();
+        for (case, verdict) in snapshot(name) {
             let column = columns
                 .iter()
                 .position(|c| *c == verdict)
-                .ok_or_else(|| format!("{path}: `{line}` has no verdict"))?;
+                .ok_or_else(|| format!("{path}: `{case}` has no verdict"))?;
             counts[column] += 1;
         }
         let cells: Vec<String> = counts.iter().map(ToString::to_string).collect();

@@ -3,6 +3,7 @@
 
 pub mod generated;
 pub mod links;
+pub mod verdict_tables;
 
 use std::path::{Path, PathBuf};
 
@@ -57,4 +58,21 @@ pub fn prose_lines(text: &str) -> Vec<(usize, &str)> {
         }
     }
     lines
+}
+
+/// The verdict table a real-peer test snapshotted
+/// (`harness/tests/snapshots/NAME.snap`): each case (`id` or `id@version`)
+/// with its verdict in the table's words (`pass`, `fail`, `non-strict`, …).
+pub fn snapshot(name: &str) -> Vec<(String, String)> {
+    let path = root().join(format!("harness/tests/snapshots/{name}.snap"));
+    let text = std::fs::read_to_string(&path).unwrap_or_else(|e| panic!("{}: {e}", path.display()));
+    // After the front matter between two `---` lines.
+    let table = text.splitn(3, "---\n").nth(2).unwrap_or_default();
+    table
+        .lines()
+        .filter_map(|line| {
+            let mut words = line.split_whitespace();
+            Some((words.next()?.to_owned(), words.next_back()?.to_owned()))
+        })
+        .collect()
 }
