@@ -25,6 +25,10 @@ mod common;
 const STARTUP: Duration = Duration::from_secs(30);
 const ANSWER: Duration = Duration::from_secs(15);
 
+/// The version the requests speak: the latest with sessions, which every
+/// peer serves over HTTP.
+const PROTOCOL: &str = "2025-11-25";
+
 /// A scope the mock issuer never grants, for the insufficient-scope row.
 const UNGRANTED_SCOPE: &str = "mcp-conform:never-granted";
 
@@ -41,6 +45,7 @@ const FORGERIES: [TokenChoice; 4] = [
 struct Answer {
     status: u16,
     challenge: Option<String>,
+    session: Option<String>,
     body: String,
 }
 
@@ -82,28 +87,31 @@ impl ProtectedPeer {
         }
     }
 
-    /// `initialize` POSTed with `token` as a bearer credential, if any.
-    fn initialize(&self, token: Option<&str>) -> Answer {
-        let request = json!({
-            "jsonrpc": "2.0", "id": 1, "method": "initialize",
-            "params": {
-                "protocolVersion": "2025-11-25",
-                "capabilities": {},
-                "clientInfo": {"name": "mcp-conform-real-auth-peers", "version": "0"},
-            },
-        });
+    /// `message` POSTed to the endpoint with `query` appended to its URL
+    /// and `headers` besides the ones every POST carries.
+    fn post(&self, query: &str, headers: &[(&str, &str)], message: &Value) -> Answer {
         let mut post = agent()
-            .post(&self.resource)
+            .post(&format!("{}{query}", self.resource))
             .header("Content-Type", "application/json")
             .header("Accept", "application/json, text/event-stream");
-        if let Some(token) = token {
-            post = post.header("Authorization", &format!("Bearer {token}"));
+        for (name, value) in headers {
+            post = post.header(*name, *value);
         }
-        answer(post.send(request.to_string()))
+        answer(post.send(message.to_string()))
+    }
+
+    /// `initialize` with `headers` (the credential, if any).
+    fn initialize(&self, headers: &[(&str, &str)]) -> Answer {
+        self.post("", headers, &initialize())
+    }
+
+    /// The `Authorization` value presenting a token of this kind.
+    fn bearer(&self, choice: TokenChoice) -> String {
+        format!("Bearer {}", self.issuer.minter().mint(choice))
     }
 
     fn initialize_with(&self, choice: TokenChoice) -> Answer {
-        self.initialize(Some(&self.issuer.minter().mint(choice)))
+        self.initialize(&[("Authorization", &self.bearer(choice))])
     }
 
     /// `text` with this run's URLs as placeholders, for a stable snapshot.
@@ -112,6 +120,17 @@ impl ProtectedPeer {
             .replace(self.issuer.issuer(), "{issuer}")
             .replace(self.resource.trim_end_matches("/mcp"), "{origin}")
     }
+}
+
+fn initialize() -> Value {
+    json!({
+        "jsonrpc": "2.0", "id": 1, "method": "initialize",
+        "params": {
+            "protocolVersion": PROTOCOL,
+            "capabilities": {},
+            "clientInfo": {"name": "mcp-conform-real-auth-peers", "version": "0"},
+        },
+    })
 }
 
 fn agent() -> ureq::Agent {
@@ -133,6 +152,7 @@ fn answer(response: Result<ureq::http::Response<ureq::Body>, ureq::Error>) -> An
         Some(value.to_str().expect("an ASCII header").to_owned())
     };
     let challenge = header("www-authenticate");
+    let session = header("mcp-session-id");
     let event_stream = header("content-type").is_some_and(|kind| kind.starts_with("text/event-stream"));
     let reader = BufReader::new(response.body_mut().as_reader());
     let mut lines = reader.lines().map_while(Result::ok);
@@ -146,6 +166,7 @@ fn answer(response: Result<ureq::http::Response<ureq::Body>, ureq::Error>) -> An
     Answer {
         status,
         challenge,
+        session,
         body,
     }
 }
@@ -183,6 +204,8 @@ fn protected(env: &PeersEnv, key: &str, snapshot: &str) {
         session(&peer),
     ];
     table.extend(broken_tokens(&peer));
+    table.extend(misplaced_credentials(&peer));
+    table.extend(within_session(&peer));
     drop(peer);
     table.extend([missing_scope(env, key), String::new(), metadata]);
     insta::assert_snapshot!(snapshot, table.join("\n"));
@@ -192,7 +215,7 @@ fn protected(env: &PeersEnv, key: &str, snapshot: &str) {
 /// serves a document naming this resource and its issuer. The row, and the
 /// document as the snapshot shows it.
 fn discovery(peer: &ProtectedPeer) -> (String, String) {
-    let refused = peer.initialize(None);
+    let refused = peer.initialize(&[]);
     assert_eq!(refused.status, 401, "no token: {}", refused.body);
     let challenge = refused
         .challenge
@@ -240,6 +263,78 @@ fn broken_tokens(peer: &ProtectedPeer) -> Vec<String> {
             row(peer, name.as_str().unwrap_or_default(), &answer)
         })
         .collect()
+}
+
+/// A valid token in the query string (OAuth 2.1 §5.1.2 forbids it) and a
+/// credential that is no bearer token: neither opens a session. A valid
+/// token in both the header and the query, and a bearer credential of two
+/// words, are malformed requests (AUTH-008 asks 400 `invalid_request`):
+/// what they get is the SDK's, for the table.
+fn misplaced_credentials(peer: &ProtectedPeer) -> Vec<String> {
+    let valid = peer.bearer(TokenChoice::Valid);
+    let token = valid.trim_start_matches("Bearer ");
+    let query = format!("?access_token={token}");
+    let in_query = peer.post(&query, &[], &initialize());
+    let basic = peer.initialize(&[("Authorization", "Basic bWNwLWNvbmZvcm06c2VjcmV0")]);
+    for (what, answer) in [("token in the query", &in_query), ("Basic credential", &basic)] {
+        assert!(
+            answer.status >= 400,
+            "{what} was answered {}: {}",
+            answer.status,
+            answer.body
+        );
+    }
+    let twice = peer.post(&query, &[("Authorization", &valid)], &initialize());
+    let two_words = peer.initialize(&[("Authorization", &format!("{valid} {token}"))]);
+    vec![
+        row(peer, "valid, in the query string", &in_query),
+        row(peer, "Basic credential", &basic),
+        row(peer, "valid, in the header and the query", &twice),
+        row(peer, "Bearer credential of two words", &two_words),
+    ]
+}
+
+/// In a session a valid token keeps working (a tool call is answered), and
+/// the session id never authenticates a request by itself: without a token,
+/// or with a garbage one, it gets 401 (AUTH-018).
+fn within_session(peer: &ProtectedPeer) -> Vec<String> {
+    let valid = peer.bearer(TokenChoice::Valid);
+    let garbage = peer.bearer(TokenChoice::Garbage);
+    let opened = peer.initialize(&[("Authorization", &valid)]);
+    let session = opened.session.expect("the peer opens a session");
+    let headers = |authorization| session_headers(&session, authorization);
+    let initialized = json!({"jsonrpc": "2.0", "method": "notifications/initialized"});
+    let noted = peer.post("", &headers(Some(&valid)), &initialized);
+    assert_eq!(noted.status, 202, "notifications/initialized: {}", noted.body);
+
+    let call = json!({
+        "jsonrpc": "2.0", "id": 2, "method": "tools/call",
+        "params": {"name": "echo", "arguments": {"text": "mcp-conform"}},
+    });
+    let answered = peer.post("", &headers(Some(&valid)), &call);
+    let message: Value = serde_json::from_str(&answered.body).unwrap_or_default();
+    assert_eq!(
+        message["result"]["content"][0]["text"], "mcp-conform",
+        "tools/call in the session: {}",
+        answered.body
+    );
+    let alone = peer.post("", &headers(None), &call);
+    let with_garbage = peer.post("", &headers(Some(&garbage)), &call);
+    for (what, answer) in [("no token", &alone), ("a garbage token", &with_garbage)] {
+        assert_eq!(answer.status, 401, "session id with {what}: {}", answer.body);
+    }
+    vec![
+        row(peer, "valid, tools/call in the session", &answered),
+        row(peer, "session id, no token", &alone),
+        row(peer, "session id, garbage token", &with_garbage),
+    ]
+}
+
+/// The headers of a request in `session`, with `authorization` if any.
+fn session_headers<'a>(session: &'a str, authorization: Option<&'a str>) -> Vec<(&'a str, &'a str)> {
+    let mut headers = vec![("Mcp-Session-Id", session), ("MCP-Protocol-Version", PROTOCOL)];
+    headers.extend(authorization.map(|value| ("Authorization", value)));
+    headers
 }
 
 /// A valid token without the scope a second instance of the peer requires:
