@@ -4,9 +4,11 @@
 //! running in this process. Checked at the HTTP level: a request without a
 //! token is refused with 401 and a challenge naming the protected resource
 //! metadata; that document names this resource and the issuer; a valid token
-//! opens a session. What every broken token (and a valid token without the
-//! scope the server requires) gets is snapshotted per SDK, so a token an SDK
-//! lets through shows in its table, and any change of behaviour fails.
+//! opens a session, and the session id alone never authenticates. What every
+//! broken token, a misplaced or malformed credential, and a valid token
+//! without the scope the server requires get is snapshotted per SDK, so a
+//! request an SDK lets through shows in its table, and any change of
+//! behaviour fails. (`fixtures/peers/auth/README.md` explains each table.)
 //! Without the peers the tests are ignored with the reason (`common::needs`).
 
 use std::io::{BufRead, BufReader};
