@@ -98,9 +98,24 @@ pub fn load_profile(name_or_path: &str) -> Result<Profile, String> {
 
 #[cfg(test)]
 mod tests {
+    use mcp_conform_core::requirements::is_spec;
     use mcp_conform_core::version::Era;
 
     use super::*;
+
+    /// The bundled suite is what the spec coverage counts: each of its
+    /// scenarios cites spec requirements, and only those.
+    #[test]
+    fn every_bundled_scenario_cites_spec_requirements_only() {
+        let scenarios = load_scenarios(&[], &[]).expect("the bundled suite loads");
+        assert!(scenarios.len() > 100);
+        for scenario in scenarios {
+            assert!(!scenario.requirements.is_empty(), "{} cites nothing", scenario.id);
+            for id in &scenario.cited {
+                assert!(is_spec(id), "{} cites {id}, not a spec requirement", scenario.id);
+            }
+        }
+    }
 
     #[test]
     fn every_bundled_profile_loads_and_binds_its_triggers() {

@@ -8,6 +8,9 @@
 //!   expires: 2027-01-31
 //!   protocol_version: 2026-07-28   # optional: only that version's case
 //! ```
+//!
+//! An entry without `requirement` accepts a scenario's product checks that
+//! cite none.
 
 use std::path::Path;
 
@@ -45,6 +48,8 @@ pub struct Entry {
 #[serde(deny_unknown_fields)]
 struct EntryFile {
     scenario: String,
+    /// Left out: the scenario's product checks citing no requirement.
+    #[serde(default)]
     requirement: String,
     #[serde(default)]
     protocol_version: Option<String>,
@@ -255,6 +260,7 @@ mod tests {
             note: None,
             checks: vec![mcp_conform_report::CheckResult {
                 requirement: "X-001".into(),
+                scope: Default::default(),
                 name: "x".into(),
                 level: mcp_conform_core::Level::Must,
                 basis: Default::default(),
