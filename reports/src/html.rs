@@ -28,7 +28,7 @@ pub fn write(report: &Report) -> String {
     header(&mut page, report, &title);
     gate_section(&mut page, report);
     matrix(&mut page, &report.cases);
-    product_checks(&mut page, &report.cases);
+    product_checks(&mut page, report);
     cases(&mut page, &report.cases);
     page.line(format_args!("<script>\n{SCRIPT}</script>\n</body>\n</html>"));
     page.0
@@ -205,12 +205,8 @@ fn matrix(page: &mut Page, cases: &[Case]) {
 
 /// Every product check, apart from the spec's matrix: the case, the
 /// user's requirement (or none), the check and its verdict.
-fn product_checks(page: &mut Page, cases: &[Case]) {
-    let rows: Vec<(&Case, &CheckResult)> = cases
-        .iter()
-        .flat_map(|case| case.checks.iter().map(move |check| (case, check)))
-        .filter(|(_, check)| !check.scope.is_spec())
-        .collect();
+fn product_checks(page: &mut Page, report: &Report) {
+    let rows = report.product_checks();
     if rows.is_empty() {
         return;
     }

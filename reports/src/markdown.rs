@@ -4,7 +4,7 @@
 use std::collections::{BTreeMap, BTreeSet};
 use std::fmt::Write as _;
 
-use crate::model::{BaselineNote, Case, CheckResult, Report};
+use crate::model::{BaselineNote, Case, Report};
 use crate::{Verdict, sanitize};
 
 /// The report as GitHub-flavoured Markdown.
@@ -148,12 +148,7 @@ fn version_matrix(out: &mut String, report: &Report) {
 /// Every product check (the user's own requirements, or none), apart from
 /// the spec's figures.
 fn product_checks(out: &mut String, report: &Report) {
-    let rows: Vec<(&Case, &CheckResult)> = report
-        .cases
-        .iter()
-        .flat_map(|case| case.checks.iter().map(move |check| (case, check)))
-        .filter(|(_, check)| !check.scope.is_spec())
-        .collect();
+    let rows = report.product_checks();
     if rows.is_empty() {
         return;
     }

@@ -35,6 +35,17 @@ pub struct Report {
     pub cases: Vec<Case>,
 }
 
+impl Report {
+    /// Every product check (see [`Scope::Product`]) with its case, in case order.
+    pub fn product_checks(&self) -> Vec<(&Case, &CheckResult)> {
+        self.cases
+            .iter()
+            .flat_map(|case| case.checks.iter().map(move |check| (case, check)))
+            .filter(|(_, check)| !check.scope.is_spec())
+            .collect()
+    }
+}
+
 /// The program that wrote the report.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
 pub struct Tool {
