@@ -81,6 +81,7 @@ impl Judged<'_> {
         let cases = live.finish();
         anstream::print!("{}", output::failure_details(&cases, named));
         println!("{}", output::summary(&cases, started.elapsed(), named));
+        print!("{}", output::product_checks(&cases));
         let run_info = mcp_conform_report::RunInfo {
             target,
             protocol_versions: versions,
