@@ -14,8 +14,10 @@
 #   rust-target/  cargo target dir of fixtures/peers/rust (rmcp-peer, on the Rust SDK `rmcp`)
 #   chromium   Debian's chromium (system-wide, apt-get as root) for the report.html browser test
 #   peers.env  `export` lines for EVERYTHING_SERVER_CMD, PYTHON_SERVER_CMD, RMCP_SERVER_CMD, the
-#              referee (NODE22, CONFORMANCE_CLI, EVERYTHING_SERVER_JS, LOOPBACK_SHIM), the clients
-#              and the gateways (SUPERGATEWAY_CMD, FASTMCP_GATEWAY_CMD)
+#              referee (NODE22, CONFORMANCE_CLI, EVERYTHING_SERVER_JS, LOOPBACK_SHIM), the clients,
+#              the gateways (SUPERGATEWAY_CMD, FASTMCP_GATEWAY_CMD) and the OAuth-protected servers
+#              of fixtures/peers/auth (AUTH_PYTHON_SERVER_CMD, AUTH_FASTMCP_SERVER_CMD,
+#              AUTH_TS_SERVER_CMD: placeholders {port}, {issuer}, {jwks})
 # Needs node, npm, python3 and cargo on PATH and access to the npm, PyPI, crates.io and Debian registries.
 set -euo pipefail
 
@@ -28,6 +30,9 @@ INSPECTOR_CLI_VERSION=1.0.3
 SUPERGATEWAY_VERSION=4.0.0
 # 4.1.x needs a certifi newer than the registry serves here.
 FASTMCP_VERSION=4.0.11
+# The JWT libraries of the protected servers in fixtures/peers/auth (FastMCP brings its own).
+PYJWT_VERSION=2.15.1
+JOSE_VERSION=6.2.18
 
 REPO=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 # One directory per machine, outside any clone, so fresh clones reuse it (the
@@ -92,14 +97,16 @@ JSON
 install_node() {
   npm_project node "$PEERS/node" mcp-conform-peers "Real MCP peers used by mcp-conform" \
     "@modelcontextprotocol/server-everything@$EVERYTHING_VERSION" "@modelcontextprotocol/sdk@$TS_SDK_VERSION" \
-    "@modelcontextprotocol/inspector-cli@$INSPECTOR_CLI_VERSION" "supergateway@$SUPERGATEWAY_VERSION"
+    "@modelcontextprotocol/inspector-cli@$INSPECTOR_CLI_VERSION" "supergateway@$SUPERGATEWAY_VERSION" \
+    "jose@$JOSE_VERSION"
 }
 
-# pip_venv LABEL DIR SPEC: a venv in DIR/venv with exactly SPEC installed, unless the stamp
-# says it already is.
+# pip_venv LABEL DIR SPEC...: a venv in DIR/venv with exactly those SPECs installed, unless the
+# stamp says they already are.
 pip_venv() {
-  local label=$1 dir=$2 wanted=$3
-  local venv=$dir/venv stamp=$dir/.installed
+  local label=$1 dir=$2
+  shift 2
+  local wanted="$*" venv=$dir/venv stamp=$dir/.installed
   if stamp_matches "$stamp" "$wanted" && [ -x "$venv/bin/python" ]; then
     log "$label: already installed ($wanted)"
     return
@@ -107,12 +114,13 @@ pip_venv() {
   local t0; t0=$(now)
   [ -x "$venv/bin/python" ] || { log "$label: creating venv $venv"; python3 -m venv "$venv"; }
   log "$label: pip install $wanted"
-  "$venv/bin/pip" install --quiet --disable-pip-version-check "$wanted"
+  "$venv/bin/pip" install --quiet --disable-pip-version-check "$@"
   echo "$wanted" > "$stamp"
   log "$label: done in $(elapsed "$t0")s"
 }
 
-install_python() { pip_venv python "$PEERS/py" "mcp==$PY_MCP_VERSION"; }
+# PyJWT checks the tokens of fixtures/peers/auth/mcp_sdk_server.py.
+install_python() { pip_venv python "$PEERS/py" "mcp==$PY_MCP_VERSION" "pyjwt[crypto]==$PYJWT_VERSION"; }
 
 # FastMCP runs an `mcpServers` config as one aggregating proxy (`fastmcp run CONFIG`); its own
 # venv, as it pins its own `mcp`.
@@ -235,6 +243,9 @@ export PY_CLIENT_HTTP_CMD="$PEERS/py/venv/bin/python {repo}/fixtures/clients/py-
 export INSPECTOR_CLIENT_HTTP_CMD="{repo}/fixtures/clients/inspector-cli.sh $PEERS/node/node_modules {url}"
 export SUPERGATEWAY_CMD="node $PEERS/node/node_modules/supergateway/dist/index.js --stdio {server} --outputTransport streamableHttp --stateful --port {port}"
 export FASTMCP_GATEWAY_CMD="$PEERS/fastmcp/venv/bin/fastmcp run {config} --transport stdio --no-banner"
+export AUTH_PYTHON_SERVER_CMD="$PEERS/py/venv/bin/python {repo}/fixtures/peers/auth/mcp_sdk_server.py --port {port} --issuer {issuer} --jwks {jwks}"
+export AUTH_FASTMCP_SERVER_CMD="$PEERS/fastmcp/venv/bin/python {repo}/fixtures/peers/auth/fastmcp_server.py --port {port} --issuer {issuer} --jwks {jwks}"
+export AUTH_TS_SERVER_CMD="MCP_CONFORM_NODE_MODULES=$PEERS/node/node_modules node {repo}/fixtures/peers/auth/ts_sdk_server.mjs --port {port} --issuer {issuer} --jwks {jwks}"
 ENV
   if [ -f "$env" ] && cmp -s "$tmp" "$env"; then
     rm -f "$tmp"

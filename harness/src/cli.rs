@@ -21,11 +21,12 @@ use mcp_mock_peers::transport::{HttpMode, StdioCommand};
 
 use crate::coverage::{self, Coverage};
 use crate::output;
+use crate::own_requirements;
 use crate::pipeline::Judged;
 use crate::report::{self, shard};
 use crate::runner::{RunConfig, Target, supported_versions};
 use crate::schemas;
-use crate::select::{keep_role, load_profile, load_scenarios};
+use crate::select::{CatalogueArg, keep_role, load_profile, load_scenarios, load_selection};
 use mcp_conform_core::scenario::model::Role;
 
 pub use error::CliError;
@@ -77,8 +78,13 @@ pub enum Command {
     },
     /// Print a requirement, its spec page and what tests it.
     Explain {
-        /// A requirement ID such as `TOOL-002`.
+        /// A requirement ID such as `TOOL-002`, or one of your own.
         id: String,
+        /// Scenario files or directories (default: the bundled suite); a
+        /// `requirements.yaml` among them is your catalogue.
+        paths: Vec<PathBuf>,
+        #[command(flatten)]
+        catalogue: CatalogueArg,
     },
     /// Print the JSON Schema of scenario files.
     Schema,
@@ -164,6 +170,8 @@ pub struct RunArgs {
     pub transport: HttpMode,
     /// Scenario files or directories (default: the bundled suite).
     pub paths: Vec<PathBuf>,
+    #[command(flatten)]
+    pub catalogue: CatalogueArg,
     /// Scenarios to run at once (default: the number of cores).
     #[arg(long, short, value_parser = at_least_one::<usize>)]
     pub jobs: Option<usize>,
@@ -341,7 +349,7 @@ fn execute(command: Command) -> Result<ExitCode, CliError> {
             ..
         } => list_requirements(&paths, version),
         Command::Merge { reports, report_dir } => merge(&reports, &report_dir),
-        Command::Explain { id } => explain(&id),
+        Command::Explain { id, paths, catalogue } => explain(&id, &paths, &catalogue),
         Command::Schema => {
             let schema = mcp_conform_core::scenario::schema::scenario_json_schema();
             println!("{}", serde_json::to_string_pretty(&schema).unwrap_or_default());
@@ -364,7 +372,9 @@ fn execute(command: Command) -> Result<ExitCode, CliError> {
 }
 
 fn run(args: RunArgs) -> Result<ExitCode, CliError> {
-    let mut scenarios = load_scenarios(&args.paths, &args.filters).map_err(CliError::scenarios)?;
+    let mut scenarios = load_selection(&args.paths, args.catalogue.requirements.as_deref(), &args.filters)
+        .map_err(CliError::scenarios)?
+        .scenarios;
     keep_role(&mut scenarios, Role::Server);
     if scenarios.is_empty() {
         return Err(CliError::Usage(
@@ -494,19 +504,20 @@ fn target(args: &RunArgs) -> Result<Target, String> {
 }
 
 fn list(paths: &[PathBuf], verbose: bool) -> Result<ExitCode, CliError> {
-    let scenarios = load_scenarios(paths, &[]).map_err(CliError::scenarios)?;
-    print!("{}", crate::quiet::scenario_list(&scenarios, verbose));
+    let selection = load_selection(paths, None, &[]).map_err(CliError::scenarios)?;
+    print!("{}", crate::quiet::scenario_list(&selection.scenarios, verbose));
     Ok(ExitCode::Ok)
 }
 
 fn list_requirements(paths: &[PathBuf], version: Option<ProtocolVersion>) -> Result<ExitCode, CliError> {
-    let scenarios = load_scenarios(paths, &[]).map_err(CliError::scenarios)?;
+    let selection = load_selection(paths, None, &[]).map_err(CliError::scenarios)?;
+    let scenarios = &selection.scenarios;
     let mut counts = std::collections::BTreeMap::new();
     for requirement in catalogue()
         .iter()
         .filter(|r| version.is_none_or(|v| r.applies_to(v)))
     {
-        let coverage = coverage::coverage(requirement, &scenarios);
+        let coverage = coverage::coverage(requirement, scenarios);
         let status = coverage::status(&coverage);
         *counts.entry(status).or_insert(0) += 1;
         let detail = match coverage {
@@ -528,17 +539,22 @@ fn list_requirements(paths: &[PathBuf], version: Option<ProtocolVersion>) -> Res
     }
     let summary: Vec<String> = counts.iter().map(|(status, n)| format!("{n} {status}")).collect();
     println!("\n{}", summary.join(", "));
+    print!("{}", own_requirements::listing(&selection.catalogue, scenarios));
     Ok(ExitCode::Ok)
 }
 
-fn explain(id: &str) -> Result<ExitCode, CliError> {
-    let requirement = catalogue().get(id).ok_or_else(|| {
-        CliError::Usage(format!(
-            "unknown requirement `{id}` (see `mcp-conform list --requirements`)"
-        ))
-    })?;
-    let scenarios = load_scenarios(&[], &[]).map_err(CliError::scenarios)?;
-    print!("{}", coverage::explain(requirement, &scenarios));
+fn explain(id: &str, paths: &[PathBuf], own: &CatalogueArg) -> Result<ExitCode, CliError> {
+    let selection = load_selection(paths, own.requirements.as_deref(), &[]).map_err(CliError::scenarios)?;
+    if let Some(requirement) = catalogue().get(id) {
+        print!("{}", coverage::explain(requirement, &selection.scenarios));
+    } else if let Some(requirement) = selection.catalogue.get(id) {
+        print!("{}", own_requirements::explain(requirement, &selection.scenarios));
+    } else {
+        return Err(CliError::Usage(format!(
+            "unknown requirement `{id}` (see `mcp-conform list --requirements`; yours are read from \
+             `requirements.yaml` beside the scenarios given, or `--requirements FILE`)"
+        )));
+    }
     Ok(ExitCode::Ok)
 }
 

@@ -23,6 +23,7 @@ pub mod coverage;
 pub mod interrupt;
 pub mod libtest;
 pub mod output;
+pub mod own_requirements;
 pub mod pipeline;
 pub mod progress;
 pub mod quiet;

@@ -169,13 +169,20 @@ fn check_details(case: &Case, check: &CheckResult, label: &str) -> String {
         Some(location) => format!(" at {}:{location}", case.file),
         None => String::new(),
     };
+    let product = (!check.scope.is_spec()).then_some("product check");
+    let notes: String = check
+        .basis
+        .label()
+        .into_iter()
+        .chain(product)
+        .map(|note| format!(", {note}"))
+        .collect();
     writeln!(
         out,
-        "   {label} {} [{} {}{}]{at}",
+        "   {label} {} [{} {}{notes}]{at}",
         check.name,
-        check.requirement,
+        check.cited(),
         check.level,
-        check.basis.label().map(|l| format!(", {l}")).unwrap_or_default()
     )
     .expect("String");
     for line in check.message.iter().flat_map(|m| m.lines()) {
@@ -216,6 +223,29 @@ pub fn summary(cases: &[Case], elapsed: Duration, named: bool) -> String {
         }
     }
     out
+}
+
+/// The line on the product checks (the user's own requirements, or none)
+/// after the summary: how many ended with each verdict. Empty without any.
+pub fn product_checks(cases: &[Case]) -> String {
+    let verdicts: Vec<Verdict> = cases
+        .iter()
+        .flat_map(|c| &c.checks)
+        .filter(|c| !c.scope.is_spec())
+        .map(|c| c.verdict)
+        .collect();
+    if verdicts.is_empty() {
+        return String::new();
+    }
+    let counts: Vec<String> = Verdict::ALL
+        .iter()
+        .rev()
+        .filter_map(|v| {
+            let n = verdicts.iter().filter(|verdict| *verdict == v).count();
+            (n > 0).then(|| format!("{n} {}", v.as_str()))
+        })
+        .collect();
+    format!("product checks: {} ({})\n", verdicts.len(), counts.join(", "))
 }
 
 /// `N pass, N fail, …` of some cases (pass always named).
@@ -298,6 +328,7 @@ mod tests {
     fn failing_case(version: &str) -> Case {
         let check = CheckResult {
             requirement: "TOOL-004".into(),
+            scope: Default::default(),
             name: "response to tools/call".into(),
             level: Level::Must,
             basis: Default::default(),

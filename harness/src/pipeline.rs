@@ -89,6 +89,7 @@ impl Judged<'_> {
             println!("\n{hint}");
         }
         println!("{}", output::summary(&cases, started.elapsed(), named));
+        print!("{}", output::product_checks(&cases));
         let run_info = mcp_conform_report::RunInfo {
             target,
             protocol_versions: versions,

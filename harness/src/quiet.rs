@@ -205,12 +205,15 @@ pub fn scenario_list(scenarios: &[Scenario], verbose: bool) -> String {
     let mut others = [0usize; 3];
     for scenario in scenarios {
         if verbose || (scenario.role == Role::Server && scenario.versions.contains(default)) {
+            let cites = match scenario.requirements.is_empty() {
+                true => "(product checks)".to_owned(),
+                false => scenario.requirements.join(","),
+            };
             writeln!(
                 out,
-                "{:<40} {:<22} {:<24} {}",
+                "{:<40} {:<22} {cites:<24} {}",
                 scenario.id,
                 scenario.versions.to_string(),
-                scenario.requirements.join(","),
                 scenario.title
             )
             .expect("String");

@@ -1,9 +1,10 @@
 //! Which scenarios a run uses: files and directories given on the command
 //! line, or the bundled suite; then filters.
 
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 
 use mcp_conform_core::diag::Diagnostic;
+use mcp_conform_core::requirements::UserCatalogue;
 use mcp_conform_core::scenario::Scenario;
 use mcp_conform_core::scenario::load::{discover, duplicate_ids, load_file, load_str};
 use mcp_conform_core::scenario::model::Role;
@@ -11,17 +12,59 @@ use mcp_conform_core::scenario::profile::Profile;
 
 use crate::bundled;
 
+/// `--requirements FILE`.
+#[derive(Debug, Clone, Default, clap::Args)]
+pub struct CatalogueArg {
+    /// A catalogue of your own requirements (`ACME-001`, level, summary)
+    /// that your scenarios cite, besides any `requirements.yaml` beside them.
+    #[arg(long = "requirements", value_name = "FILE")]
+    pub requirements: Option<PathBuf>,
+}
+
+/// The scenarios of a run, and the user's own requirements they may cite.
+#[derive(Debug, Default)]
+pub struct Selection {
+    pub scenarios: Vec<Scenario>,
+    pub catalogue: UserCatalogue,
+}
+
 /// Loads every scenario under `paths` (the bundled suite when empty),
 /// keeping those whose id contains one of `filters` (all when empty).
 /// Every broken file is reported, not just the first.
 pub fn load_scenarios(paths: &[PathBuf], filters: &[String]) -> Result<Vec<Scenario>, Vec<Diagnostic>> {
+    load_selection(paths, None, filters).map(|selection| selection.scenarios)
+}
+
+/// [`load_scenarios`], with the user's catalogue: `catalogue` and the
+/// `requirements.yaml` files among and beside `paths`. The user's scenarios
+/// may cite it, or nothing; the bundled ones cite the spec.
+pub fn load_selection(
+    paths: &[PathBuf],
+    catalogue: Option<&Path>,
+    filters: &[String],
+) -> Result<Selection, Vec<Diagnostic>> {
+    let found = if paths.is_empty() {
+        Default::default()
+    } else {
+        discover(paths)?
+    };
+    let catalogue_files: Vec<PathBuf> = catalogue
+        .map(Path::to_owned)
+        .into_iter()
+        .chain(found.catalogues)
+        .collect();
+    let catalogue = UserCatalogue::load(&catalogue_files)?;
     let loaded: Vec<Result<Scenario, Vec<Diagnostic>>> = if paths.is_empty() {
         bundled::scenario_files()
             .into_iter()
             .map(|(path, text)| load_str(&path, text))
             .collect()
     } else {
-        discover(paths)?.iter().map(|path| load_file(path)).collect()
+        found
+            .scenarios
+            .iter()
+            .map(|path| load_file(path, &catalogue))
+            .collect()
     };
     let mut scenarios = Vec::new();
     let mut diagnostics = Vec::new();
@@ -36,7 +79,7 @@ pub fn load_scenarios(paths: &[PathBuf], filters: &[String]) -> Result<Vec<Scena
         return Err(diagnostics);
     }
     scenarios.retain(|s| filters.is_empty() || filters.iter().any(|f| s.id.contains(f.as_str())));
-    Ok(scenarios)
+    Ok(Selection { scenarios, catalogue })
 }
 
 /// Keeps the scenarios that test this side: `run` tests servers,
@@ -55,9 +98,24 @@ pub fn load_profile(name_or_path: &str) -> Result<Profile, String> {
 
 #[cfg(test)]
 mod tests {
+    use mcp_conform_core::requirements::is_spec;
     use mcp_conform_core::version::Era;
 
     use super::*;
+
+    /// The bundled suite is what the spec coverage counts: each of its
+    /// scenarios cites spec requirements, and only those.
+    #[test]
+    fn every_bundled_scenario_cites_spec_requirements_only() {
+        let scenarios = load_scenarios(&[], &[]).expect("the bundled suite loads");
+        assert!(scenarios.len() > 100);
+        for scenario in scenarios {
+            assert!(!scenario.requirements.is_empty(), "{} cites nothing", scenario.id);
+            for id in &scenario.cited {
+                assert!(is_spec(id), "{} cites {id}, not a spec requirement", scenario.id);
+            }
+        }
+    }
 
     #[test]
     fn every_bundled_profile_loads_and_binds_its_triggers() {

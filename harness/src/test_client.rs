@@ -17,7 +17,7 @@ use crate::report;
 use crate::runner::{
     ClientUnderTest, RunConfig, ScenarioOutcome, Target, serve_connected, serve_http, serve_stdio,
 };
-use crate::select::{keep_role, load_scenarios};
+use crate::select::{CatalogueArg, keep_role, load_scenarios, load_selection};
 use mcp_conform_core::scenario::model::Role;
 
 /// `serve`: a scripted mock server on stdin/stdout, or over HTTP.
@@ -55,6 +55,8 @@ pub struct TestClientArgs {
     pub command: String,
     /// Scenario files or directories (default: the bundled `role: client` scenarios).
     pub paths: Vec<PathBuf>,
+    #[command(flatten)]
+    pub catalogue: CatalogueArg,
     /// Only scenarios whose id contains this text (repeatable).
     #[arg(long = "filter", short = 'f')]
     pub filters: Vec<String>,
@@ -178,7 +180,9 @@ pub fn test_client(args: TestClientArgs) -> Result<ExitCode, CliError> {
             "--command has both {server} and {url}; give the one the client uses".into(),
         ));
     }
-    let mut scenarios = load_scenarios(&args.paths, &args.filters).map_err(CliError::scenarios)?;
+    let mut scenarios = load_selection(&args.paths, args.catalogue.requirements.as_deref(), &args.filters)
+        .map_err(CliError::scenarios)?
+        .scenarios;
     keep_role(&mut scenarios, Role::Client);
     if scenarios.is_empty() {
         return Err(CliError::Usage(

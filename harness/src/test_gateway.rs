@@ -20,7 +20,7 @@ use crate::cli::{CliError, GateArgs, runtime};
 use crate::pipeline::Judged;
 use crate::report;
 use crate::runner::{GatewayUnderTest, RunConfig, Target, free_loopback_port, shell_word, wait_for_port};
-use crate::select::{keep_role, load_profile, load_scenarios};
+use crate::select::{keep_role, load_profile, load_selection};
 use mcp_conform_core::scenario::Scenario;
 use mcp_conform_core::scenario::model::Role;
 
@@ -38,6 +38,8 @@ pub struct TestGatewayArgs {
     pub command: String,
     /// Scenario files or directories (default: the bundled suite).
     pub paths: Vec<PathBuf>,
+    #[command(flatten)]
+    pub catalogue: crate::select::CatalogueArg,
     /// The MCP endpoint's path on `{port}`.
     #[arg(long, default_value = "/mcp")]
     pub path: String,
@@ -63,7 +65,9 @@ pub fn test_gateway(args: TestGatewayArgs) -> Result<ExitCode, CliError> {
             "--command needs {config} or {server:NAME} (the gateway scenarios, with mock servers behind the gateway) or {server} (the server suite through it), and not both".into(),
         ));
     }
-    let mut scenarios = load_scenarios(&args.paths, &args.filters).map_err(CliError::scenarios)?;
+    let mut scenarios = load_selection(&args.paths, args.catalogue.requirements.as_deref(), &args.filters)
+        .map_err(CliError::scenarios)?
+        .scenarios;
     keep_role(
         &mut scenarios,
         if backends { Role::Gateway } else { Role::Server },

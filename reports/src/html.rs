@@ -1,6 +1,7 @@
 //! `report.html`: one self-contained page (inline CSS and JS, no network):
-//! the gate, a requirement × protocol version matrix, and every case with
-//! its checks, diffs and transcript, filterable by verdict and area.
+//! the gate, a requirement × protocol version matrix of the spec, the
+//! product checks (the user's own requirements, or none), and every case
+//! with its checks, diffs and transcript, filterable by verdict and area.
 //!
 //! The URL fragment presets the filters (`#verdict=fail,non-strict&area=tools`),
 //! so a link can share a view and a headless browser can test the filters
@@ -27,6 +28,7 @@ pub fn write(report: &Report) -> String {
     header(&mut page, report, &title);
     gate_section(&mut page, report);
     matrix(&mut page, &report.cases);
+    product_checks(&mut page, report);
     cases(&mut page, &report.cases);
     page.line(format_args!("<script>\n{SCRIPT}</script>\n</body>\n</html>"));
     page.0
@@ -127,7 +129,7 @@ fn gate_section(page: &mut Page, report: &Report) {
                 "<tr><td><a href=\"#{}\">{}</a></td><td>{}</td><td>{}</td><td>{}</td><td>{}</td></tr>",
                 esc(&anchor(&case)),
                 esc(&case),
-                esc(&failure.requirement),
+                esc(failure.cited()),
                 esc(&failure.name),
                 badge(failure.verdict),
                 esc(failure.message.as_deref().unwrap_or(""))
@@ -163,13 +165,13 @@ fn baseline_notes(page: &mut Page, title: &str, notes: &[BaselineNote]) {
     page.raw("</ul>\n");
 }
 
-/// Requirements down, protocol versions across; each cell the worst verdict
-/// of that requirement's checks in that version's cases.
+/// Spec requirements down, protocol versions across; each cell the worst
+/// verdict of that requirement's checks in that version's cases.
 fn matrix(page: &mut Page, cases: &[Case]) {
     let versions: BTreeSet<&str> = cases.iter().map(version_of).collect();
     let mut cells: BTreeMap<&str, BTreeMap<&str, (Verdict, usize)>> = BTreeMap::new();
     for case in cases {
-        for check in &case.checks {
+        for check in case.checks.iter().filter(|c| c.scope.is_spec()) {
             let cell = cells
                 .entry(check.requirement.as_str())
                 .or_default()
@@ -197,6 +199,30 @@ fn matrix(page: &mut Page, cases: &[Case]) {
             }
         }
         page.raw("</tr>\n");
+    }
+    page.raw("</table></section>\n");
+}
+
+/// Every product check, apart from the spec's matrix: the case, the
+/// user's requirement (or none), the check and its verdict.
+fn product_checks(page: &mut Page, report: &Report) {
+    let rows = report.product_checks();
+    if rows.is_empty() {
+        return;
+    }
+    page.raw("<section id=\"product\"><h2>Product checks</h2>\n<table><tr><th>case</th><th>requirement</th><th>level</th><th>check</th><th>verdict</th><th>why</th></tr>\n");
+    for (case, check) in rows {
+        let name = case.name();
+        page.line(format_args!(
+            "<tr><td><a href=\"#{}\">{}</a></td><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td></tr>",
+            esc(&anchor(&name)),
+            esc(&name),
+            esc(check.cited()),
+            check.level,
+            esc(&check.name),
+            badge(check.verdict),
+            esc(check.message.as_deref().unwrap_or(""))
+        ));
     }
     page.raw("</table></section>\n");
 }
@@ -304,7 +330,7 @@ fn checks_table(page: &mut Page, title: &str, checks: &[CheckResult], case_id: &
             "<tr><td>{}{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}{frame}</td><td>{}{accepted}{}</td></tr>",
             badge(check.verdict),
             check.basis.label().map(|l| format!(" <i>{l}</i>")).unwrap_or_default(),
-            esc(&check.requirement),
+            esc(check.cited()),
             check.level,
             esc(&check.name),
             esc(at),

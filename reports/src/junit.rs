@@ -1,4 +1,6 @@
-//! `junit.xml`: one test suite per case, one test case per check.
+//! `junit.xml`: one test suite per case, one test case per check; a case's
+//! product checks (the user's own requirements, or none) are a suite of
+//! their own, `<case> (product checks)`.
 //!
 //! A fail is a `<failure type="fail">`; a non-strict finding is a
 //! `<failure type="non-strict">` under `--strict` and a `<skipped
@@ -18,16 +20,29 @@ use crate::{Verdict, text};
 /// The report as JUnit XML.
 pub fn write(report: &Report) -> String {
     let mut junit = quick_junit::Report::new("mcp-conform");
+    let strict = report.run.strict;
     for case in &report.cases {
-        junit.add_test_suite(suite(case, report.run.strict));
+        let (spec, product): (Vec<&CheckResult>, Vec<&CheckResult>) =
+            case.checks.iter().partition(|c| c.scope.is_spec());
+        // The transcript goes with the first suite of the case, once.
+        let spec_suite = !spec.is_empty() || product.is_empty();
+        if spec_suite {
+            junit.add_test_suite(suite(case, case.name(), &spec, strict, true));
+        }
+        if !product.is_empty() {
+            let name = format!("{} (product checks)", case.name());
+            junit.add_test_suite(suite(case, name, &product, strict, !spec_suite));
+        }
     }
     junit.to_string().expect("JUnit XML serializes")
 }
 
-fn suite(case: &Case, strict: bool) -> TestSuite {
-    let mut suite = TestSuite::new(controls(&case.name()).into_owned());
-    suite.set_system_out(controls(&text::transcript(case)).into_owned());
-    if case.checks.is_empty() {
+fn suite(case: &Case, name: String, checks: &[&CheckResult], strict: bool, transcript: bool) -> TestSuite {
+    let mut suite = TestSuite::new(controls(&name).into_owned());
+    if transcript {
+        suite.set_system_out(controls(&text::transcript(case)).into_owned());
+    }
+    if checks.is_empty() {
         // A case with nothing checked still shows up, with the reason.
         let mut status = status_of(case.verdict, strict);
         if let Some(note) = &case.note {
@@ -38,7 +53,7 @@ fn suite(case: &Case, strict: bool) -> TestSuite {
         test.set_classname(controls(&case.scenario).into_owned());
         suite.add_test_case(test);
     }
-    for check in &case.checks {
+    for check in checks {
         suite.add_test_case(test_case(case, check, strict));
     }
     suite
@@ -67,7 +82,7 @@ fn test_case(case: &Case, check: &CheckResult, strict: bool) -> TestCase {
         }
         status.set_description(controls(&description(check, message)).into_owned());
     }
-    let name = format!("{} {}", check.requirement, check.name);
+    let name = format!("{} {}", check.cited(), check.name);
     let mut test = TestCase::new(controls(&name).into_owned(), status);
     test.set_classname(controls(&case.scenario).into_owned());
     test

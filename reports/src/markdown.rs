@@ -36,6 +36,7 @@ pub fn write(report: &Report) -> String {
     }
     out.push('\n');
     version_matrix(&mut out, report);
+    product_checks(&mut out, report);
     if !gate.new_failures.is_empty() {
         line(
             &mut out,
@@ -55,7 +56,7 @@ pub fn write(report: &Report) -> String {
                 format!(
                     "| `{}` | {} | {} | {} | {} |",
                     code(&case),
-                    failure.requirement,
+                    failure.cited(),
                     cell(&failure.name),
                     failure.basis.annotate(failure.verdict),
                     cell(failure.message.as_deref().unwrap_or("")),
@@ -140,6 +141,56 @@ fn version_matrix(out: &mut String, report: &Report) {
             .map(|v| row.get(v).map_or("–", |verdict| verdict.as_str()))
             .collect();
         line(out, format!("| `{}` | {} |", code(scenario), cells.join(" | ")));
+    }
+    line(out, "\n</details>\n".into());
+}
+
+/// Every product check (the user's own requirements, or none), apart from
+/// the spec's figures.
+fn product_checks(out: &mut String, report: &Report) {
+    let rows = report.product_checks();
+    if rows.is_empty() {
+        return;
+    }
+    line(out, "### Product checks\n".into());
+    let counts: Vec<String> = Verdict::ALL
+        .iter()
+        .rev()
+        .filter_map(|verdict| {
+            let n = rows.iter().filter(|(_, check)| check.verdict == *verdict).count();
+            (n > 0).then(|| format!("{n} {verdict}"))
+        })
+        .collect();
+    line(
+        out,
+        format!(
+            "Your own requirements, or none; not in the spec's figures: {}.\n",
+            counts.join(", ")
+        ),
+    );
+    line(
+        out,
+        format!(
+            "<details><summary>Every product check ({})</summary>\n",
+            rows.len()
+        ),
+    );
+    line(
+        out,
+        "| case | requirement | check | verdict | why |\n|---|---|---|---|---|".into(),
+    );
+    for (case, check) in rows {
+        line(
+            out,
+            format!(
+                "| `{}` | {} | {} | {} | {} |",
+                code(&case.name()),
+                code(check.cited()),
+                cell(&check.name),
+                check.basis.annotate(check.verdict),
+                cell(check.message.as_deref().unwrap_or("")),
+            ),
+        );
     }
     line(out, "\n</details>\n".into());
 }

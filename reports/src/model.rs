@@ -35,6 +35,17 @@ pub struct Report {
     pub cases: Vec<Case>,
 }
 
+impl Report {
+    /// Every product check (see [`Scope::Product`]) with its case, in case order.
+    pub fn product_checks(&self) -> Vec<(&Case, &CheckResult)> {
+        self.cases
+            .iter()
+            .flat_map(|case| case.checks.iter().map(move |check| (case, check)))
+            .filter(|(_, check)| !check.scope.is_spec())
+            .collect()
+    }
+}
+
 /// The program that wrote the report.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
 pub struct Tool {
@@ -177,8 +188,12 @@ impl Case {
 /// The judgement of one expectation or rule.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
 pub struct CheckResult {
-    /// The requirement ID the check enforces (`TOOL-002`).
+    /// The requirement ID the check enforces (`TOOL-002`, or the user's own
+    /// `ACME-001`); empty for a product check citing none.
     pub requirement: String,
+    /// Whose rule it is; absent: the spec's.
+    #[serde(default, skip_serializing_if = "Scope::is_spec")]
+    pub scope: Scope,
     /// What was checked, in a few words.
     pub name: String,
     pub level: Level,
@@ -199,6 +214,49 @@ pub struct CheckResult {
     pub frame: Option<usize>,
     /// Set when a baseline entry accepts this failure.
     pub accepted: Option<Acceptance>,
+}
+
+/// Whose rule a check enforces.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Hash, Serialize, Deserialize, JsonSchema)]
+#[serde(rename_all = "lowercase")]
+pub enum Scope {
+    /// The MCP spec's, or a rule of mcp-conform's own where the spec has
+    /// none: what the requirement matrix shows.
+    #[default]
+    Spec,
+    /// The user's product: a requirement of their own catalogue, or none.
+    /// Shown apart from the spec, as product checks.
+    Product,
+}
+
+impl Scope {
+    /// Whether the rule is the spec's (serde leaves the default out).
+    pub fn is_spec(&self) -> bool {
+        *self == Scope::Spec
+    }
+}
+
+impl CheckResult {
+    /// The requirement as a table shows it: a product check citing none
+    /// reads `–`.
+    pub fn cited(&self) -> &str {
+        cited(&self.requirement)
+    }
+}
+
+impl CheckRef {
+    /// The requirement as a table shows it (see [`CheckResult::cited`]).
+    pub fn cited(&self) -> &str {
+        cited(&self.requirement)
+    }
+}
+
+fn cited(requirement: &str) -> &str {
+    if requirement.is_empty() {
+        "–"
+    } else {
+        requirement
+    }
 }
 
 /// Why a failing check does not fail the gate.
@@ -272,6 +330,9 @@ pub struct CheckRef {
     pub scenario: String,
     pub protocol_version: Option<String>,
     pub requirement: String,
+    /// Whose rule it is; absent: the spec's.
+    #[serde(default, skip_serializing_if = "Scope::is_spec")]
+    pub scope: Scope,
     pub name: String,
     /// What the requirement's level rests on; absent: the spec's keyword.
     #[serde(default, skip_serializing_if = "Basis::is_keyword")]
@@ -317,6 +378,7 @@ impl Gate {
                     scenario: case.scenario.clone(),
                     protocol_version: case.protocol_version.clone(),
                     requirement: check.requirement.clone(),
+                    scope: check.scope,
                     name: check.name.clone(),
                     basis: check.basis,
                     verdict: check.verdict,

@@ -5,7 +5,8 @@
 
 use mcp_conform_report::{
     Acceptance, BaselineInfo, BaselineNote, Basis, Case, CheckResult, Direction, FORMAT_VERSION, Gate, Level,
-    Report, RunInfo, Shard, Suite, Summary, Tool, Verdict, WireFrame, html, json, junit, markdown, merge,
+    Report, RunInfo, Scope, Shard, Suite, Summary, Tool, Verdict, WireFrame, html, json, junit, markdown,
+    merge,
 };
 use serde_json::json;
 
@@ -14,6 +15,7 @@ const HOSTILE: &str = "</script><script>alert('x')</script> | `tick`";
 fn check(requirement: &str, level: Level, verdict: Verdict) -> CheckResult {
     CheckResult {
         requirement: requirement.into(),
+        scope: Scope::Spec,
         name: format!("response to {requirement}"),
         level,
         basis: Basis::Keyword,

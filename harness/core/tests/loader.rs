@@ -8,6 +8,7 @@ use std::os::unix::fs::symlink;
 use std::path::{Path, PathBuf};
 
 use mcp_conform_core::diag::Diagnostic;
+use mcp_conform_core::requirements::UserCatalogue;
 use mcp_conform_core::scenario::load::{MAX_DEPTH, MAX_FILES, discover, duplicate_ids, load_file};
 use tempfile::TempDir;
 
@@ -29,7 +30,9 @@ fn rendered(dir: &Path, diagnostics: &[Diagnostic]) -> String {
 }
 
 fn discovered(dir: &Path) -> Result<Vec<PathBuf>, String> {
-    discover(&[dir.to_owned()]).map_err(|diagnostics| rendered(dir, &diagnostics))
+    discover(&[dir.to_owned()])
+        .map(|found| found.scenarios)
+        .map_err(|diagnostics| rendered(dir, &diagnostics))
 }
 
 #[test]
@@ -66,7 +69,7 @@ fn two_files_with_one_id_name_both_files() {
     let scenarios: Vec<_> = discovered(dir.path())
         .unwrap()
         .iter()
-        .map(|path| load_file(path).unwrap())
+        .map(|path| load_file(path, &UserCatalogue::default()).unwrap())
         .collect();
     insta::assert_snapshot!(rendered(dir.path(), &duplicate_ids(&scenarios)));
 }
@@ -93,4 +96,20 @@ fn too_many_files_are_refused() {
     insta::assert_snapshot!(discovered(dir.path()).unwrap_err());
     std::fs::remove_file(dir.path().join("f00000.yaml")).unwrap();
     assert_eq!(discovered(dir.path()).unwrap().len(), MAX_FILES);
+}
+
+#[test]
+fn requirement_catalogues_are_found_not_run() {
+    let dir = TempDir::new().unwrap();
+    write(&dir.path().join("a/one.yaml"), &scenario("one"));
+    write(&dir.path().join("a/requirements.yaml"), "[]\n");
+    write(&dir.path().join("b/two.yaml"), &scenario("two"));
+    write(&dir.path().join("b/requirements.yml"), "[]\n");
+    let found = discover(&[dir.path().join("a"), dir.path().join("b/two.yaml")]).unwrap();
+    assert_eq!(
+        found.scenarios,
+        [dir.path().join("a/one.yaml"), dir.path().join("b/two.yaml")]
+    );
+    // Beside a file given, only `requirements.yaml` is looked for.
+    assert_eq!(found.catalogues, [dir.path().join("a/requirements.yaml")]);
 }

@@ -8,6 +8,9 @@
 //!   expires: 2027-01-31
 //!   protocol_version: 2026-07-28   # optional: only that version's case
 //! ```
+//!
+//! An entry without `requirement` accepts a scenario's product checks that
+//! cite none.
 
 use std::path::Path;
 
@@ -45,6 +48,8 @@ pub struct Entry {
 #[serde(deny_unknown_fields)]
 struct EntryFile {
     scenario: String,
+    /// Left out: the scenario's product checks citing no requirement.
+    #[serde(default)]
     requirement: String,
     #[serde(default)]
     protocol_version: Option<String>,
@@ -241,11 +246,23 @@ mod tests {
         assert_eq!(baseline.entries[1].expires.as_deref(), Some("2020-01-01"));
     }
 
-    #[test]
-    fn an_entry_with_a_version_accepts_that_case_only() {
-        let text = "- scenario: a.one\n  requirement: X-001\n  reason: modern only\n  protocol_version: 2026-07-28\n";
-        let baseline = Baseline::parse(Path::new("b.yaml"), text).unwrap();
-        let failing = |version: &str| Case {
+    /// A failing case of `a.one` on `version`, one failing check per requirement.
+    fn failing(version: &str, requirements: &[&str]) -> Case {
+        let check = |requirement: &&str| mcp_conform_report::CheckResult {
+            requirement: (*requirement).into(),
+            scope: Default::default(),
+            name: "x".into(),
+            level: mcp_conform_core::Level::Must,
+            basis: Default::default(),
+            verdict: Verdict::Fail,
+            message: None,
+            expected: None,
+            actual: None,
+            location: None,
+            frame: None,
+            accepted: None,
+        };
+        Case {
             scenario: "a.one".into(),
             title: String::new(),
             area: "a".into(),
@@ -253,24 +270,31 @@ mod tests {
             protocol_version: Some(version.into()),
             verdict: Verdict::Fail,
             note: None,
-            checks: vec![mcp_conform_report::CheckResult {
-                requirement: "X-001".into(),
-                name: "x".into(),
-                level: mcp_conform_core::Level::Must,
-                basis: Default::default(),
-                verdict: Verdict::Fail,
-                message: None,
-                expected: None,
-                actual: None,
-                location: None,
-                frame: None,
-                accepted: None,
-            }],
+            checks: requirements.iter().map(check).collect(),
             remarks: Vec::new(),
             transcript: Vec::new(),
             stderr_tail: None,
-        };
-        let mut cases = vec![failing("2025-11-25"), failing("2026-07-28")];
+        }
+    }
+
+    #[test]
+    fn an_entry_without_a_requirement_accepts_the_product_checks_citing_none() {
+        let text = "- scenario: a.one\n  reason: the booking tool is being rewritten\n";
+        let baseline = Baseline::parse(Path::new("b.yaml"), text).unwrap();
+        let mut cases = vec![failing("2025-11-25", &["", "RPC-004"])];
+        baseline.apply(&mut cases, "2026-01-01");
+        let accepted: Vec<bool> = cases[0].checks.iter().map(|c| c.accepted.is_some()).collect();
+        assert_eq!(accepted, [true, false]);
+    }
+
+    #[test]
+    fn an_entry_with_a_version_accepts_that_case_only() {
+        let text = "- scenario: a.one\n  requirement: X-001\n  reason: modern only\n  protocol_version: 2026-07-28\n";
+        let baseline = Baseline::parse(Path::new("b.yaml"), text).unwrap();
+        let mut cases = vec![
+            failing("2025-11-25", &["X-001"]),
+            failing("2026-07-28", &["X-001"]),
+        ];
         let findings = baseline.apply(&mut cases, "2026-01-01");
         assert!(cases[0].checks[0].accepted.is_none());
         assert!(cases[1].checks[0].accepted.is_some());

@@ -20,8 +20,8 @@ use mcp_conform_core::requirements;
 use mcp_conform_core::scenario::Scenario;
 use mcp_conform_core::wire::{self, Frame};
 use mcp_conform_report::{
-    Case, CheckResult, Direction, ExitCode, FORMAT_VERSION, Gate, HttpMeta, Report, RunInfo, Suite, Summary,
-    Tool, WireFrame, html, json, junit, markdown, provenance, sanitize,
+    Case, CheckResult, Direction, ExitCode, FORMAT_VERSION, Gate, HttpMeta, Report, RunInfo, Scope, Suite,
+    Summary, Tool, WireFrame, html, json, junit, markdown, provenance, sanitize,
 };
 use serde_json::Value;
 
@@ -180,6 +180,10 @@ fn capped(mut case: Case) -> Case {
 fn check(check: &Check) -> CheckResult {
     CheckResult {
         requirement: check.requirement.clone(),
+        scope: match requirements::is_spec(&check.requirement) {
+            true => Scope::Spec,
+            false => Scope::Product,
+        },
         name: check.name.clone(),
         level: check.level,
         basis: requirements::basis_of(&check.requirement),

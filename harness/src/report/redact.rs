@@ -49,6 +49,7 @@ fn redact(secrets: &Secrets, text: &mut String) {
 fn redact_check(secrets: &Secrets, check: &mut CheckResult) {
     let CheckResult {
         requirement,
+        scope: _,
         name,
         level: _,
         basis: _,
@@ -129,6 +130,7 @@ mod tests {
         let leak = "got s3cr3t-value";
         let check = CheckResult {
             requirement: "PING-001".into(),
+            scope: Default::default(),
             name: leak.into(),
             level: mcp_conform_report::Level::Must,
             basis: Default::default(),

@@ -2,18 +2,19 @@
 
 use crate::Level;
 use crate::protocol::cite;
+use crate::requirements::NO_REQUIREMENT;
 use crate::scenario::Scenario;
 use crate::scenario::model::CheckTag;
 use crate::span::Span;
 
 /// What a step's checks cite when the step names no requirement: the
-/// scenario's first, else that a request gets its response (RPC-004).
+/// scenario's first; a scenario of the user's citing none makes them
+/// product checks.
 pub fn step_requirement(scenario: &Scenario) -> String {
     scenario
         .requirements
         .first()
-        .cloned()
-        .unwrap_or_else(|| cite::RPC_004.into())
+        .map_or_else(|| NO_REQUIREMENT.to_owned(), Clone::clone)
 }
 
 /// A server that leaves while the harness only waits (for silence) broke

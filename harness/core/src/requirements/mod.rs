@@ -3,7 +3,8 @@
 //! and what its level rests on (its [`Basis`]).
 //!
 //! The entries live in `catalogue.yaml` next to this file, embedded at build
-//! time and parsed once on first use.
+//! time and parsed once on first use. A user's own requirements, which no
+//! spec figure counts, are in [`user`].
 
 use std::collections::BTreeMap;
 use std::sync::LazyLock;
@@ -12,6 +13,10 @@ use serde::Deserialize;
 
 use crate::version::{ProtocolVersion, VersionSet};
 use crate::{Basis, Level, Verdict};
+
+pub mod user;
+
+pub use user::{NO_REQUIREMENT, UserCatalogue, UserRequirement};
 
 /// A requirement's stable ID as code cites it: always one of the [`id`]
 /// constants, which are generated from the catalogue (only they build one).
@@ -181,6 +186,12 @@ impl Requirement {
 /// user's scenario may cite its own) is taken at its word.
 pub fn basis_of(requirement: &str) -> Basis {
     catalogue().get(requirement).map_or(Basis::Keyword, |r| r.basis)
+}
+
+/// Whether `requirement` is the spec's (or mcp-conform's own rule), as
+/// opposed to a product check's: the user's own ID, or none.
+pub fn is_spec(requirement: &str) -> bool {
+    catalogue().get(requirement).is_some()
 }
 
 /// `verdict` as a check citing `requirement` may stand: one resting on

@@ -36,9 +36,15 @@ pub struct ScenarioFile {
     /// Longer explanation, shown by `mcp-conform explain`.
     #[serde(default)]
     pub description: Option<String>,
-    /// Requirement IDs this scenario checks (from the requirement catalogue).
-    /// Expectations without their own `requirement` cite the first one.
-    pub requirements: Vec<Located<String>>,
+    /// Requirement IDs this scenario checks; expectations without their own
+    /// `requirement` cite the first one. A bundled scenario cites the MCP
+    /// spec catalogue (`mcp-conform list --requirements`). A scenario of your
+    /// own may cite your catalogue's IDs (`requirements.yaml` beside it, or
+    /// `--requirements FILE`), judged at the level the catalogue gives them,
+    /// or leave this out: its expectations are then product checks, judged
+    /// at MUST unless a step says `level:`.
+    #[serde(default)]
+    pub requirements: Option<Vec<Located<String>>>,
     /// Protocol versions the scenario applies to, in catalogue notation:
     /// `all`, `legacy`, `modern`, `2025-06-18+`, `2024-11-05..2025-03-26`, or a
     /// comma-separated list. Default: `legacy` (the stateful versions).
@@ -184,10 +190,12 @@ pub enum Handshake {
 #[derive(Debug, Clone, Default, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct CheckTag {
-    /// MUST (default), SHOULD or MAY.
+    /// MUST, SHOULD or MAY. Default: MUST, or the level your own catalogue
+    /// gives the requirement cited.
     #[serde(default)]
     pub level: Option<Located<LevelName>>,
-    /// Requirement ID; default: the scenario's first requirement.
+    /// Requirement ID; default: the scenario's first requirement (none in a
+    /// scenario of yours citing none: a product check).
     #[serde(default)]
     pub requirement: Option<Located<String>>,
 }

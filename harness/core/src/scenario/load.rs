@@ -7,25 +7,34 @@ use serde_saphyr::budget::BudgetBreach;
 
 use super::Scenario;
 use super::file::ScenarioFile;
+pub use super::validate::Origin;
 use super::validate::validate;
 use crate::diag::Diagnostic;
-use crate::span::{SourceFile, Span};
+use crate::requirements::UserCatalogue;
+use crate::span::{Located, SourceFile, Span};
 
-/// Parses and validates a scenario from its text.
+/// Parses and validates a bundled scenario (or one a test writes) from its
+/// text: it cites spec requirements.
 pub fn load_str(path: &Path, text: &str) -> Result<Scenario, Vec<Diagnostic>> {
+    load_text(path, text, Origin::Bundled)
+}
+
+/// Parses and validates a scenario from its text, citing what `origin` allows.
+pub fn load_text(path: &Path, text: &str, origin: Origin<'_>) -> Result<Scenario, Vec<Diagnostic>> {
     let source = SourceFile {
         path: path.to_owned(),
         text: text.into(),
     };
-    let parsed: ScenarioFile =
+    let parsed: Located<ScenarioFile> =
         serde_saphyr::from_str(text).map_err(|e| vec![parse_diagnostic(&source, &e)])?;
-    validate(&source, parsed)
+    validate(&source, parsed.span, parsed.value, origin)
 }
 
-/// Reads, parses and validates a scenario file.
-pub fn load_file(path: &Path) -> Result<Scenario, Vec<Diagnostic>> {
+/// Reads, parses and validates a scenario file of the user's, which may
+/// cite `catalogue` or nothing.
+pub fn load_file(path: &Path, catalogue: &UserCatalogue) -> Result<Scenario, Vec<Diagnostic>> {
     match std::fs::read_to_string(path) {
-        Ok(text) => load_str(path, &text),
+        Ok(text) => load_text(path, &text, Origin::User(catalogue)),
         Err(error) => {
             let source = SourceFile {
                 path: path.to_owned(),
@@ -45,27 +54,50 @@ pub const MAX_DEPTH: usize = 32;
 /// How many scenario files [`discover`] accepts in one run.
 pub const MAX_FILES: usize = 10_000;
 
+/// What the user's paths hold: scenario files and their requirement catalogues.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct Discovered {
+    pub scenarios: Vec<PathBuf>,
+    /// The `requirements.yaml` files: in a directory walked, beside a file
+    /// given, or given themselves.
+    pub catalogues: Vec<PathBuf>,
+}
+
 /// The scenario files under `paths` (files as given; directories searched
 /// recursively for `*.yaml`/`*.yml`, skipping `profiles/` and files starting
-/// with `_`), sorted, each once however many links lead to it. A symlink
-/// back into a directory being walked, a tree deeper than [`MAX_DEPTH`] or
-/// more than [`MAX_FILES`] files is a located diagnostic, not a hang.
-pub fn discover(paths: &[PathBuf]) -> Result<Vec<PathBuf>, Vec<Diagnostic>> {
+/// with `_`), sorted, each once however many links lead to it; and the
+/// user's requirement catalogues among and beside them. A symlink back into
+/// a directory being walked, a tree deeper than [`MAX_DEPTH`] or more than
+/// [`MAX_FILES`] files is a located diagnostic, not a hang.
+pub fn discover(paths: &[PathBuf]) -> Result<Discovered, Vec<Diagnostic>> {
     let mut walk = Walk::default();
     for path in paths {
         if path.is_dir() {
             walk.dir(path)?;
         } else if path.exists() {
             walk.file(path)?;
+            let beside = path.parent().map(|dir| dir.join(CATALOGUE_NAMES[0]));
+            if let Some(catalogue) = beside.filter(|c| c.is_file()) {
+                walk.file(&catalogue)?;
+            }
         } else {
             let missing = std::io::Error::from(std::io::ErrorKind::NotFound);
             return Err(vec![unreadable(path, &missing)]);
         }
     }
-    let mut found: Vec<PathBuf> = walk.found.into_values().collect();
-    found.sort();
-    Ok(found)
+    let sorted = |found: std::collections::BTreeMap<PathBuf, PathBuf>| {
+        let mut found: Vec<PathBuf> = found.into_values().collect();
+        found.sort();
+        found
+    };
+    Ok(Discovered {
+        scenarios: sorted(walk.found),
+        catalogues: sorted(walk.catalogues),
+    })
 }
+
+/// The names of a user's requirement catalogue among their scenarios.
+pub const CATALOGUE_NAMES: [&str; 2] = ["requirements.yaml", "requirements.yml"];
 
 /// A directory walk: the directories on the way down (by their real path,
 /// to see a cycle) and the files found (by real path, to take each once).
@@ -73,6 +105,7 @@ pub fn discover(paths: &[PathBuf]) -> Result<Vec<PathBuf>, Vec<Diagnostic>> {
 struct Walk {
     ancestors: Vec<PathBuf>,
     found: std::collections::BTreeMap<PathBuf, PathBuf>,
+    catalogues: std::collections::BTreeMap<PathBuf, PathBuf>,
 }
 
 impl Walk {
@@ -123,6 +156,13 @@ impl Walk {
 
     fn file(&mut self, path: &Path) -> Result<(), Vec<Diagnostic>> {
         let real = std::fs::canonicalize(path).map_err(|e| vec![unreadable(path, &e)])?;
+        let catalogue = path
+            .file_name()
+            .is_some_and(|name| CATALOGUE_NAMES.iter().any(|c| name == *c));
+        if catalogue {
+            self.catalogues.entry(real).or_insert_with(|| path.to_owned());
+            return Ok(());
+        }
         self.found.entry(real).or_insert_with(|| path.to_owned());
         if self.found.len() > MAX_FILES {
             let message = format!("more than {MAX_FILES} scenario files");
@@ -174,7 +214,8 @@ fn at_path(path: &Path, message: String, help: &str) -> Diagnostic {
     Diagnostic::error(&source, Span::default(), message).with_help(help)
 }
 
-fn unreadable(path: &Path, error: &std::io::Error) -> Diagnostic {
+/// A file that could not be read, as a diagnostic at its path.
+pub(crate) fn unreadable(path: &Path, error: &std::io::Error) -> Diagnostic {
     let source = SourceFile {
         path: path.to_owned(),
         text: "".into(),

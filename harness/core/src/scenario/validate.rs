@@ -16,7 +16,7 @@ use super::model::{self, AnswerKind, Reply, Scenario};
 use crate::Level;
 use crate::diag::Diagnostic;
 use crate::matcher::Matcher;
-use crate::requirements::catalogue;
+use crate::requirements::{NO_REQUIREMENT, UserCatalogue, catalogue};
 use crate::span::{Located, SourceFile, Span};
 use crate::version::VersionSet;
 
@@ -46,11 +46,33 @@ const ENGINE_VARIABLES: [&str; 6] = [
     "meta",
 ];
 
-/// Validates a parsed file into a runnable scenario.
-pub fn validate(source: &SourceFile, parsed: file::ScenarioFile) -> Result<Scenario, Vec<Diagnostic>> {
+/// Where a scenario comes from, which decides what it may cite.
+#[derive(Debug, Clone, Copy)]
+pub enum Origin<'a> {
+    /// Shipped with mcp-conform: it cites the spec requirements it checks,
+    /// which is what the spec coverage counts.
+    Bundled,
+    /// The user's own: it may also cite their catalogue, or nothing (its
+    /// expectations are then product checks).
+    User(&'a UserCatalogue),
+}
+
+/// Validates a parsed file (whose top-level mapping is at `mapping`) into a
+/// runnable scenario.
+pub fn validate(
+    source: &SourceFile,
+    mapping: Span,
+    mut parsed: file::ScenarioFile,
+    origin: Origin<'_>,
+) -> Result<Scenario, Vec<Diagnostic>> {
     let role = parsed.role.as_ref().map_or(file::Role::Server, |r| r.value);
+    let user = match origin {
+        Origin::Bundled => None,
+        Origin::User(catalogue) => Some(catalogue),
+    };
     let mut v = Validator {
         source,
+        user,
         diagnostics: Vec::new(),
         default_requirement: String::new(),
         cited: BTreeSet::new(),
@@ -69,21 +91,23 @@ pub fn validate(source: &SourceFile, parsed: file::ScenarioFile) -> Result<Scena
             .extend(http::HTTP_VARIABLES.iter().map(|s| (*s).to_owned()));
     }
     let id_span = parsed.id.span;
-    if parsed.requirements.is_empty() {
-        v.error(
-            id_span,
-            "a scenario cites at least one requirement",
-            "no `requirements`",
+    let requirements = parsed.requirements.take().unwrap_or_default();
+    if requirements.is_empty() && user.is_none() {
+        v.error_help(
+            mapping,
+            "this scenario cites no requirement",
+            "a bundled scenario cites the spec requirements it checks",
+            "cite them (`requirements: [TOOL-002]`; `mcp-conform list --requirements` lists the IDs), or \
+             keep it with your own scenarios (`mcp-conform run DIR`), where a scenario may cite your own \
+             catalogue's IDs or none (product checks)",
         );
     }
-    for requirement in &parsed.requirements {
+    for requirement in &requirements {
         v.requirement_id(requirement);
     }
-    v.default_requirement = parsed
-        .requirements
+    v.default_requirement = requirements
         .first()
-        .map(|r| r.value.clone())
-        .unwrap_or_default();
+        .map_or_else(|| NO_REQUIREMENT.to_owned(), |r| r.value.clone());
     let versions = match &parsed.versions {
         None => VersionSet::LEGACY,
         Some(text) => text.value.parse().unwrap_or_else(|e| {
@@ -141,7 +165,7 @@ pub fn validate(source: &SourceFile, parsed: file::ScenarioFile) -> Result<Scena
         description: parsed.description,
         source: source.clone(),
         span: id_span,
-        requirements: parsed.requirements.into_iter().map(|r| r.value).collect(),
+        requirements: requirements.into_iter().map(|r| r.value).collect(),
         cited: v.cited,
         versions,
         role,
@@ -159,6 +183,8 @@ pub fn validate(source: &SourceFile, parsed: file::ScenarioFile) -> Result<Scena
 
 struct Validator<'a> {
     source: &'a SourceFile,
+    /// The user's catalogue, for a scenario of theirs.
+    user: Option<&'a UserCatalogue>,
     diagnostics: Vec<Diagnostic>,
     default_requirement: String,
     /// Every requirement ID the file names where a requirement belongs.
@@ -199,22 +225,31 @@ impl Validator<'_> {
     }
 
     fn requirement_id(&mut self, id: &Located<String>) {
-        if !REQUIREMENT_ID.is_match(&id.value) {
+        let users = self.user.is_some_and(|c| c.get(&id.value).is_some());
+        if users || catalogue().get(&id.value).is_some() {
+            self.cited.insert(id.value.clone());
+        } else if self.user.is_some() {
+            self.error_help(
+                id.span,
+                format!("unknown requirement `{}`", id.value),
+                "in neither the spec's catalogue nor yours",
+                "`mcp-conform list --requirements DIR` lists both: the spec's IDs (`TOOL-002`) and \
+                 yours, from `requirements.yaml` beside the scenarios or `--requirements FILE`",
+            );
+        } else if !REQUIREMENT_ID.is_match(&id.value) {
             self.error_help(
                 id.span,
                 format!("`{}` is not a requirement ID", id.value),
                 "not an ID",
                 "requirement IDs look like `TOOL-002` (see `mcp-conform list --requirements`)",
             );
-        } else if catalogue().get(&id.value).is_none() {
+        } else {
             self.error_help(
                 id.span,
                 format!("unknown requirement `{}`", id.value),
                 "not in the catalogue",
                 "`mcp-conform list --requirements` lists the known IDs",
             );
-        } else {
-            self.cited.insert(id.value.clone());
         }
     }
 
@@ -238,12 +273,17 @@ impl Validator<'_> {
         if let Some(requirement) = requirement {
             self.requirement_id(requirement);
         }
+        let requirement = requirement.map_or_else(|| self.default_requirement.clone(), |r| r.value.clone());
         let level = match level.map(|l| l.value) {
-            None | Some(file::LevelName::Must) => Level::Must,
+            // A requirement of the user's is judged at the level they gave it.
+            None => self
+                .user
+                .and_then(|c| c.get(&requirement))
+                .map_or(Level::Must, |r| r.level),
+            Some(file::LevelName::Must) => Level::Must,
             Some(file::LevelName::Should) => Level::Should,
             Some(file::LevelName::May) => Level::May,
         };
-        let requirement = requirement.map_or_else(|| self.default_requirement.clone(), |r| r.value.clone());
         model::CheckTag {
             level,
             requirement,
