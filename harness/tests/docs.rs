@@ -226,14 +226,52 @@ fn the_exit_codes_documented_are_those_of_the_code() {
 #[test]
 fn the_readme_scenario_passes() {
     let readme = std::fs::read_to_string(root().join("README.md")).unwrap();
-    let start = readme
-        .find("# my-scenarios/echo.yaml\n")
-        .expect("the README's first scenario");
-    let end = readme[start..].find("```").unwrap() + start;
+    let scenario = fenced(&readme, "```yaml\n# my-scenarios/echo.yaml\n");
     let dir = tempfile::tempdir().unwrap();
-    std::fs::write(dir.path().join("echo.yaml"), &readme[start..end]).unwrap();
+    std::fs::write(dir.path().join("echo.yaml"), scenario).unwrap();
     let run = judge(&["run", dir.path().to_str().unwrap()], Duration::from_secs(60));
     assert_eq!(run.code(), Some(0), "{}", run.stdout());
     let verdicts: Vec<Verdict> = run.report.cases.iter().map(|c| c.verdict).collect();
     assert_eq!(verdicts, [Verdict::Pass], "{}", run.stdout());
+}
+
+/// The README's profile is one the loader takes.
+#[test]
+fn the_readme_profile_loads() {
+    let readme = std::fs::read_to_string(root().join("README.md")).unwrap();
+    let profile = fenced(&readme, "```yaml\nname: my-server\n");
+    let parsed = mcp_conform_core::scenario::profile::Profile::parse(profile).unwrap();
+    assert!(parsed.triggers.contains_key("safe_tool"), "{profile}");
+}
+
+/// The failure the README shows is what the reference server with the
+/// matching fault gets, line for line (the duration aside).
+#[test]
+fn the_readme_failure_is_the_real_output() {
+    let readme = std::fs::read_to_string(root().join("README.md")).unwrap();
+    let shown = fenced(&readme, "```text\nnon-strict     base.unknown-method");
+    let server = format!(
+        "{} reference-server --fault unknown-method-code",
+        assert_cmd::cargo::cargo_bin("mcp-conform").display()
+    );
+    let run = judge(
+        &["run", "--stdio", &server, "--filter", "base.unknown-method"],
+        Duration::from_secs(60),
+    );
+    let stdout = run.stdout();
+    for line in shown.lines().skip(1) {
+        assert!(stdout.contains(line), "`{line}` is not in the output:\n{stdout}");
+    }
+    assert!(stdout.contains("non-strict     base.unknown-method"), "{stdout}");
+}
+
+/// The text of the fenced block that `opening` starts (the fence's line
+/// and what follows it on the page), without the fence itself.
+fn fenced<'t>(text: &'t str, opening: &str) -> &'t str {
+    let at = text
+        .find(opening)
+        .unwrap_or_else(|| panic!("no block `{opening}`"));
+    let start = at + opening.find('\n').expect("a fence line") + 1;
+    let end = text[start..].find("```").expect("a closing fence") + start;
+    &text[start..end]
 }
