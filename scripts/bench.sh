@@ -2,10 +2,10 @@
 # Wall time, CPU and peak RSS of a whole-suite run of mcp-conform and of the
 # official conformance suite against the same servers, in one run,
 # alternating, N runs each; plus time-to-verdict against servers that never
-# answer. Prints a Markdown table; `--update-readme` also writes it into
-# README.md between the bench markers.
+# answer. Prints a Markdown table; `--update-docs` also writes it into
+# docs/development.md between the bench markers.
 #
-#   scripts/bench.sh [--runs N] [--update-readme]
+#   scripts/bench.sh [--runs N] [--update-docs]
 #
 # Needs the peers of scripts/install-peers.sh (the everything server, Node 22
 # and the official suite, the Python SDK peer). Figures come from GNU time:
@@ -15,12 +15,12 @@
 set -euo pipefail
 
 runs=5
-update_readme=false
+update_docs=false
 while [[ $# -gt 0 ]]; do
     case "$1" in
         --runs) runs="$2"; shift 2 ;;
-        --update-readme) update_readme=true; shift ;;
-        *) echo "usage: scripts/bench.sh [--runs N] [--update-readme]" >&2; exit 2 ;;
+        --update-docs) update_docs=true; shift ;;
+        *) echo "usage: scripts/bench.sh [--runs N] [--update-docs]" >&2; exit 2 ;;
     esac
 done
 
@@ -156,10 +156,10 @@ stamp="$(date -u +%Y-%m-%d), $(nproc) cores, $(awk '/MemTotal/ { printf "%.0f Gi
 report="$(printf 'Measured by `scripts/bench.sh` (%s):\n\n%s\n\nA wall of %s s against a server that never answers means the run was still going when the\nbench stopped it.\n' "$stamp" "$table" "$guard")"
 echo "$report"
 
-if $update_readme; then
-    readme="$repo/README.md"
-    grep -q '<!-- bench:start -->' "$readme" || { echo "bench: README.md has no bench markers" >&2; exit 2; }
-    REPORT="$report" python3 - "$readme" <<'EOF'
+if $update_docs; then
+    page="$repo/docs/development.md"
+    grep -q '<!-- bench:start -->' "$page" || { echo "bench: docs/development.md has no bench markers" >&2; exit 2; }
+    REPORT="$report" python3 - "$page" <<'EOF'
 import os, re, sys
 path = sys.argv[1]
 text = open(path).read()
@@ -167,5 +167,5 @@ text = re.sub(r"(<!-- bench:start -->\n).*?(<!-- bench:end -->)",
               lambda m: m.group(1) + os.environ["REPORT"] + "\n" + m.group(2), text, flags=re.S)
 open(path, "w").write(text)
 EOF
-    echo "bench: README.md updated" >&2
+    echo "bench: docs/development.md updated" >&2
 fi

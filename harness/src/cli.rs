@@ -26,7 +26,7 @@ use crate::pipeline::Judged;
 use crate::report::{self, shard};
 use crate::runner::{RunConfig, Target, supported_versions};
 use crate::schemas;
-use crate::select::{CatalogueArg, keep_role, load_profile, load_selection};
+use crate::select::{CatalogueArg, keep_role, load_profile, load_scenarios, load_selection};
 use mcp_conform_core::scenario::model::Role;
 
 pub use error::CliError;
@@ -34,12 +34,18 @@ pub use error::CliError;
 #[derive(Debug, Parser)]
 #[command(
     name = "mcp-conform",
-    version,
-    about = "Conformance test harness and mock peer for MCP"
+    about = "Conformance test harness and mock peer for MCP",
+    disable_version_flag = true,
+    args_conflicts_with_subcommands = true,
+    arg_required_else_help = true
 )]
 pub struct Cli {
+    /// Print the version, the protocol versions it speaks and the bundled
+    /// suite's id.
+    #[arg(short = 'V', long)]
+    pub version: bool,
     #[command(subcommand)]
-    pub command: Command,
+    pub command: Option<Command>,
 }
 
 #[derive(Debug, Subcommand)]
@@ -56,6 +62,9 @@ pub enum Command {
         /// Only requirements of this protocol version.
         #[arg(long, requires = "requirements")]
         version: Option<ProtocolVersion>,
+        /// Every scenario, not only those a plain `run` runs.
+        #[arg(long, short = 'v', conflicts_with = "requirements")]
+        verbose: bool,
     },
     /// Combine the `report.json` files of `run --shard K/N` runs into the
     /// report of the whole run; exits like the whole run would.
@@ -214,8 +223,8 @@ impl std::str::FromStr for ProtocolChoice {
     }
 }
 
-/// Report files, gating and the secrets no output shows: the same for every
-/// command that judges a peer.
+/// Report files, gating, the secrets no output shows and which cases the
+/// terminal lists: the same for every command that judges a peer.
 #[derive(Debug, Clone, Default, clap::Args)]
 pub struct GateArgs {
     /// Write `report.json`, `junit.xml`, `report.md` and `report.html` here.
@@ -238,6 +247,8 @@ pub struct GateArgs {
     /// first ones (by default the rest are then reported as errors, unrun).
     #[arg(long)]
     pub keep_going: bool,
+    #[command(flatten)]
+    pub listing: crate::quiet::Listing,
 }
 
 /// More `--secret` values, one per line (for CI, where a secret is a variable).
@@ -278,9 +289,16 @@ fn secrets_of(command: &Command) -> Secrets {
 
 /// Runs the command line; returns the process exit status.
 pub fn main() -> std::process::ExitCode {
-    let command = Cli::parse().command;
-    let secrets = secrets_of(&command);
-    let exit = match execute(command) {
+    let cli = Cli::parse();
+    let secrets = cli.command.as_ref().map(secrets_of).unwrap_or_default();
+    let result = match cli.command {
+        Some(command) => execute(command),
+        None if cli.version => print_version(),
+        None => <Cli as clap::CommandFactory>::command()
+            .error(clap::error::ErrorKind::MissingSubcommand, "a command is required")
+            .exit(),
+    };
+    let exit = match result {
         Ok(exit) => exit,
         Err(error) => {
             let color = anstream::AutoStream::choice(&std::io::stderr()) != anstream::ColorChoice::Never;
@@ -290,6 +308,13 @@ pub fn main() -> std::process::ExitCode {
     };
     mcp_mock_peers::transport::dismiss_janitor();
     exit.into()
+}
+
+/// `--version`, with the id of the bundled suite.
+fn print_version() -> Result<ExitCode, CliError> {
+    let scenarios = load_scenarios(&[], &[]).map_err(CliError::scenarios)?;
+    print!("{}", crate::about::version_text(&scenarios));
+    Ok(ExitCode::Ok)
 }
 
 /// An error as stderr shows it: without the command's secrets, and with
@@ -314,12 +339,14 @@ fn execute(command: Command) -> Result<ExitCode, CliError> {
         Command::List {
             paths,
             requirements: false,
+            verbose,
             ..
-        } => list(&paths),
+        } => list(&paths, verbose),
         Command::List {
             paths,
             requirements: true,
             version,
+            ..
         } => list_requirements(&paths, version),
         Command::Merge { reports, report_dir } => merge(&reports, &report_dir),
         Command::Explain { id, paths, catalogue } => explain(&id, &paths, &catalogue),
@@ -476,20 +503,9 @@ fn target(args: &RunArgs) -> Result<Target, String> {
     command.map(Target::Stdio).map_err(|e| format!("--stdio: {e}"))
 }
 
-fn list(paths: &[PathBuf]) -> Result<ExitCode, CliError> {
+fn list(paths: &[PathBuf], verbose: bool) -> Result<ExitCode, CliError> {
     let selection = load_selection(paths, None, &[]).map_err(CliError::scenarios)?;
-    for scenario in selection.scenarios {
-        let cites = match scenario.requirements.is_empty() {
-            true => "(product checks)".to_owned(),
-            false => scenario.requirements.join(","),
-        };
-        println!(
-            "{:<40} {:<22} {cites:<24} {}",
-            scenario.id,
-            scenario.versions.to_string(),
-            scenario.title
-        );
-    }
+    print!("{}", crate::quiet::scenario_list(&selection.scenarios, verbose));
     Ok(ExitCode::Ok)
 }
 

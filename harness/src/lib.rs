@@ -16,6 +16,7 @@
 //! - [`schemas`]: fetching official schema files; [`coverage`]: which
 //!   requirements the suite checks.
 
+pub mod about;
 pub mod bundled;
 pub mod cli;
 pub mod coverage;
@@ -25,6 +26,7 @@ pub mod output;
 pub mod own_requirements;
 pub mod pipeline;
 pub mod progress;
+pub mod quiet;
 pub mod report;
 pub mod runner;
 pub mod schemas;

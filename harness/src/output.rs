@@ -1,4 +1,5 @@
-//! The terminal reporter: one line per case as it finishes, then each
+//! The terminal reporter: a line per case as it finishes (only those that
+//! need attention unless `--verbose`, see [`crate::quiet`]), then each
 //! failure with its diff and scenario location, a summary and the gate.
 //! It renders the report model ([`Case`], [`Report`]), the same values the
 //! report files are written from, so the terminal and the files cannot
@@ -14,6 +15,7 @@ use mcp_conform_core::redact::Secrets;
 use mcp_conform_report::{Case, CheckResult, Report, Verdict, sanitize, text};
 
 use crate::progress::Progress;
+use crate::quiet::Listing;
 use crate::report::CaseLog;
 use crate::runner::RunEvent;
 
@@ -26,15 +28,19 @@ pub struct LiveOutput {
     cases: CaseLog,
     /// Whether cases are named with their version (see [`case_name`]).
     named: bool,
+    /// Which cases get a line as they finish.
+    listing: Listing,
 }
 
 impl LiveOutput {
-    /// Output for a run of `total` cases that never shows `secrets`.
-    pub fn new(total: usize, named: bool, secrets: Secrets) -> LiveOutput {
+    /// Output for a run of `total` cases that never shows `secrets`, with
+    /// a line for each case `listing` lists.
+    pub fn new(total: usize, named: bool, secrets: Secrets, listing: Listing) -> LiveOutput {
         LiveOutput {
             progress: Progress::new(total),
             cases: CaseLog::new(secrets),
             named,
+            listing,
         }
     }
 
@@ -44,8 +50,11 @@ impl LiveOutput {
             RunEvent::Started { id, .. } => self.progress.started(id),
             RunEvent::Finished { index, outcome } => {
                 let case = self.cases.record(*index, outcome);
-                self.progress
-                    .finished(&case_line(case, outcome.duration, self.named));
+                let line = self
+                    .listing
+                    .lists(case.verdict)
+                    .then(|| case_line(case, outcome.duration, self.named));
+                self.progress.finished(line.as_deref());
             }
         }
     }
@@ -67,7 +76,8 @@ pub fn label(verdict: Verdict) -> &'static str {
     }
 }
 
-fn style(verdict: Verdict) -> Style {
+/// The colour of a verdict's label.
+pub fn style(verdict: Verdict) -> Style {
     let color = match verdict {
         Verdict::Pass => AnsiColor::Green,
         Verdict::NotApplicable | Verdict::NotObserved => AnsiColor::BrightBlack,

@@ -6,17 +6,20 @@
 //! [`Report`](mcp_conform_report::Report) that every file is written from
 //! ([`report::write_dir`]); its gate decides the exit code.
 
+use std::collections::BTreeMap;
 use std::io::Write as _;
 use std::sync::atomic::Ordering;
 use std::time::Instant;
 
 use mcp_conform_core::redact::Secrets;
 use mcp_conform_core::scenario::Scenario;
+use mcp_conform_core::scenario::profile::unbound;
 use mcp_conform_core::version::ProtocolVersion;
-use mcp_conform_report::ExitCode;
+use mcp_conform_report::{Case, ExitCode, Verdict};
 
 use crate::cli::{CliError, GateArgs};
 use crate::output::{self, LiveOutput};
+use crate::quiet;
 use crate::report::{self, baseline::Baseline};
 use crate::runner::{RunConfig, Target, case_count, run_matrix};
 
@@ -67,7 +70,8 @@ impl Judged<'_> {
         let interrupted = crate::interrupt::flag();
         let started = Instant::now();
         let named = self.versions.len() > 1;
-        let mut live = LiveOutput::new(case_count(self.scenarios, &self.versions), named, secrets);
+        let total = case_count(self.scenarios, &self.versions);
+        let mut live = LiveOutput::new(total, named, secrets, gate.listing.clone());
         // The cases come from the run's events; the outcomes it also returns
         // are the same ones, already converted.
         run_matrix(
@@ -79,7 +83,11 @@ impl Judged<'_> {
             |event| live.on_event(event),
         );
         let cases = live.finish();
+        anstream::print!("{}", gate.listing.folded(&cases, named));
         anstream::print!("{}", output::failure_details(&cases, named));
+        if let Some(hint) = quiet::trigger_hint(&self.unbound_triggers(&cases)) {
+            println!("\n{hint}");
+        }
         println!("{}", output::summary(&cases, started.elapsed(), named));
         print!("{}", output::product_checks(&cases));
         let run_info = mcp_conform_report::RunInfo {
@@ -104,6 +112,27 @@ impl Judged<'_> {
             println!("reports written to {}", dir.display());
         }
         Ok(report.gate.exit_code)
+    }
+
+    /// The triggers the not-observed cases wanted and the profile did not
+    /// bind, with how many cases wanted each.
+    fn unbound_triggers<'s>(&'s self, cases: &[Case]) -> BTreeMap<&'s str, usize> {
+        let mut wanted = BTreeMap::new();
+        for case in cases.iter().filter(|c| c.verdict == Verdict::NotObserved) {
+            let Some(scenario) = self.scenarios.iter().find(|s| s.id == case.scenario) else {
+                continue;
+            };
+            let version = case
+                .protocol_version
+                .as_deref()
+                .and_then(|v| v.parse::<ProtocolVersion>().ok())
+                .unwrap_or(self.config.protocol);
+            let profile = self.config.profile.as_ref();
+            for trigger in unbound(&scenario.requires.triggers, profile, version.era()) {
+                *wanted.entry(trigger).or_insert(0) += 1;
+            }
+        }
+        wanted
     }
 
     /// What no output may show: the `--secret`s and the values of the

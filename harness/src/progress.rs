@@ -32,9 +32,11 @@ impl Progress {
         self.bar.set_message(name.to_owned());
     }
 
-    /// Prints a finished case's line above the bar and counts it.
-    pub fn finished(&self, line: &str) {
-        self.bar.suspend(|| anstream::println!("{line}"));
+    /// Counts a finished case, printing its line (if it has one) above the bar.
+    pub fn finished(&self, line: Option<&str>) {
+        if let Some(line) = line {
+            self.bar.suspend(|| anstream::println!("{line}"));
+        }
         self.bar.inc(1);
     }
 

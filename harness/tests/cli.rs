@@ -280,6 +280,8 @@ fn protocol_all_runs_each_scenario_on_every_version_the_server_speaks() {
             "all",
             "--filter",
             "tools.list",
+            "--show",
+            "pass",
             "--report-dir",
         ])
         .arg(dir.path())

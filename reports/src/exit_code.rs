@@ -1,4 +1,4 @@
-//! How an `mcp-conform` command ends: the documented exit codes (README,
+//! How an `mcp-conform` command ends: the documented exit codes (docs/servers.md,
 //! "Exit codes"), defined once for the command line and the report's gate.
 
 use std::fmt;

@@ -6,6 +6,7 @@ use mcp_conform_core::judge::origin;
 use mcp_conform_core::protocol::PeerRole;
 use mcp_conform_core::scenario::Scenario;
 use mcp_conform_core::scenario::model::{Handshake, Role, StepKind, TransportName};
+use mcp_conform_core::scenario::profile::unbound;
 use mcp_conform_core::version::Era;
 use mcp_conform_core::{Level, Verdict};
 use mcp_mock_peers::session::{Envelope, MockSession};
@@ -282,26 +283,11 @@ pub(super) fn precondition(scenario: &Scenario, config: &RunConfig) -> Option<(V
             ),
         ));
     }
-    // `sample_tool.model_preferences` asks for a field of a trigger.
-    let bound = |name: &str| {
-        let mut path = name.split('.');
-        let triggers = config
-            .profile
-            .as_ref()
-            .map(|p| p.triggers_for(config.protocol.era()))
-            .unwrap_or_default();
-        let trigger = triggers.get(path.next().unwrap_or_default());
-        trigger
-            .and_then(|t| path.try_fold(t, |v, key| v.get(key)))
-            .is_some_and(|v| !v.is_null())
-    };
-    let missing: Vec<&str> = scenario
-        .requires
-        .triggers
-        .iter()
-        .map(String::as_str)
-        .filter(|name| !bound(name))
-        .collect();
+    let missing = unbound(
+        &scenario.requires.triggers,
+        config.profile.as_ref(),
+        config.protocol.era(),
+    );
     if !missing.is_empty() {
         let unbound = match &config.profile {
             Some(profile) => format!("profile `{}` does not bind it", profile.name),

@@ -85,6 +85,26 @@ impl Profile {
             })
             .collect()
     }
+
+    /// Whether a run in `era` finds `trigger` bound: a trigger's name, or a
+    /// field of one (`sample_tool.model_preferences`), present and not null.
+    pub fn binds(&self, trigger: &str, era: Era) -> bool {
+        let mut path = trigger.split('.');
+        let triggers = self.triggers_for(era);
+        triggers
+            .get(path.next().unwrap_or_default())
+            .and_then(|t| path.try_fold(t, |v, key| v.get(key)))
+            .is_some_and(|v| !v.is_null())
+    }
+}
+
+/// Which of `wanted` a run in `era` with `profile` (or none) finds unbound.
+pub fn unbound<'w>(wanted: &'w [String], profile: Option<&Profile>, era: Era) -> Vec<&'w str> {
+    wanted
+        .iter()
+        .map(String::as_str)
+        .filter(|name| !profile.is_some_and(|p| p.binds(name, era)))
+        .collect()
 }
 
 #[cfg(test)]
@@ -116,5 +136,28 @@ mod tests {
         assert_eq!(modern["a"], serde_json::json!({"name": "ask2", "arguments": {}}));
         assert!(!modern.contains_key("b"));
         assert_eq!(modern["c"], serde_json::json!({"name": "roots"}));
+    }
+
+    #[test]
+    fn a_trigger_or_a_field_of_one_is_unbound_when_missing_or_null() {
+        let p = Profile::parse(
+            "name: x\ntriggers:\n  sample: {name: s, model_preferences: null}\n  log: {name: l, modern: null}\n",
+        )
+        .unwrap();
+        let wanted = [
+            "sample".to_owned(),
+            "sample.model_preferences".into(),
+            "log".into(),
+            "ask".into(),
+        ];
+        assert_eq!(
+            unbound(&wanted, Some(&p), Era::Stateful),
+            ["sample.model_preferences", "ask"]
+        );
+        assert_eq!(
+            unbound(&wanted, Some(&p), Era::Stateless),
+            ["sample.model_preferences", "log", "ask"]
+        );
+        assert_eq!(unbound(&wanted, None, Era::Stateful), wanted);
     }
 }
