@@ -145,7 +145,7 @@ fn write_row(page: &mut String, notes: &Notes, snapshot: &str, row: &Row) {
             if let Some(requirement) = requirement {
                 writeln!(page, "  - rule: {} ({})", requirement.summary, requirement.source).unwrap();
                 if let Some(reasoning) = &requirement.reasoning {
-                    writeln!(page, "  - level: {}", normalise(reasoning)).unwrap();
+                    writeln!(page, "  - level: {reasoning}").unwrap();
                 }
             }
         }
@@ -157,7 +157,7 @@ fn write_row(page: &mut String, notes: &Notes, snapshot: &str, row: &Row) {
         writeln!(page, "  - frame: {}", code(frame)).unwrap();
     }
     if let Some(note) = note(notes, snapshot, finding) {
-        writeln!(page, "  - why: {}", normalise(note)).unwrap();
+        writeln!(page, "  - why: {note}").unwrap();
     }
 }
 

@@ -26,9 +26,8 @@ pub struct RunFindings {
 /// A non-pass check of a case (or the case itself when no check says why).
 #[derive(Debug, Serialize, Deserialize)]
 pub struct Finding {
-    /// `scenario` or `scenario@version`.
-    pub case: String,
     pub scenario: String,
+    /// The case's version, in a run of several versions.
     pub protocol_version: Option<String>,
     pub verdict: Verdict,
     /// The requirement ID; absent when only the case's note says why.
@@ -93,7 +92,6 @@ fn name(case: &Case, versioned: bool) -> String {
 
 fn case_findings(case: &Case, versioned: bool) -> Vec<Finding> {
     let finding = |check: Option<&CheckResult>, verdict, evidence: &str| Finding {
-        case: name(case, versioned),
         scenario: case.scenario.clone(),
         protocol_version: case.protocol_version.clone().filter(|_| versioned),
         verdict,
