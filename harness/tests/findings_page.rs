@@ -129,7 +129,9 @@ fn code(text: &str) -> String {
     format!("`` {} ``", text.replace("``", "` `"))
 }
 
-fn write_row(page: &mut String, notes: &Notes, snapshot: &str, row: &Row) {
+/// The heading of a group of rows: the case, its verdict, the rule with
+/// its wording, and the note that says why.
+fn write_heading(page: &mut String, notes: &Notes, snapshot: &str, row: &Row) {
     let finding = row.finding;
     let verdict = finding.verdict.as_str().to_uppercase();
     let mut case = format!("**{}**", finding.scenario);
@@ -138,11 +140,10 @@ fn write_row(page: &mut String, notes: &Notes, snapshot: &str, row: &Row) {
     }
     match &finding.requirement {
         Some(id) => {
-            let requirement = catalogue().get(id);
             let level = finding.level.map(|l| l.to_string()).unwrap_or_default();
             let basis = finding.basis.map(|b| b.to_string()).unwrap_or_default();
             writeln!(page, "- {case}: {verdict}, `{id}` {level} ({basis})").unwrap();
-            if let Some(requirement) = requirement {
+            if let Some(requirement) = catalogue().get(id) {
                 writeln!(page, "  - rule: {} ({})", requirement.summary, requirement.source).unwrap();
                 if let Some(reasoning) = &requirement.reasoning {
                     writeln!(page, "  - level: {reasoning}").unwrap();
@@ -151,14 +152,33 @@ fn write_row(page: &mut String, notes: &Notes, snapshot: &str, row: &Row) {
         }
         None => writeln!(page, "- {case}: {verdict}").unwrap(),
     }
+    if let Some(note) = note(notes, snapshot, finding) {
+        writeln!(page, "  - why: {note}").unwrap();
+    }
+}
+
+fn write_evidence(page: &mut String, finding: &Finding) {
     let check = finding.check.as_deref().unwrap_or("the case");
     writeln!(page, "  - evidence ({check}): {}", code(&finding.evidence)).unwrap();
     if let Some(frame) = &finding.frame {
         writeln!(page, "  - frame: {}", code(frame)).unwrap();
     }
-    if let Some(note) = note(notes, snapshot, finding) {
-        writeln!(page, "  - why: {note}").unwrap();
-    }
+}
+
+/// Whether two rows share a heading: several checks of one case under one
+/// requirement are one finding with several lines of evidence.
+fn same_heading(a: &Row, b: &Row) -> bool {
+    (
+        &a.finding.scenario,
+        &a.finding.requirement,
+        a.finding.verdict,
+        &a.versions,
+    ) == (
+        &b.finding.scenario,
+        &b.finding.requirement,
+        b.finding.verdict,
+        &b.versions,
+    )
 }
 
 fn write_run(page: &mut String, notes: &Notes, peer: &Peer, run: &RunFindings) {
@@ -187,8 +207,13 @@ fn write_run(page: &mut String, notes: &Notes, peer: &Peer, run: &RunFindings) {
     }
     let rows = rows(run);
     for verdict in [Verdict::Error, Verdict::Fail, Verdict::NonStrict] {
+        let mut previous: Option<&Row> = None;
         for row in rows.iter().filter(|row| row.finding.verdict == verdict) {
-            write_row(page, notes, &peer.snapshot, row);
+            if !previous.is_some_and(|previous| same_heading(previous, row)) {
+                write_heading(page, notes, &peer.snapshot, row);
+            }
+            write_evidence(page, row.finding);
+            previous = Some(row);
         }
     }
     if rows.is_empty() {
