@@ -125,6 +125,7 @@ fn judged(
             "a secret header leaked"
         );
         insta::assert_snapshot!(snapshot, run.table());
+        insta::assert_snapshot!(format!("{snapshot}_findings"), run.findings());
         assert_eq!(
             run.report.summary.count(Verdict::Error),
             0,

@@ -42,6 +42,7 @@ fn judged(
         argv.extend(args);
         let run = judge(&argv, Duration::from_secs(300));
         insta::assert_snapshot!(snapshot, run.table());
+        insta::assert_snapshot!(format!("{snapshot}_findings"), run.findings());
         assert_eq!(
             run.report.summary.count(Verdict::Error),
             0,

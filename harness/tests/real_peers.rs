@@ -48,6 +48,7 @@ fn judge_on(env: &PeersEnv, command_key: &str, profile: &str, protocol: &str, sn
         Duration::from_secs(600),
     );
     insta::assert_snapshot!(snapshot, run.table());
+    insta::assert_snapshot!(format!("{snapshot}_findings"), run.findings());
     assert_eq!(
         run.report.summary.count(Verdict::Error),
         0,

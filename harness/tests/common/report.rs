@@ -29,6 +29,13 @@ impl Judged {
     pub fn table(&self) -> String {
         verdict_table(&self.report)
     }
+
+    /// The findings behind the table's non-pass verdicts, as JSON: a real-peer
+    /// test snapshots them as `<snapshot>_findings`, the input of
+    /// `docs/findings.md`.
+    pub fn findings(&self) -> String {
+        serde_json::to_string_pretty(&super::findings::of(&self.report)).unwrap()
+    }
 }
 
 /// `mcp-conform ARGS --report-dir <a temporary directory>` without colour,

@@ -88,6 +88,7 @@ crate::faults::faults! {
     StringIdAsNumber = "string-id-as-number", "RPC-004", "Answers to requests with a string id carry the number at its end instead (3 for \"mcp-conform-3\")." => ["lifecycle.ping"];
     InitializeIdAsString = "initialize-id-as-string", "RPC-004", "The answer to initialize carries its id as a string (\"1\" for 1)." => ["lifecycle.ping"];
     DiesOnStaleResponse = "dies-on-stale-response", "RPC-013", "A response to an id the server never used kills the server." => ["base.stale-response"];
+    DiesOnUnknownNotification = "dies-on-unknown-notification", "RPC-020", "A notification the server does not know kills it (it sends no response: not RPC-008's breach)." => ["base.notification-no-response"];
     ElicitUndeclared = "elicit-undeclared", "ELIC-002", "Elicitation requests go to clients that did not declare elicitation." => ["elicitation.not-declared"];
     AcceptsInvalidContent = "accepts-invalid-content", "ELIC-010", "Accepted elicitation content is used without checking it against the form." => ["elicitation.invalid-content"];
     UrlRequiredWithForm = "url-required-with-form", "ELIC-015", "Error -32042 lists a form-mode elicitation." => ["elicitation.url-required"];
@@ -393,6 +394,11 @@ impl FaultLayer {
                 let mut state = self.state();
                 state.initialize_seen |= method == "initialize";
                 state.requests.insert(id_key(id), (method.clone(), params));
+            }
+            None if self.fault == Fault::DiesOnUnknownNotification
+                && !KNOWN_NOTIFICATIONS.contains(&method.as_str()) =>
+            {
+                self.die("a notification it does not know")
             }
             None if self.fault == Fault::NotificationAnswered
                 && !KNOWN_NOTIFICATIONS.contains(&method.as_str()) =>

@@ -2,7 +2,7 @@
 
 use crate::Level;
 use crate::protocol::cite;
-use crate::requirements::NO_REQUIREMENT;
+use crate::requirements::{NO_REQUIREMENT, id};
 use crate::scenario::Scenario;
 use crate::scenario::model::CheckTag;
 use crate::span::Span;
@@ -17,18 +17,28 @@ pub fn step_requirement(scenario: &Scenario) -> String {
         .map_or_else(|| NO_REQUIREMENT.to_owned(), Clone::clone)
 }
 
-/// A server that leaves while the harness only waits (for silence) broke
-/// the step's own rule (it did not ignore what it was sent), except in the
-/// stateless era, where leaving after a request was served means it still
-/// wanted a handshake: state carried between requests (MODN-004).
+/// What a server that leaves while the harness only waits (for silence)
+/// broke. In the stateless era, leaving after a request was served means it
+/// still wanted a handshake: state carried between requests (MODN-004).
+/// Before it, a step whose rule forbids an answer (RPC-008) was not broken by
+/// leaving, which sends none: leaving itself is the finding (RPC-020, an
+/// inference). Any other step's rule asks the server to cope with what it was
+/// sent (a late cancellation, a stale response), and leaving breaks that rule.
 pub fn departure_tag(step: &CheckTag, stateless: bool) -> CheckTag {
-    match stateless {
-        true => CheckTag {
+    if stateless {
+        CheckTag {
             level: Level::Must,
             requirement: cite::MODN_004.into(),
             span: step.span,
-        },
-        false => step.clone(),
+        }
+    } else if step.requirement == id::RPC_008.as_str() {
+        CheckTag {
+            level: Level::Should,
+            requirement: cite::RPC_020.into(),
+            span: step.span,
+        }
+    } else {
+        step.clone()
     }
 }
 
@@ -59,5 +69,42 @@ pub fn listen_refused_tag(step: &CheckTag) -> CheckTag {
         requirement: cite::SUBS_006.into(),
         level: Level::Should,
         ..step.clone()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::Verdict;
+    use crate::requirements::bounded;
+
+    /// What a departure during a silence step whose rule is `requirement`
+    /// cites, and at which level.
+    fn departure(requirement: &str, stateless: bool) -> (String, Level) {
+        let step = CheckTag {
+            level: Level::Must,
+            requirement: requirement.into(),
+            span: Span::default(),
+        };
+        let tag = departure_tag(&step, stateless);
+        (tag.requirement, tag.level)
+    }
+
+    /// An older server that exits on an unknown notification sent no
+    /// response: not RPC-008's breach, and never a failure of the run.
+    #[test]
+    fn leaving_where_the_rule_forbids_an_answer_is_the_liveness_inference() {
+        assert_eq!(departure("RPC-008", false), ("RPC-020".into(), Level::Should));
+        assert_eq!(bounded("RPC-020", Verdict::Fail), Verdict::NonStrict);
+    }
+
+    #[test]
+    fn leaving_where_the_rule_asks_to_cope_breaks_that_rule() {
+        assert_eq!(departure("RPC-013", false), ("RPC-013".into(), Level::Must));
+    }
+
+    #[test]
+    fn leaving_in_the_stateless_era_is_state_carried_between_requests() {
+        assert_eq!(departure("RPC-008", true), ("MODN-004".into(), Level::Must));
     }
 }

@@ -139,6 +139,7 @@ cites! {
     RPC_015,
     RPC_017,
     RPC_018,
+    RPC_020,
     SAMP_001,
     SAMP_002,
     SAMP_003,
