@@ -316,6 +316,7 @@ mod tests {
                 answers: None,
                 http: None,
             }],
+            transcript_cut: None,
             stderr_tail: None,
         }
     }

@@ -158,13 +158,49 @@ pub struct Case {
     /// Findings outside the scenario's own requirements; they do not count
     /// toward the verdict.
     pub remarks: Vec<CheckResult>,
-    /// Every message in wire order, secret header values redacted.
+    /// Every message in wire order, secret header values redacted; of a
+    /// flood, the first [`TRANSCRIPT_FRAMES`].
     pub transcript: Vec<WireFrame>,
+    /// What a flood's transcript left out past [`TRANSCRIPT_FRAMES`].
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub transcript_cut: Option<TranscriptCut>,
     /// The last lines of the peer's stderr, kept when something went wrong.
     pub stderr_tail: Option<String>,
 }
 
+/// Frames of a case's transcript that the reports keep: no scenario comes
+/// near it, and past it a flood would make every report as big as the
+/// flood (a peer may send 10,000 messages or 64 MiB before it is cut).
+pub const TRANSCRIPT_FRAMES: usize = 1000;
+
+/// The frames left out of a transcript cut at [`TRANSCRIPT_FRAMES`].
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+pub struct TranscriptCut {
+    pub frames: usize,
+    /// Their text, in bytes.
+    pub bytes: usize,
+}
+
+impl TranscriptCut {
+    /// The note every output puts where the transcript stops.
+    pub fn note(&self) -> String {
+        format!("… {} more frames ({} bytes) not kept", self.frames, self.bytes)
+    }
+}
+
 impl Case {
+    /// Keeps the first [`TRANSCRIPT_FRAMES`] frames and counts the rest.
+    pub fn cut_transcript(&mut self) {
+        if self.transcript.len() <= TRANSCRIPT_FRAMES {
+            return;
+        }
+        let rest = self.transcript.split_off(TRANSCRIPT_FRAMES);
+        self.transcript_cut = Some(TranscriptCut {
+            frames: rest.len(),
+            bytes: rest.iter().map(|frame| frame.text.len()).sum(),
+        });
+    }
+
     /// `scenario` or `scenario@version`: the case's name in every format.
     pub fn name(&self) -> String {
         match &self.protocol_version {

@@ -54,6 +54,7 @@ fn case(scenario: &str, verdict: Verdict, checks: Vec<CheckResult>) -> Case {
                 http: None,
             },
         ],
+        transcript_cut: None,
         stderr_tail: None,
     }
 }
@@ -327,7 +328,7 @@ fn markdown_and_junit_show_active_peer_text_inert() {
 }
 
 #[test]
-fn junit_shows_a_flood_once_and_only_its_first_frames() {
+fn every_report_cuts_a_flood_at_its_first_frames_with_a_note() {
     let mut flooded = case(
         "tools.call",
         Verdict::Fail,
@@ -345,15 +346,21 @@ fn junit_shows_a_flood_once_and_only_its_first_frames() {
             http: None,
         })
         .collect();
+    flooded.cut_transcript();
     let mut report = report();
     report.cases = vec![flooded];
+    let note = "… 500 more frames (3500 bytes) not kept";
     let junit = junit::write(&report);
     assert_eq!(junit.matches("#999 ← garbage").count(), 1, "{junit}");
     assert!(!junit.contains("#1000 ←"));
+    assert_eq!(junit.matches(note).count(), 1);
+    let html = html::write(&report);
+    assert!(html.contains(">999</td>") && !html.contains(">1000</td>"));
+    assert_eq!(html.matches(note).count(), 1);
+    let read = json::read(&json::write(&report)).unwrap();
+    assert_eq!(read.cases[0].transcript.len(), 1000);
     assert_eq!(
-        junit
-            .matches("… 500 more frames (3500 bytes) not shown here; report.json has them")
-            .count(),
-        1
+        read.cases[0].transcript_cut.map(|cut| cut.note()).as_deref(),
+        Some(note)
     );
 }

@@ -268,6 +268,7 @@ mod tests {
             }],
             remarks: Vec::new(),
             transcript: Vec::new(),
+            transcript_cut: None,
             stderr_tail: None,
         };
         let mut cases = vec![failing("2025-11-25"), failing("2026-07-28")];

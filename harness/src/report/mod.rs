@@ -152,12 +152,14 @@ fn unredacted_case(outcome: &ScenarioOutcome) -> Case {
         checks: outcome.checks.iter().map(check).collect(),
         remarks: outcome.remarks.iter().map(check).collect(),
         transcript: transcript(&outcome.transcript),
+        transcript_cut: None,
         stderr_tail: outcome.stderr_tail.clone(),
     }
 }
 
 /// `case` with its messages and the peer's side of its diffs capped.
 fn capped(mut case: Case) -> Case {
+    case.cut_transcript();
     let cap = |text: &mut String| {
         if let Cow::Owned(short) = sanitize::capped_message(text) {
             *text = short;
