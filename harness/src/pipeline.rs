@@ -18,7 +18,7 @@ use mcp_conform_report::ExitCode;
 use crate::cli::{CliError, GateArgs};
 use crate::output::{self, LiveOutput};
 use crate::report::{self, baseline::Baseline};
-use crate::runner::{RunConfig, Target, case_count, run_matrix};
+use crate::runner::{RunConfig, Target, case_count, stream_matrix};
 
 /// A run about to be judged: the selected scenarios and how to run them.
 #[derive(Debug)]
@@ -68,15 +68,15 @@ impl Judged<'_> {
         let started = Instant::now();
         let named = self.versions.len() > 1;
         let mut live = LiveOutput::new(case_count(self.scenarios, &self.versions), named, secrets);
-        // The cases come from the run's events; the outcomes it also returns
-        // are the same ones, already converted.
-        run_matrix(
+        // The cases come from the run's events, each converted (and its
+        // transcript cut) as it ends.
+        stream_matrix(
             self.scenarios,
             config,
             &self.versions,
             self.jobs,
             &interrupted,
-            |event| live.on_event(event),
+            |event| live.on_event(&event),
         );
         let cases = live.finish();
         anstream::print!("{}", output::failure_details(&cases, named));

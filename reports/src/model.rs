@@ -177,7 +177,7 @@ pub const TRANSCRIPT_FRAMES: usize = 1000;
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
 pub struct TranscriptCut {
     pub frames: usize,
-    /// Their text, in bytes.
+    /// Their bytes on the wire.
     pub bytes: usize,
 }
 
@@ -189,18 +189,6 @@ impl TranscriptCut {
 }
 
 impl Case {
-    /// Keeps the first [`TRANSCRIPT_FRAMES`] frames and counts the rest.
-    pub fn cut_transcript(&mut self) {
-        if self.transcript.len() <= TRANSCRIPT_FRAMES {
-            return;
-        }
-        let rest = self.transcript.split_off(TRANSCRIPT_FRAMES);
-        self.transcript_cut = Some(TranscriptCut {
-            frames: rest.len(),
-            bytes: rest.iter().map(|frame| frame.text.len()).sum(),
-        });
-    }
-
     /// `scenario` or `scenario@version`: the case's name in every format.
     pub fn name(&self) -> String {
         match &self.protocol_version {

@@ -5,7 +5,8 @@
 
 use mcp_conform_report::{
     Acceptance, BaselineInfo, BaselineNote, Basis, Case, CheckResult, Direction, FORMAT_VERSION, Gate, Level,
-    Report, RunInfo, Shard, Suite, Summary, Tool, Verdict, WireFrame, html, json, junit, markdown, merge,
+    Report, RunInfo, Shard, Suite, Summary, Tool, TranscriptCut, Verdict, WireFrame, html, json, junit,
+    markdown, merge,
 };
 use serde_json::json;
 
@@ -337,7 +338,7 @@ fn every_report_cuts_a_flood_at_its_first_frames_with_a_note() {
             check("TOOL-002", Level::Must, Verdict::Fail),
         ],
     );
-    flooded.transcript = (0..1500)
+    flooded.transcript = (0..1000)
         .map(|index| WireFrame {
             index,
             direction: Direction::Received,
@@ -346,7 +347,10 @@ fn every_report_cuts_a_flood_at_its_first_frames_with_a_note() {
             http: None,
         })
         .collect();
-    flooded.cut_transcript();
+    flooded.transcript_cut = Some(TranscriptCut {
+        frames: 500,
+        bytes: 3500,
+    });
     let mut report = report();
     report.cases = vec![flooded];
     let note = "… 500 more frames (3500 bytes) not kept";

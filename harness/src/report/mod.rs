@@ -21,7 +21,7 @@ use mcp_conform_core::scenario::Scenario;
 use mcp_conform_core::wire::{self, Frame};
 use mcp_conform_report::{
     Case, CheckResult, Direction, ExitCode, FORMAT_VERSION, Gate, HttpMeta, Report, RunInfo, Suite, Summary,
-    Tool, WireFrame, html, json, junit, markdown, provenance, sanitize,
+    TRANSCRIPT_FRAMES, Tool, TranscriptCut, WireFrame, html, json, junit, markdown, provenance, sanitize,
 };
 use serde_json::Value;
 
@@ -141,6 +141,8 @@ pub fn case(outcome: &ScenarioOutcome, secrets: &Secrets) -> Case {
 }
 
 fn unredacted_case(outcome: &ScenarioOutcome) -> Case {
+    // Cut before converting: a flood's frames are never copied whole.
+    let kept = outcome.transcript.len().min(TRANSCRIPT_FRAMES);
     Case {
         scenario: outcome.id.clone(),
         title: outcome.title.clone(),
@@ -151,15 +153,20 @@ fn unredacted_case(outcome: &ScenarioOutcome) -> Case {
         note: outcome.note.clone(),
         checks: outcome.checks.iter().map(check).collect(),
         remarks: outcome.remarks.iter().map(check).collect(),
-        transcript: transcript(&outcome.transcript),
-        transcript_cut: None,
+        transcript: transcript(&outcome.transcript[..kept]),
+        transcript_cut: (kept < outcome.transcript.len()).then(|| TranscriptCut {
+            frames: outcome.transcript.len() - kept,
+            bytes: outcome.transcript[kept..]
+                .iter()
+                .map(|frame| frame.raw.len())
+                .sum(),
+        }),
         stderr_tail: outcome.stderr_tail.clone(),
     }
 }
 
 /// `case` with its messages and the peer's side of its diffs capped.
 fn capped(mut case: Case) -> Case {
-    case.cut_transcript();
     let cap = |text: &mut String| {
         if let Cow::Owned(short) = sanitize::capped_message(text) {
             *text = short;
