@@ -527,3 +527,36 @@ fn the_mock_server_listens_on_loopback_only() {
     assert!(loopback_address("192.168.1.2:80").is_err());
     assert!(loopback_address("nonsense").is_err());
 }
+
+#[tokio::test]
+async fn a_client_posting_faster_than_the_session_reads_waits_for_its_answers() {
+    let mut server = server().await;
+    let client = reqwest::Client::new();
+    let session = initialize(&mut server, &client).await;
+    let url = server.url().to_owned();
+    let answered = Arc::new(std::sync::atomic::AtomicUsize::new(0));
+    let notification = r#"{"jsonrpc":"2.0","method":"notifications/mcp-conform/flood"}"#;
+    let posts: Vec<_> = (0..200)
+        .map(|_| {
+            let request = post(&client, &url, notification).header("mcp-session-id", &session);
+            let answered = Arc::clone(&answered);
+            tokio::spawn(async move {
+                assert_eq!(request.send().await.unwrap().status(), 202);
+                answered.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+            })
+        })
+        .collect();
+    // Nobody reads: the queue takes its share, and the other POSTs wait.
+    tokio::time::sleep(Duration::from_millis(1000)).await;
+    let early = answered.load(std::sync::atomic::Ordering::Relaxed);
+    assert!(
+        early <= FRAMES_AHEAD + 1,
+        "{early} POSTs answered before the session read any"
+    );
+    for _ in 0..200 {
+        assert_eq!(next_frame(&mut server).await.text(), notification);
+    }
+    for post in posts {
+        post.await.unwrap();
+    }
+}
