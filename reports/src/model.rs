@@ -159,9 +159,11 @@ pub struct Case {
     /// toward the verdict.
     pub remarks: Vec<CheckResult>,
     /// Every message in wire order, secret header values redacted; of a
-    /// flood, the first [`TRANSCRIPT_FRAMES`].
+    /// flood, the first [`TRANSCRIPT_FRAMES`] (or [`TRANSCRIPT_BYTES`]), each
+    /// at most [`FRAME_CHARS`] long.
     pub transcript: Vec<WireFrame>,
-    /// What a flood's transcript left out past [`TRANSCRIPT_FRAMES`].
+    /// What a flood's transcript left out past [`TRANSCRIPT_FRAMES`] or
+    /// [`TRANSCRIPT_BYTES`].
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub transcript_cut: Option<TranscriptCut>,
     /// The last lines of the peer's stderr, kept when something went wrong.
@@ -172,8 +174,15 @@ pub struct Case {
 /// near it, and past it a flood would make every report as big as the
 /// flood (a peer may send 10,000 messages or 64 MiB before it is cut).
 pub const TRANSCRIPT_FRAMES: usize = 1000;
+/// Characters of one frame's text the reports keep; a longer one ends in
+/// `… (N more bytes)`.
+pub const FRAME_CHARS: usize = 64 * 1024;
+/// Bytes of frames (each counted up to [`FRAME_CHARS`]) a case's
+/// transcript keeps: with 1000 frames, the bound on a report's size per case.
+pub const TRANSCRIPT_BYTES: usize = 4 * 1024 * 1024;
 
-/// The frames left out of a transcript cut at [`TRANSCRIPT_FRAMES`].
+/// The frames left out of a transcript cut at [`TRANSCRIPT_FRAMES`] or
+/// [`TRANSCRIPT_BYTES`].
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
 pub struct TranscriptCut {
     pub frames: usize,
