@@ -318,13 +318,18 @@ mod tests {
         assert!(wire.iter().all(|f| f.http.is_none()));
     }
 
-    #[test]
-    fn a_flood_keeps_its_first_frames_each_cut_and_counts_the_rest() {
-        let scenario = mcp_conform_core::scenario::load::load_str(
+    /// A scenario of one step, for outcomes.
+    fn scenario() -> Scenario {
+        mcp_conform_core::scenario::load::load_str(
             Path::new("s.yaml"),
             "id: a.b\ntitle: t\nrequirements: [RPC-011]\nsteps:\n  - alive: {}\n",
         )
-        .expect("a valid scenario");
+        .expect("a valid scenario")
+    }
+
+    #[test]
+    fn a_flood_keeps_its_first_frames_each_cut_and_counts_the_rest() {
+        let scenario = scenario();
         let mut outcome = ScenarioOutcome::new(&scenario);
         let big = vec![b'x'; 2 * FRAME_CHARS];
         outcome.transcript = vec![Frame::new(wire::Direction::Received, big, Duration::ZERO); 100];
@@ -342,11 +347,7 @@ mod tests {
 
     #[test]
     fn the_log_keeps_the_run_order_whatever_the_finish_order() {
-        let scenario = mcp_conform_core::scenario::load::load_str(
-            Path::new("s.yaml"),
-            "id: a.b\ntitle: t\nrequirements: [RPC-011]\nsteps:\n  - alive: {}\n",
-        )
-        .expect("a valid scenario");
+        let scenario = scenario();
         let outcome = |note: &str| {
             ScenarioOutcome::unrun(&scenario, mcp_conform_core::Verdict::NotApplicable, note.into())
         };
