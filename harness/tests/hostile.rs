@@ -89,6 +89,10 @@ const PING: &str = "lifecycle.ping";
 const CLIENT: &str = "client.lifecycle";
 const STREAMABLE: Peer = Peer::HttpServer("streamable");
 
+/// Exit 1 is a failure the finding names. Exit 3: the first two cases
+/// showed the peer unusable and fail-fast reported the rest as errors, the
+/// client never started our server, or the server's answer could not be
+/// read at all (headers past the HTTP client's limit).
 const CASES: &[Case] = &[
     case("garbage-flood", Peer::StdioServer, PING, 1, "LIFE-003"),
     case("notification-flood", Peer::StdioServer, PING, 1, "LIFE-003"),
