@@ -357,6 +357,7 @@ mod tests {
                 answers: None,
                 http: None,
             }],
+            transcript_cut: None,
             stderr_tail: None,
         }
     }

@@ -21,7 +21,7 @@ use crate::cli::{CliError, GateArgs};
 use crate::output::{self, LiveOutput};
 use crate::quiet;
 use crate::report::{self, baseline::Baseline};
-use crate::runner::{RunConfig, Target, case_count, run_matrix};
+use crate::runner::{RunConfig, Target, case_count, stream_matrix};
 
 /// A run about to be judged: the selected scenarios and how to run them.
 #[derive(Debug)]
@@ -72,15 +72,15 @@ impl Judged<'_> {
         let named = self.versions.len() > 1;
         let total = case_count(self.scenarios, &self.versions);
         let mut live = LiveOutput::new(total, named, secrets, gate.listing.clone());
-        // The cases come from the run's events; the outcomes it also returns
-        // are the same ones, already converted.
-        run_matrix(
+        // The cases come from the run's events, each converted (and its
+        // transcript cut) as it ends.
+        stream_matrix(
             self.scenarios,
             config,
             &self.versions,
             self.jobs,
             &interrupted,
-            |event| live.on_event(event),
+            |event| live.on_event(&event),
         );
         let cases = live.finish();
         anstream::print!("{}", gate.listing.folded(&cases, named));

@@ -258,6 +258,7 @@ mod tests {
             checks: Vec::new(),
             remarks: Vec::new(),
             transcript: Vec::new(),
+            transcript_cut: None,
             stderr_tail: None,
         }
     }

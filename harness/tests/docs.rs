@@ -141,8 +141,8 @@ const LIMITS: [(&str, &str, &str, &str); 12] = [
     (
         "docs/ci.md",
         "the first 1000 frames",
-        "reports/src/text.rs",
-        "FRAMES_SHOWN: usize = 1000;",
+        "reports/src/model.rs",
+        "TRANSCRIPT_FRAMES: usize = 1000;",
     ),
     (
         "docs/ci.md",

@@ -215,6 +215,11 @@ impl MockSession {
         self.closed.as_ref()
     }
 
+    /// Whether we ended the peer for flooding the session (it did not leave).
+    pub fn flooded(&self) -> bool {
+        self.received.exceeded()
+    }
+
     /// What the HTTP transport saw besides messages (rejections, cut
     /// streams), in order.
     pub fn incidents(&self) -> &[HttpIncident] {

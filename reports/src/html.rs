@@ -11,7 +11,7 @@ use std::collections::{BTreeMap, BTreeSet};
 use std::fmt::Write as _;
 
 use crate::Verdict;
-use crate::model::{BaselineNote, Case, CheckResult, Report, WireFrame};
+use crate::model::{BaselineNote, Case, CheckResult, Report, TranscriptCut, WireFrame};
 use crate::text;
 
 const STYLE: &str = include_str!("html/report.css");
@@ -291,7 +291,7 @@ fn case_block(page: &mut Page, case: &Case) {
         &case.remarks,
         &id,
     );
-    transcript(page, &case.transcript, &id);
+    transcript(page, &case.transcript, case.transcript_cut.as_ref(), &id);
     if let Some(tail) = &case.stderr_tail {
         page.line(format_args!(
             "<h4>stderr of the peer (last lines)</h4><pre>{}</pre>",
@@ -369,7 +369,7 @@ fn diff(check: &CheckResult) -> String {
     out
 }
 
-fn transcript(page: &mut Page, frames: &[WireFrame], case_id: &str) {
+fn transcript(page: &mut Page, frames: &[WireFrame], cut: Option<&TranscriptCut>, case_id: &str) {
     if frames.is_empty() {
         return;
     }
@@ -401,6 +401,12 @@ fn transcript(page: &mut Page, frames: &[WireFrame], case_id: &str) {
             frame.index,
             text::arrow(frame.direction),
             esc(&frame.text)
+        ));
+    }
+    if let Some(cut) = cut {
+        page.line(format_args!(
+            "<tr><td colspan=\"4\">{}</td></tr>",
+            esc(&cut.note())
         ));
     }
     page.raw("</table>\n");

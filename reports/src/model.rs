@@ -169,10 +169,43 @@ pub struct Case {
     /// Findings outside the scenario's own requirements; they do not count
     /// toward the verdict.
     pub remarks: Vec<CheckResult>,
-    /// Every message in wire order, secret header values redacted.
+    /// Every message in wire order, secret header values redacted; of a
+    /// flood, the first [`TRANSCRIPT_FRAMES`] (or [`TRANSCRIPT_BYTES`]), each
+    /// at most [`FRAME_CHARS`] long.
     pub transcript: Vec<WireFrame>,
+    /// What a flood's transcript left out past [`TRANSCRIPT_FRAMES`] or
+    /// [`TRANSCRIPT_BYTES`].
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub transcript_cut: Option<TranscriptCut>,
     /// The last lines of the peer's stderr, kept when something went wrong.
     pub stderr_tail: Option<String>,
+}
+
+/// Frames of a case's transcript that the reports keep: no scenario comes
+/// near it, and past it a flood would make every report as big as the
+/// flood (a peer may send 10,000 messages or 64 MiB before it is cut).
+pub const TRANSCRIPT_FRAMES: usize = 1000;
+/// Characters of one frame's text the reports keep; a longer one ends in
+/// `… (N more bytes)`.
+pub const FRAME_CHARS: usize = 64 * 1024;
+/// Bytes of frames (each counted up to [`FRAME_CHARS`]) a case's
+/// transcript keeps: with 1000 frames, the bound on a report's size per case.
+pub const TRANSCRIPT_BYTES: usize = 4 * 1024 * 1024;
+
+/// The frames left out of a transcript cut at [`TRANSCRIPT_FRAMES`] or
+/// [`TRANSCRIPT_BYTES`].
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+pub struct TranscriptCut {
+    pub frames: usize,
+    /// Their bytes on the wire.
+    pub bytes: usize,
+}
+
+impl TranscriptCut {
+    /// The note every output puts where the transcript stops.
+    pub fn note(&self) -> String {
+        format!("… {} more frames ({} bytes) not kept", self.frames, self.bytes)
+    }
 }
 
 impl Case {

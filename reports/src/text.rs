@@ -31,25 +31,17 @@ pub fn frame_line(frame: &WireFrame) -> String {
     line
 }
 
-/// Frames the text transcript shows; report.json keeps them all.
-const FRAMES_SHOWN: usize = 1000;
-
-/// The transcript, one line per frame (the first `FRAMES_SHOWN` of a
-/// flood), with the stderr tail after it.
+/// The transcript, one line per frame (and what a flood's left out), with
+/// the stderr tail after it.
 pub fn transcript(case: &Case) -> String {
     let mut out = String::new();
-    for frame in case.transcript.iter().take(FRAMES_SHOWN) {
+    for frame in &case.transcript {
         out.push_str(&frame_line(frame));
         out.push('\n');
     }
-    if let Some(rest) = case.transcript.get(FRAMES_SHOWN..) {
-        let bytes: usize = rest.iter().map(|f| f.text.len()).sum();
-        writeln!(
-            out,
-            "… {} more frames ({bytes} bytes) not shown here; report.json has them",
-            rest.len()
-        )
-        .expect("writing to a String");
+    if let Some(cut) = &case.transcript_cut {
+        out.push_str(&cut.note());
+        out.push('\n');
     }
     if let Some(tail) = &case.stderr_tail {
         out.push_str("--- stderr of the peer (last lines) ---\n");

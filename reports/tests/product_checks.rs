@@ -36,6 +36,7 @@ fn case(scenario: &str, checks: Vec<CheckResult>) -> Case {
         checks,
         remarks: Vec::new(),
         transcript: Vec::new(),
+        transcript_cut: None,
         stderr_tail: None,
     }
 }

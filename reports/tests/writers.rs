@@ -5,8 +5,8 @@
 
 use mcp_conform_report::{
     Acceptance, BaselineInfo, BaselineNote, Basis, Case, CheckResult, Direction, FORMAT_VERSION, Gate, Level,
-    Report, RunInfo, Scope, Shard, Suite, Summary, Tool, Verdict, WireFrame, html, json, junit, markdown,
-    merge,
+    Report, RunInfo, Scope, Shard, Suite, Summary, Tool, TranscriptCut, Verdict, WireFrame, html, json,
+    junit, markdown, merge,
 };
 use serde_json::json;
 
@@ -56,6 +56,7 @@ fn case(scenario: &str, verdict: Verdict, checks: Vec<CheckResult>) -> Case {
                 http: None,
             },
         ],
+        transcript_cut: None,
         stderr_tail: None,
     }
 }
@@ -329,7 +330,7 @@ fn markdown_and_junit_show_active_peer_text_inert() {
 }
 
 #[test]
-fn junit_shows_a_flood_once_and_only_its_first_frames() {
+fn every_report_cuts_a_flood_at_its_first_frames_with_a_note() {
     let mut flooded = case(
         "tools.call",
         Verdict::Fail,
@@ -338,7 +339,7 @@ fn junit_shows_a_flood_once_and_only_its_first_frames() {
             check("TOOL-002", Level::Must, Verdict::Fail),
         ],
     );
-    flooded.transcript = (0..1500)
+    flooded.transcript = (0..1000)
         .map(|index| WireFrame {
             index,
             direction: Direction::Received,
@@ -347,15 +348,24 @@ fn junit_shows_a_flood_once_and_only_its_first_frames() {
             http: None,
         })
         .collect();
+    flooded.transcript_cut = Some(TranscriptCut {
+        frames: 500,
+        bytes: 3500,
+    });
     let mut report = report();
     report.cases = vec![flooded];
+    let note = "… 500 more frames (3500 bytes) not kept";
     let junit = junit::write(&report);
     assert_eq!(junit.matches("#999 ← garbage").count(), 1, "{junit}");
     assert!(!junit.contains("#1000 ←"));
+    assert_eq!(junit.matches(note).count(), 1);
+    let html = html::write(&report);
+    assert!(html.contains(">999</td>") && !html.contains(">1000</td>"));
+    assert_eq!(html.matches(note).count(), 1);
+    let read = json::read(&json::write(&report)).unwrap();
+    assert_eq!(read.cases[0].transcript.len(), 1000);
     assert_eq!(
-        junit
-            .matches("… 500 more frames (3500 bytes) not shown here; report.json has them")
-            .count(),
-        1
+        read.cases[0].transcript_cut.map(|cut| cut.note()).as_deref(),
+        Some(note)
     );
 }

@@ -273,6 +273,7 @@ mod tests {
             checks: requirements.iter().map(check).collect(),
             remarks: Vec::new(),
             transcript: Vec::new(),
+            transcript_cut: None,
             stderr_tail: None,
         }
     }

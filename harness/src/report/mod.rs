@@ -20,8 +20,9 @@ use mcp_conform_core::requirements;
 use mcp_conform_core::scenario::Scenario;
 use mcp_conform_core::wire::{self, Frame};
 use mcp_conform_report::{
-    Case, CheckResult, Direction, ExitCode, FORMAT_VERSION, Gate, HttpMeta, Report, RunInfo, Scope, Suite,
-    Summary, Tool, WireFrame, html, json, junit, markdown, provenance, sanitize,
+    Case, CheckResult, Direction, ExitCode, FORMAT_VERSION, FRAME_CHARS, Gate, HttpMeta, Report, RunInfo,
+    Scope, Suite, Summary, TRANSCRIPT_BYTES, TRANSCRIPT_FRAMES, Tool, TranscriptCut, WireFrame, html, json,
+    junit, markdown, provenance, sanitize,
 };
 use serde_json::Value;
 
@@ -141,6 +142,8 @@ pub fn case(outcome: &ScenarioOutcome, secrets: &Secrets) -> Case {
 }
 
 fn unredacted_case(outcome: &ScenarioOutcome) -> Case {
+    // Cut before converting: a flood's frames are never copied whole.
+    let kept = kept_frames(&outcome.transcript);
     Case {
         scenario: outcome.id.clone(),
         title: outcome.title.clone(),
@@ -151,13 +154,25 @@ fn unredacted_case(outcome: &ScenarioOutcome) -> Case {
         note: outcome.note.clone(),
         checks: outcome.checks.iter().map(check).collect(),
         remarks: outcome.remarks.iter().map(check).collect(),
-        transcript: transcript(&outcome.transcript),
+        transcript: transcript(&outcome.transcript[..kept]),
+        transcript_cut: (kept < outcome.transcript.len()).then(|| TranscriptCut {
+            frames: outcome.transcript.len() - kept,
+            bytes: outcome.transcript[kept..]
+                .iter()
+                .map(|frame| frame.raw.len())
+                .sum(),
+        }),
         stderr_tail: outcome.stderr_tail.clone(),
     }
 }
 
 /// `case` with its messages and the peer's side of its diffs capped.
 fn capped(mut case: Case) -> Case {
+    for frame in &mut case.transcript {
+        if let Cow::Owned(short) = sanitize::capped(&frame.text, FRAME_CHARS) {
+            frame.text = short;
+        }
+    }
     let cap = |text: &mut String| {
         if let Cow::Owned(short) = sanitize::capped_message(text) {
             *text = short;
@@ -195,6 +210,22 @@ fn check(check: &Check) -> CheckResult {
         frame: check.frame,
         accepted: None,
     }
+}
+
+/// How many of `frames` a case keeps: up to [`TRANSCRIPT_FRAMES`], while
+/// fewer than [`TRANSCRIPT_BYTES`] are kept (a frame counts as at most the
+/// [`FRAME_CHARS`] its text is cut to).
+fn kept_frames(frames: &[Frame]) -> usize {
+    let mut bytes = 0;
+    frames
+        .iter()
+        .take(TRANSCRIPT_FRAMES)
+        .take_while(|frame| {
+            let room = bytes < TRANSCRIPT_BYTES;
+            bytes += frame.raw.len().min(FRAME_CHARS);
+            room
+        })
+        .count()
 }
 
 /// The frames with their times left out (they would break byte-identical
@@ -291,13 +322,36 @@ mod tests {
         assert!(wire.iter().all(|f| f.http.is_none()));
     }
 
-    #[test]
-    fn the_log_keeps_the_run_order_whatever_the_finish_order() {
-        let scenario = mcp_conform_core::scenario::load::load_str(
+    /// A scenario of one step, for outcomes.
+    fn scenario() -> Scenario {
+        mcp_conform_core::scenario::load::load_str(
             Path::new("s.yaml"),
             "id: a.b\ntitle: t\nrequirements: [RPC-011]\nsteps:\n  - alive: {}\n",
         )
-        .expect("a valid scenario");
+        .expect("a valid scenario")
+    }
+
+    #[test]
+    fn a_flood_keeps_its_first_frames_each_cut_and_counts_the_rest() {
+        let scenario = scenario();
+        let mut outcome = ScenarioOutcome::new(&scenario);
+        let big = vec![b'x'; 2 * FRAME_CHARS];
+        outcome.transcript = vec![Frame::new(wire::Direction::Received, big, Duration::ZERO); 100];
+        let case = case(&outcome, &Secrets::default());
+        let kept = TRANSCRIPT_BYTES / FRAME_CHARS;
+        assert_eq!(case.transcript.len(), kept);
+        let note = format!("… ({FRAME_CHARS} more bytes)");
+        assert!(case.transcript.iter().all(|f| f.text.ends_with(&note)));
+        let cut = case.transcript_cut.expect("a cut");
+        assert_eq!(
+            (cut.frames, cut.bytes),
+            (100 - kept, (100 - kept) * 2 * FRAME_CHARS)
+        );
+    }
+
+    #[test]
+    fn the_log_keeps_the_run_order_whatever_the_finish_order() {
+        let scenario = scenario();
         let outcome = |note: &str| {
             ScenarioOutcome::unrun(&scenario, mcp_conform_core::Verdict::NotApplicable, note.into())
         };

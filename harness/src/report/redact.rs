@@ -23,6 +23,8 @@ pub fn case(mut case: Case, secrets: &Secrets) -> Case {
         checks,
         remarks,
         transcript,
+        // Counts only.
+        transcript_cut: _,
         stderr_tail,
     } = &mut case;
     for text in [scenario, title, area, file] {
@@ -164,6 +166,7 @@ mod tests {
                         ..HttpMeta::default()
                     }),
                 }],
+                transcript_cut: None,
                 stderr_tail: Some(leak.into()),
             },
             &secrets,

@@ -1066,9 +1066,10 @@ impl<'s> StepRunner<'s> {
     /// tagged like the expectation in progress, and the scenario stops.
     pub fn peer_gone(&mut self, tag: &CheckTag, error: &WaitError) -> Stop {
         let message = self.describe(error);
-        if self.scenario.role == Role::Client {
+        if self.scenario.role == Role::Client && !self.session.flooded() {
             // A client may leave when its own work is done (one-shot CLIs do):
             // what the remaining steps wanted is then not observed, not broken.
+            // One we cut for flooding did not leave: it is judged as a server.
             return Stop::halted(Verdict::NotObserved, format!("the client left early: {message}"));
         }
         self.checks

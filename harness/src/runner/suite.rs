@@ -127,11 +127,31 @@ pub fn run_matrix(
     interrupted: &Arc<AtomicBool>,
     mut on_event: impl FnMut(&RunEvent),
 ) -> Vec<ScenarioOutcome> {
+    let mut outcomes: Vec<Option<ScenarioOutcome>> = vec![None; case_count(scenarios, versions)];
+    stream_matrix(scenarios, config, versions, jobs, interrupted, |event| {
+        on_event(&event);
+        if let RunEvent::Finished { index, outcome } = event {
+            outcomes[index] = Some(*outcome);
+        }
+    });
+    outcomes.into_iter().flatten().collect()
+}
+
+/// [`run_matrix`] handing each event over and keeping nothing: a run that
+/// converts each case as it ends holds one flood's transcript per job, not
+/// one per case.
+pub fn stream_matrix(
+    scenarios: &[Scenario],
+    config: &RunConfig,
+    versions: &[ProtocolVersion],
+    jobs: usize,
+    interrupted: &Arc<AtomicBool>,
+    mut on_event: impl FnMut(RunEvent),
+) {
     let cases = plan(scenarios, versions);
     let named = versions.len() > 1;
     let next = AtomicUsize::new(0);
     let (events, received) = mpsc::channel::<RunEvent>();
-    let mut outcomes: Vec<Option<ScenarioOutcome>> = vec![None; cases.len()];
     let tripwire = Tripwire::default();
     std::thread::scope(|scope| {
         for _ in 0..jobs.clamp(1, cases.len().max(1)) {
@@ -149,13 +169,9 @@ pub fn run_matrix(
         }
         drop(events);
         for event in received {
-            on_event(&event);
-            if let RunEvent::Finished { index, outcome } = event {
-                outcomes[index] = Some(*outcome);
-            }
+            on_event(event);
         }
     });
-    outcomes.into_iter().flatten().collect()
 }
 
 /// What every worker thread shares.

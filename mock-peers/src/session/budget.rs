@@ -23,11 +23,16 @@ pub struct Budget {
 }
 
 impl Budget {
+    /// Whether the peer sent more than the budget.
+    pub fn exceeded(&self) -> bool {
+        self.frames > MAX_RECEIVED_FRAMES || self.bytes > MAX_RECEIVED_BYTES
+    }
+
     /// Counts `frame`; past the budget, how the session ends.
     pub fn take(&mut self, frame: &Frame) -> Option<PeerExit> {
         self.frames += 1;
         self.bytes += frame.raw.len();
-        (self.frames > MAX_RECEIVED_FRAMES || self.bytes > MAX_RECEIVED_BYTES).then(|| PeerExit {
+        self.exceeded().then(|| PeerExit {
             code: None,
             signal: None,
             description: format!(
@@ -59,7 +64,9 @@ mod tests {
         for _ in 0..MAX_RECEIVED_FRAMES {
             assert!(budget.take(&frame(1)).is_none());
         }
+        assert!(!budget.exceeded());
         let exit = budget.take(&frame(1)).expect("a flood");
+        assert!(budget.exceeded());
         assert!(
             exit.description.contains("10000 messages, 10000 bytes kept"),
             "{}",

@@ -20,6 +20,12 @@ use std::time::Duration;
 
 use mcp_conform_core::evidence::http::HttpClientRecord;
 use mcp_conform_core::wire::{Frame, RequestId};
+use tokio::sync::mpsc;
+
+/// Events queued ahead of the session: a reader waits when this many are
+/// queued, so a peer writing faster than we judge fills its pipe or its
+/// socket, not our heap.
+const FRAMES_AHEAD: usize = 64;
 
 /// The connection to the peer under test, whatever carries it.
 #[derive(Debug)]
@@ -159,7 +165,7 @@ impl From<StdioTransport> for Transport {
 /// The next event of a transport fed by `events`, noting its end in
 /// `ended`; `None` once the end was reported.
 async fn next_event(
-    events: &mut tokio::sync::mpsc::UnboundedReceiver<TransportEvent>,
+    events: &mut mpsc::Receiver<TransportEvent>,
     ended: &mut Option<PeerExit>,
 ) -> Option<TransportEvent> {
     if ended.is_some() {
@@ -170,6 +176,19 @@ async fn next_event(
         *ended = Some(exit.clone());
     }
     Some(event)
+}
+
+/// Queues an event of the transport's own (an incident, the end) from
+/// code that cannot wait: with the queue full, a task delivers it once
+/// there is room. Frames of the peer are sent with `send().await` instead,
+/// which is what holds a flooding peer back.
+fn queue_now(events: &mpsc::Sender<TransportEvent>, event: TransportEvent) {
+    if let Err(mpsc::error::TrySendError::Full(event)) = events.try_send(event) {
+        let events = events.clone();
+        tokio::spawn(async move {
+            let _ = events.send(event).await;
+        });
+    }
 }
 
 /// Something the transport observed.

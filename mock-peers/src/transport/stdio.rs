@@ -14,15 +14,12 @@ use tokio::process::{Child, ChildStdin, Command};
 use tokio::sync::mpsc;
 
 use super::process_group::{kill_process_group, watch_process_group};
-use super::{PeerExit, TransportError, TransportEvent};
+use super::{FRAMES_AHEAD, PeerExit, TransportError, TransportEvent};
 
 /// The longest line we buffer; of a longer one only this much is delivered
 /// (it will be reported as invalid JSON) and the rest is read and thrown
 /// away, so a runaway peer cannot exhaust memory.
 const MAX_LINE_BYTES: usize = 16 * 1024 * 1024;
-/// Frames read ahead of the session: the reader waits when this many are
-/// queued, so a peer writing faster than we judge fills its pipe, not our heap.
-pub(super) const FRAMES_AHEAD: usize = 64;
 /// Of a line cut at `MAX_LINE_BYTES`, what the transcript keeps: it is not
 /// a message whatever its length, and every report would carry it whole.
 const CUT_LINE_KEPT: usize = 4096;

@@ -8,8 +8,8 @@ use mcp_conform_core::wire::Frame;
 use tokio::io::{AsyncRead, AsyncWrite};
 use tokio::sync::mpsc;
 
-use super::stdio::{FRAMES_AHEAD, read_frames, write_line};
-use super::{PeerExit, TransportError, TransportEvent};
+use super::stdio::{read_frames, write_line};
+use super::{FRAMES_AHEAD, PeerExit, TransportError, TransportEvent};
 
 /// One end of a byte-stream connection to the peer.
 pub struct StreamTransport {

@@ -32,7 +32,7 @@ use tokio::sync::{mpsc, oneshot};
 use tokio::task::{AbortHandle, JoinHandle};
 
 use self::sse::{SseDecoder, SseEvent};
-use super::{PeerExit, TransportError, TransportEvent, next_event};
+use super::{FRAMES_AHEAD, PeerExit, TransportError, TransportEvent, next_event, queue_now};
 
 /// How long a POST waits for the previous POST's answer to start before it
 /// is sent anyway: keeps messages in order without deadlocking on a server
@@ -186,7 +186,9 @@ struct Shared {
     custom: Vec<(HeaderName, HeaderValue)>,
     stateless: bool,
     started: Instant,
-    tx: mpsc::UnboundedSender<TransportEvent>,
+    /// Bounded: a reader waits while the session is behind, so a flooding
+    /// server fills its socket, not our heap.
+    tx: mpsc::Sender<TransportEvent>,
     state: Mutex<State>,
 }
 
@@ -257,19 +259,20 @@ impl Shared {
         post_failed: bool,
         description: String,
     ) {
-        let _ = self.tx.send(TransportEvent::Http(HttpIncident {
+        let incident = HttpIncident {
             at: self.elapsed(),
             stream: stream.to_owned(),
             status,
             unanswered,
             post_failed,
             description,
-        }));
+        };
+        queue_now(&self.tx, TransportEvent::Http(incident));
     }
 
     /// Delivers one message the server sent; crosses off the request it
     /// answers and learns the negotiated version from the initialize result.
-    fn deliver(&self, raw: Vec<u8>, meta: FrameMeta, pending: &mut Vec<RequestId>) {
+    async fn deliver(&self, raw: Vec<u8>, meta: FrameMeta, pending: &mut Vec<RequestId>) {
         if let Ok(message) = serde_json::from_slice::<Value>(&raw) {
             let is_response = message.get("method").is_none()
                 && (message.get("result").is_some() || message.get("error").is_some());
@@ -294,7 +297,7 @@ impl Shared {
         }
         let mut frame = Frame::new(Direction::Received, raw, self.elapsed());
         frame.meta = meta;
-        let _ = self.tx.send(TransportEvent::Frame(frame));
+        let _ = self.tx.send(TransportEvent::Frame(frame)).await;
     }
 }
 
@@ -326,7 +329,7 @@ enum Resolved {
 #[derive(Debug)]
 pub struct HttpTransport {
     shared: Arc<Shared>,
-    events: mpsc::UnboundedReceiver<TransportEvent>,
+    events: mpsc::Receiver<TransportEvent>,
     options: HttpOptions,
     resolved: Resolved,
     posts: u32,
@@ -366,7 +369,7 @@ impl HttpTransport {
             .connect_timeout(options.answer_timeout)
             .build()
             .map_err(|e| TransportError::Http(format!("could not set up the HTTP client: {e}")))?;
-        let (tx, events) = mpsc::unbounded_channel();
+        let (tx, events) = mpsc::channel(FRAMES_AHEAD);
         // The stateless era has no HTTP+SSE to fall back to.
         let resolved = match options.mode {
             HttpMode::Auto if !options.stateless => Resolved::Undecided,
@@ -894,7 +897,7 @@ async fn answer(
     let parses = serde_json::from_slice::<Value>(&body).is_ok();
     let delivered = !blank && ((status.is_success() && json) || parses);
     if delivered {
-        shared.deliver(body.clone(), meta, &mut pending);
+        shared.deliver(body.clone(), meta, &mut pending).await;
     }
     if !status.is_success() {
         if !pending.is_empty() || !delivered {
@@ -939,44 +942,29 @@ struct StreamEnd {
     mid_event: bool,
 }
 
-/// Reads an SSE body, handing every dispatched event to `on_event`;
-/// returns when the stream ends or `on_event` says stop.
-async fn read_events(
+/// The events the next chunk of an SSE body completes, or how the stream
+/// ended. The caller delivers them before reading on: a server streaming
+/// faster than the session reads waits on its socket.
+async fn next_events(
     response: &mut reqwest::Response,
     decoder: &mut SseDecoder,
-    mut on_event: impl FnMut(SseEvent) -> bool,
-) -> StreamEnd {
-    loop {
-        match response.chunk().await {
-            Ok(Some(chunk)) => {
-                for event in decoder.feed(&chunk) {
-                    if !on_event(event) {
-                        return StreamEnd {
-                            error: None,
-                            mid_event: false,
-                        };
-                    }
-                }
-            }
-            Ok(None) => {
-                return StreamEnd {
-                    error: None,
-                    mid_event: decoder.mid_event(),
-                };
-            }
-            Err(error) => {
-                return StreamEnd {
-                    error: Some(error.to_string()),
-                    mid_event: decoder.mid_event(),
-                };
-            }
-        }
+) -> Result<Vec<SseEvent>, StreamEnd> {
+    match response.chunk().await {
+        Ok(Some(chunk)) => Ok(decoder.feed(&chunk)),
+        Ok(None) => Err(StreamEnd {
+            error: None,
+            mid_event: decoder.mid_event(),
+        }),
+        Err(error) => Err(StreamEnd {
+            error: Some(error.to_string()),
+            mid_event: decoder.mid_event(),
+        }),
     }
 }
 
 /// Delivers an SSE event's data as a frame (events with empty data, such
 /// as the priming event, carry no message).
-fn deliver_event(shared: &Shared, event: SseEvent, meta: &FrameMeta, pending: &mut Vec<RequestId>) {
+async fn deliver_event(shared: &Shared, event: SseEvent, meta: &FrameMeta, pending: &mut Vec<RequestId>) {
     if event.data.trim().is_empty() {
         return;
     }
@@ -985,7 +973,7 @@ fn deliver_event(shared: &Shared, event: SseEvent, meta: &FrameMeta, pending: &m
         sse_event: event.event,
         ..meta.clone()
     };
-    shared.deliver(event.data.into_bytes(), meta, pending);
+    shared.deliver(event.data.into_bytes(), meta, pending).await;
 }
 
 /// Reads an SSE answer (of a POST, or the standalone GET) and resumes it
@@ -1004,11 +992,16 @@ async fn follow_stream(
     let mut resumes = 0;
     loop {
         let mut decoder = SseDecoder::new();
-        let end = read_events(&mut response, &mut decoder, |event| {
-            deliver_event(shared, event, &meta, pending);
-            true
-        })
-        .await;
+        let end = loop {
+            match next_events(&mut response, &mut decoder).await {
+                Ok(events) => {
+                    for event in events {
+                        deliver_event(shared, event, &meta, pending).await;
+                    }
+                }
+                Err(end) => break end,
+            }
+        };
         if let Some(id) = decoder.last_event_id() {
             last_id = Some(id.to_owned());
         }
@@ -1157,8 +1150,16 @@ async fn legacy_stream(
     let mut endpoint = Some(endpoint);
     let mut decoder = SseDecoder::new();
     let mut pending = Vec::new();
-    let end = read_events(&mut response, &mut decoder, |event| {
-        if event.event.as_deref() == Some("endpoint") {
+    let end = loop {
+        let events = match next_events(&mut response, &mut decoder).await {
+            Ok(events) => events,
+            Err(end) => break end,
+        };
+        for event in events {
+            if event.event.as_deref() != Some("endpoint") {
+                deliver_event(&shared, event, &meta, &mut pending).await;
+                continue;
+            }
             let resolved = origin::post_url(&shared.url, &event.data);
             if let Err(origin::Unusable::OffOrigin(refused)) = &resolved {
                 shared.state().refused.push(refused.clone());
@@ -1166,12 +1167,8 @@ async fn legacy_stream(
             if let Some(tx) = endpoint.take() {
                 let _ = tx.send(resolved.map_err(|unusable| unusable.describe()));
             }
-            return true;
         }
-        deliver_event(&shared, event, &meta, &mut pending);
-        true
-    })
-    .await;
+    };
     if shared.state().closing {
         return;
     }
@@ -1180,11 +1177,12 @@ async fn legacy_stream(
         None if end.mid_event => "the SSE stream ended in the middle of an event".to_owned(),
         None => "the SSE stream ended".to_owned(),
     };
-    let _ = shared.tx.send(TransportEvent::Closed(PeerExit {
+    let closed = PeerExit {
         code: None,
         signal: None,
         description,
-    }));
+    };
+    let _ = shared.tx.send(TransportEvent::Closed(closed)).await;
 }
 
 #[cfg(test)]

@@ -494,3 +494,49 @@ async fn stateless_posts_mirror_their_body_and_closing_a_stream_cancels() {
     assert_eq!(t.facts().tools["sql"][0].name, "Region");
     assert_eq!(t.facts().protocol_version.as_deref(), Some("2026-07-28"));
 }
+
+/// A server that answers the first request with an SSE stream of events
+/// written as fast as the socket takes them; returns its URL and the bytes
+/// written so far.
+async fn flooding_server() -> (String, Arc<std::sync::atomic::AtomicUsize>) {
+    let listener = TcpListener::bind("127.0.0.1:0").await.unwrap();
+    let url = format!("http://{}/mcp", listener.local_addr().unwrap());
+    let written = Arc::new(std::sync::atomic::AtomicUsize::new(0));
+    let count = Arc::clone(&written);
+    tokio::spawn(async move {
+        let (mut socket, _) = listener.accept().await.unwrap();
+        read_request(&mut socket).await;
+        let head = "HTTP/1.1 200 OK\r\ncontent-type: text/event-stream\r\n\r\n";
+        let event = "data: {\"jsonrpc\":\"2.0\",\"method\":\"notifications/message\",\"params\":{\"level\":\"info\",\"data\":\"x\"}}\n\n";
+        let batch = event.repeat(100);
+        let mut out = head.to_owned();
+        while socket.write_all(out.as_bytes()).await.is_ok() {
+            count.fetch_add(out.len(), std::sync::atomic::Ordering::Relaxed);
+            out.clone_from(&batch);
+        }
+    });
+    (url, written)
+}
+
+#[tokio::test]
+async fn a_server_streaming_faster_than_the_session_reads_waits_on_its_socket() {
+    let (url, written) = flooding_server().await;
+    let mut t = HttpTransport::new(options(&url, HttpMode::Streamable)).unwrap();
+    t.send(INIT.as_bytes()).await.unwrap();
+    assert!(frame(next(&mut t).await).text().contains("notifications/message"));
+    // Nobody reads for a while: the reader stops once the queue is full,
+    // and the server once the socket's buffers are.
+    tokio::time::sleep(Duration::from_millis(1500)).await;
+    let stalled = written.load(std::sync::atomic::Ordering::Relaxed);
+    tokio::time::sleep(Duration::from_millis(500)).await;
+    let later = written.load(std::sync::atomic::Ordering::Relaxed);
+    assert_eq!(stalled, later, "the server kept writing: nothing holds it back");
+    assert!(
+        stalled < 64 * 1024 * 1024,
+        "{stalled} bytes taken in before the queue filled"
+    );
+    // What was queued is still delivered.
+    for _ in 0..1000 {
+        frame(next(&mut t).await);
+    }
+}

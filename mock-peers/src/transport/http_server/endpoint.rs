@@ -41,7 +41,7 @@ use super::serve::{
 };
 use super::streams::{EventBody, Origin, Router, STANDALONE};
 use crate::transport::http::headers;
-use crate::transport::{HttpIncident, PeerExit, TransportEvent};
+use crate::transport::{HttpIncident, PeerExit, TransportEvent, queue_now};
 
 /// How long a request or notification of ours waits for a stream to carry
 /// it (the standalone GET stream, or the stream of a client request) before
@@ -109,14 +109,16 @@ struct State {
 #[derive(Debug)]
 pub(super) struct Endpoint {
     started: Instant,
-    tx: mpsc::UnboundedSender<TransportEvent>,
+    /// Bounded: a client's POSTs wait for the session to take their
+    /// messages, so a flooding client waits on its own requests.
+    tx: mpsc::Sender<TransportEvent>,
     /// How many HTTP requests have arrived.
     arrived: AtomicU64,
     state: Mutex<State>,
 }
 
 impl Endpoint {
-    pub fn new(tx: mpsc::UnboundedSender<TransportEvent>) -> Endpoint {
+    pub fn new(tx: mpsc::Sender<TransportEvent>) -> Endpoint {
         Endpoint {
             started: Instant::now(),
             tx,
@@ -180,14 +182,15 @@ impl Endpoint {
         unanswered: Vec<RequestId>,
         description: String,
     ) {
-        let _ = self.tx.send(TransportEvent::Http(HttpIncident {
+        let incident = HttpIncident {
             at: self.elapsed(),
             stream: stream.to_owned(),
             status: status.map(|s| s.as_u16()),
             unanswered,
             post_failed: false,
             description,
-        }));
+        };
+        queue_now(&self.tx, TransportEvent::Http(incident));
     }
 
     /// The session a Streamable HTTP request may speak in: a session id we
@@ -227,35 +230,38 @@ impl Endpoint {
     async fn serve_post(&self, Inbound { parts, body }: Inbound, seen: &mut InboundRequest) -> Answer {
         let headers = parts.headers;
         self.admit(&headers)?;
-        let PostBody { text, message, shape } = match self.parse_post(body, seen) {
+        let PostBody { text, message, shape } = match self.parse_post(body, seen).await {
             Ok(body) => body,
             Err(answer) => return Ok(*answer),
         };
-        let mut state = self.state();
-        let minted = shape.initialize && state.record.session_id.is_none() && !state.record.legacy;
-        if shape.initialize && !minted && !headers.contains_key(SESSION_ID) {
-            return Err(Refusal::new(
-                StatusCode::BAD_REQUEST,
-                "the mock server plays one session per scenario, and it has begun",
-            ));
-        }
-        if minted {
-            state.record.session_id = Some(new_session_id());
-            state.initialize = message.get("id").map(id_key);
-        }
-        let response = if shape.requests.is_empty() {
-            status_only(StatusCode::ACCEPTED)
-        } else {
-            let router = Arc::clone(&state.router);
-            let origin = router.open(shape.requests.clone());
-            Self::flush_held(&mut state, origin);
-            let body = router.connect(origin, Self::primes(&state), None);
-            let issued = state.record.session_id.clone().filter(|_| minted);
-            Self::stream_answer(&mut state, origin, body, &seen.label, issued)?
+        // The state's lock is released before the message waits for room.
+        let (response, router) = {
+            let mut state = self.state();
+            let minted = shape.initialize && state.record.session_id.is_none() && !state.record.legacy;
+            if shape.initialize && !minted && !headers.contains_key(SESSION_ID) {
+                return Err(Refusal::new(
+                    StatusCode::BAD_REQUEST,
+                    "the mock server plays one session per scenario, and it has begun",
+                ));
+            }
+            if minted {
+                state.record.session_id = Some(new_session_id());
+                state.initialize = message.get("id").map(id_key);
+            }
+            let response = if shape.requests.is_empty() {
+                status_only(StatusCode::ACCEPTED)
+            } else {
+                let router = Arc::clone(&state.router);
+                let origin = router.open(shape.requests.clone());
+                Self::flush_held(&mut state, origin);
+                let body = router.connect(origin, Self::primes(&state), None);
+                let issued = state.record.session_id.clone().filter(|_| minted);
+                Self::stream_answer(&mut state, origin, body, &seen.label, issued)?
+            };
+            (response, Arc::clone(&state.router))
         };
-        let router = Arc::clone(&state.router);
-        drop(state);
-        self.deliver_each(text, Some(message), seen, response.status());
+        self.deliver_each(text, Some(message), seen, response.status())
+            .await;
         if let Some(cancelled) = &shape.cancels {
             // Its response will not come: its stream may end without it.
             router.cancel(cancelled);
@@ -344,7 +350,7 @@ impl Endpoint {
 
     /// POST on the HTTP+SSE message endpoint: 202, and whatever it leads to
     /// goes on the session's stream.
-    fn serve_legacy_post(&self, request: Inbound, seen: &mut InboundRequest) -> Answer {
+    async fn serve_legacy_post(&self, request: Inbound, seen: &mut InboundRequest) -> Answer {
         let named = legacy_session_id(&request.parts.uri);
         {
             let state = self.state();
@@ -355,7 +361,8 @@ impl Endpoint {
         }
         let message = serde_json::from_str::<Value>(&request.body).ok();
         seen.array = message.as_ref().is_some_and(Value::is_array);
-        self.deliver_each(request.body, message, seen, StatusCode::ACCEPTED);
+        self.deliver_each(request.body, message, seen, StatusCode::ACCEPTED)
+            .await;
         Ok(accepted())
     }
 
@@ -363,9 +370,14 @@ impl Endpoint {
     /// goes on the record). One that is not JSON is answered here with
     /// JSON-RPC's parse error (`Err`), and goes to the engine as it is for
     /// the frame checker to judge.
-    fn parse_post(&self, text: String, seen: &mut InboundRequest) -> Result<PostBody, Box<Response<Body>>> {
+    async fn parse_post(
+        &self,
+        text: String,
+        seen: &mut InboundRequest,
+    ) -> Result<PostBody, Box<Response<Body>>> {
         let Ok(message) = serde_json::from_str::<Value>(&text) else {
-            self.deliver(text.into_bytes(), seen, StatusCode::BAD_REQUEST);
+            self.deliver(text.into_bytes(), seen, StatusCode::BAD_REQUEST)
+                .await;
             let error = jsonrpc::response(&Value::Null, Err(RpcError::new(code::PARSE_ERROR, "Parse error")));
             return Err(Box::new(json_response(
                 StatusCode::BAD_REQUEST,
@@ -379,20 +391,26 @@ impl Endpoint {
 
     /// Hands the messages of a body (`text`, parsed as `message` when it is
     /// JSON) to the engine: each item of an array, else the body as it is.
-    fn deliver_each(&self, text: String, message: Option<Value>, seen: &InboundRequest, status: StatusCode) {
+    async fn deliver_each(
+        &self,
+        text: String,
+        message: Option<Value>,
+        seen: &InboundRequest,
+        status: StatusCode,
+    ) {
         match message {
             Some(Value::Array(items)) => {
                 for item in items {
-                    self.deliver(item.to_string().into_bytes(), seen, status);
+                    self.deliver(item.to_string().into_bytes(), seen, status).await;
                 }
             }
-            _ => self.deliver(text.into_bytes(), seen, status),
+            _ => self.deliver(text.into_bytes(), seen, status).await,
         }
     }
 
     /// Hands one message of the client to the engine, with the HTTP facts
     /// of the request that carried it.
-    fn deliver(&self, raw: Vec<u8>, seen: &InboundRequest, status: StatusCode) {
+    async fn deliver(&self, raw: Vec<u8>, seen: &InboundRequest, status: StatusCode) {
         let mut frame = Frame::new(Direction::Received, raw, self.elapsed());
         frame.meta = FrameMeta {
             http_status: Some(status.as_u16()),
@@ -400,7 +418,7 @@ impl Endpoint {
             stream: Some(seen.label.clone()),
             ..FrameMeta::default()
         };
-        let _ = self.tx.send(TransportEvent::Frame(frame));
+        let _ = self.tx.send(TransportEvent::Frame(frame)).await;
     }
 
     /// Sends one frame of ours (see [`Endpoint::place`], and in the
@@ -524,11 +542,12 @@ impl Endpoint {
         state.session_ended = true;
         state.router.end();
         if !std::mem::replace(&mut state.closed, true) {
-            let _ = self.tx.send(TransportEvent::Closed(PeerExit {
+            let closed = PeerExit {
                 code: None,
                 signal: None,
                 description: why.to_owned(),
-            }));
+            };
+            queue_now(&self.tx, TransportEvent::Closed(closed));
         }
     }
 
@@ -538,7 +557,7 @@ impl Endpoint {
         let mut state = self.state();
         state.record.left = Some(exit.description.clone());
         if !std::mem::replace(&mut state.closed, true) {
-            let _ = self.tx.send(TransportEvent::Closed(exit));
+            queue_now(&self.tx, TransportEvent::Closed(exit));
         }
     }
 
@@ -610,7 +629,7 @@ impl Handler for Endpoint {
     }
 
     async fn stateless_post(self: Arc<Self>, request: Inbound, seen: &mut InboundRequest) -> Answer {
-        self.serve_stateless_post(request, seen)
+        self.serve_stateless_post(request, seen).await
     }
 
     fn get(self: Arc<Self>, request: &Inbound, seen: &mut InboundRequest) -> Answer {
@@ -632,7 +651,7 @@ impl Handler for Endpoint {
         if self.state().stateless {
             return Err(self.not_found());
         }
-        self.serve_legacy_post(request, seen)
+        self.serve_legacy_post(request, seen).await
     }
 
     /// The mock server has no HTTP+SSE endpoint that other methods could

@@ -40,7 +40,7 @@ use tokio::task::JoinHandle;
 
 use self::endpoint::Endpoint;
 pub use self::serve::{MCP_PATH, MESSAGES_PATH, SSE_PATH};
-use super::{PeerExit, TransportError, TransportEvent, next_event};
+use super::{FRAMES_AHEAD, PeerExit, TransportError, TransportEvent, next_event};
 
 /// How often held frames are looked at.
 const HOLD_TICK: Duration = Duration::from_millis(100);
@@ -49,7 +49,7 @@ const HOLD_TICK: Duration = Duration::from_millis(100);
 #[derive(Debug)]
 pub struct HttpServerTransport {
     endpoint: Arc<Endpoint>,
-    events: mpsc::UnboundedReceiver<TransportEvent>,
+    events: mpsc::Receiver<TransportEvent>,
     url: String,
     /// The server (with its connections) and the expiry of held frames.
     tasks: Vec<JoinHandle<()>>,
@@ -98,7 +98,7 @@ impl HttpServerTransport {
         let bound = listener
             .local_addr()
             .map_err(|e| TransportError::Http(format!("cannot listen on {socket}: {e}")))?;
-        let (tx, events) = mpsc::unbounded_channel();
+        let (tx, events) = mpsc::channel(FRAMES_AHEAD);
         let endpoint = Arc::new(Endpoint::new(tx));
         let serving = Arc::clone(&endpoint);
         let server = tokio::spawn(async move {

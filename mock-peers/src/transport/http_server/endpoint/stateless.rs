@@ -28,31 +28,34 @@ impl Endpoint {
     /// POST in the stateless era: each message goes to the engine; a body
     /// with requests is answered with one SSE stream awaiting their
     /// responses, anything else with 202.
-    pub(super) fn serve_stateless_post(
+    pub(super) async fn serve_stateless_post(
         self: Arc<Self>,
         request: Inbound,
         seen: &mut InboundRequest,
     ) -> Answer {
-        let PostBody { text, message, shape } = match self.parse_post(request.body, seen) {
+        let PostBody { text, message, shape } = match self.parse_post(request.body, seen).await {
             Ok(body) => body,
             Err(answer) => return Ok(*answer),
         };
-        let mut state = self.state();
-        remember_progress_tokens(&mut state, &message);
-        let response = if shape.requests.is_empty() {
-            status_only(StatusCode::ACCEPTED)
-        } else {
-            let router = Arc::clone(&state.router);
-            let origin = router.open(shape.requests);
-            Self::flush_held(&mut state, origin);
-            let (closing, label) = (Arc::clone(&self), seen.label.clone());
-            let body = router
-                .connect(origin, false, None)
-                .map(|body| body.on_drop(move || closing.stream_closed(origin, &label)));
-            Self::stream_answer(&mut state, origin, body, &seen.label, None)?
+        // The state's lock is released before the message waits for room.
+        let response = {
+            let mut state = self.state();
+            remember_progress_tokens(&mut state, &message);
+            if shape.requests.is_empty() {
+                status_only(StatusCode::ACCEPTED)
+            } else {
+                let router = Arc::clone(&state.router);
+                let origin = router.open(shape.requests);
+                Self::flush_held(&mut state, origin);
+                let (closing, label) = (Arc::clone(&self), seen.label.clone());
+                let body = router
+                    .connect(origin, false, None)
+                    .map(|body| body.on_drop(move || closing.stream_closed(origin, &label)));
+                Self::stream_answer(&mut state, origin, body, &seen.label, None)?
+            }
         };
-        drop(state);
-        self.deliver_each(text, Some(message), seen, response.status());
+        self.deliver_each(text, Some(message), seen, response.status())
+            .await;
         Ok(response)
     }
 
