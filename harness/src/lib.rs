@@ -24,6 +24,7 @@ pub mod libtest;
 pub mod output;
 pub mod pipeline;
 pub mod progress;
+pub mod record;
 pub mod report;
 pub mod runner;
 pub mod schemas;

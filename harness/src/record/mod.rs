@@ -1,0 +1,122 @@
+//! `mcp-conform record`: a transparent relay between a real client and a
+//! real server that judges every frame as it passes (findings on stderr,
+//! traffic untouched) and writes the conversation as a scenario that `run`
+//! replays against the same server. Replaying is running: a drift from the
+//! recording fails like any other expectation, with its diff.
+//!
+//! - `stdio`: the relay itself;
+//! - `tap`: the live frame check and the transcript;
+//! - `conversation`: the transcript read as steps;
+//! - `generalize`: what would differ next time, as wildcards and captures;
+//! - `writer`: the scenario file.
+
+mod conversation;
+mod generalize;
+mod stdio;
+mod tap;
+mod writer;
+
+use std::path::PathBuf;
+use std::time::Duration;
+
+use mcp_conform_core::scenario::load::load_str;
+use mcp_conform_report::ExitCode;
+use mcp_mock_peers::transport::StdioCommand;
+
+use crate::cli::{CliError, runtime, secrets_from};
+pub use stdio::Client;
+use tap::Tap;
+use writer::Provenance;
+
+/// `record`: relay, judge and write the scenario.
+#[derive(Debug, clap::Args)]
+pub struct RecordArgs {
+    /// The server's command line (split like a shell would, run without one).
+    #[arg(long, value_name = "COMMAND")]
+    pub stdio: String,
+    /// Where to write the scenario.
+    #[arg(long, short, value_name = "FILE")]
+    pub output: PathBuf,
+    /// The scenario's id (default: `recorded.` and the file's name).
+    #[arg(long)]
+    pub id: Option<String>,
+    /// A value never to write into the file nor show (repeatable); secret-named
+    /// members (`token`, `apiKey`, …) are redacted too. `MCP_CONFORM_SECRETS` adds more.
+    #[arg(long = "secret", value_name = "VALUE")]
+    pub secrets: Vec<String>,
+    /// Seconds a started client has to start its server (`{server}`).
+    #[arg(long, default_value_t = 10, value_parser = crate::cli::at_least_one::<u64>)]
+    pub startup_timeout: u64,
+    /// The client's command line, `{server}` where it takes its server's
+    /// command. Without it, the client is whoever started `record` (it
+    /// speaks on our stdin and stdout).
+    #[arg(last = true, value_name = "CLIENT")]
+    pub client: Vec<String>,
+}
+
+/// Runs `record`: 0 once the file is written (findings are printed, the
+/// gate is `run` on the file), 2 for a bad invocation, 3 when the relay or
+/// the file failed.
+pub fn record(args: RecordArgs) -> Result<ExitCode, CliError> {
+    let server = StdioCommand::parse(&args.stdio).map_err(|e| CliError::Usage(format!("--stdio: {e}")))?;
+    let client = match args.client.is_empty() {
+        true => Client::OwnStdio,
+        false => Client::Command(args.client.clone()),
+    };
+    let secrets = secrets_from(&args.secrets);
+    let mut tap = Tap::new(true, secrets.clone(), std::io::stderr());
+    let runtime = runtime()?;
+    let relayed = runtime.block_on(stdio::relay(
+        &server,
+        &client,
+        &mut tap,
+        Duration::from_secs(args.startup_timeout),
+    ));
+    // Reading our own stdin blocks a thread that would keep the runtime alive.
+    runtime.shutdown_background();
+    relayed.map_err(CliError::Infrastructure)?;
+    let findings = tap.findings();
+    let conversation = conversation::read(&tap.into_transcript());
+    if conversation.steps.is_empty() {
+        return Err(CliError::Infrastructure(
+            "nothing to record: the client sent no request beyond the handshake".into(),
+        ));
+    }
+    let provenance = Provenance {
+        id: args.id.clone().unwrap_or_else(|| default_id(&args.output)),
+        target: format!("--stdio {}", shell_word(&args.stdio)),
+    };
+    let text = writer::server_scenario(&conversation, &provenance, &secrets);
+    if let Err(diagnostics) = load_str(&args.output, &text) {
+        return Err(CliError::scenarios(diagnostics));
+    }
+    std::fs::write(&args.output, text)
+        .map_err(|e| CliError::Infrastructure(format!("cannot write {}: {e}", args.output.display())))?;
+    eprintln!(
+        "record: wrote {} ({} steps; {findings} findings on the way)",
+        args.output.display(),
+        conversation.steps.len()
+    );
+    Ok(ExitCode::Ok)
+}
+
+/// `recorded.` and the file's name without its extension.
+fn default_id(output: &std::path::Path) -> String {
+    let stem = output
+        .file_stem()
+        .map(|s| s.to_string_lossy())
+        .unwrap_or_default();
+    let name: String = stem
+        .chars()
+        .map(|c| match c.is_ascii_alphanumeric() || c == '-' {
+            true => c.to_ascii_lowercase(),
+            false => '-',
+        })
+        .collect();
+    format!("recorded.{name}")
+}
+
+/// A command line as one single-quoted shell word.
+fn shell_word(text: &str) -> String {
+    format!("'{}'", text.replace('\'', r"'\''"))
+}

@@ -1,0 +1,122 @@
+//! `record` end to end: the bundled reference client recorded against the
+//! reference server over stdio, in both eras, gives a file that loads and
+//! that `run` passes against the same server; the same file run against a
+//! server whose answer changed fails with a located diff. One recorded
+//! file is a snapshot, so the shape of what `record` writes is reviewed.
+
+use std::path::Path;
+
+use assert_cmd::Command;
+use mcp_conform_core::scenario::load::load_file;
+
+/// What the reference client does while it is recorded: walk two lists,
+/// call a plain tool and one that asks for sampling (a scripted answer).
+const PLAN: &str = r#"{"list": ["tools", "resources"], "calls": [{"name": "echo", "arguments": {"text": "hi"}}, {"name": "sample", "arguments": {"prompt": "hi"}}], "linger_ms": 200}"#;
+
+fn bin() -> String {
+    assert_cmd::cargo::cargo_bin("mcp-conform").display().to_string()
+}
+
+fn mcp_conform() -> Command {
+    let mut command = Command::cargo_bin("mcp-conform").expect("binary built");
+    command.env_remove("CI").env("NO_COLOR", "1");
+    command
+}
+
+fn server(fault: Option<&str>) -> String {
+    let fault = fault.map(|f| format!(" --fault {f}")).unwrap_or_default();
+    format!("{} reference-server{fault}", bin())
+}
+
+/// Records the reference client (with `client_fault`, to make it skip the
+/// 2026-07-28 probe and speak the handshake era) into `file`.
+fn record(file: &Path, client_fault: Option<&str>) -> String {
+    let mut client = vec![bin(), "reference-client".to_owned()];
+    if let Some(fault) = client_fault {
+        client.extend(["--fault".to_owned(), fault.to_owned()]);
+    }
+    client.push("{server}".to_owned());
+    let output = mcp_conform()
+        .env("MCP_CONFORM_PLAN", PLAN)
+        .args(["record", "--stdio", &server(None), "-o"])
+        .arg(file)
+        .arg("--")
+        .args(&client)
+        .timeout(std::time::Duration::from_secs(60))
+        .output()
+        .expect("record runs");
+    let stderr = String::from_utf8_lossy(&output.stderr).into_owned();
+    assert!(output.status.success(), "record failed: {stderr}");
+    load_file(file).unwrap_or_else(|d| panic!("the recorded file does not load: {d:?}"));
+    std::fs::read_to_string(file).expect("written")
+}
+
+/// `run` on the recorded file against the reference server (`fault`).
+fn replay(file: &Path, version: &str, fault: Option<&str>) -> std::process::Output {
+    mcp_conform()
+        .args(["run", "--stdio", &server(fault), "--protocol", version])
+        .arg(file)
+        .timeout(std::time::Duration::from_secs(60))
+        .output()
+        .expect("run runs")
+}
+
+#[test]
+fn the_reference_pair_recorded_in_either_era_replays_green() {
+    let dir = tempfile::tempdir().expect("temp dir");
+    for (client_fault, version) in [(None, "2026-07-28"), (Some("modern-no-probe"), "2025-11-25")] {
+        let file = dir.path().join(format!("pair-{version}.yaml"));
+        let text = record(&file, client_fault);
+        assert!(text.contains(&format!("versions: \"{version}\"")), "{text}");
+        assert!(
+            text.contains("method: sampling/createMessage"),
+            "the client's answer is scripted: {text}"
+        );
+        let output = replay(&file, version, None);
+        let stdout = String::from_utf8_lossy(&output.stdout);
+        assert_eq!(output.status.code(), Some(0), "{version}: {stdout}");
+        assert!(stdout.contains("1 scenarios: 1 pass"), "{version}: {stdout}");
+    }
+}
+
+#[test]
+fn a_changed_answer_fails_the_replay_with_a_located_diff() {
+    let dir = tempfile::tempdir().expect("temp dir");
+    let file = dir.path().join("drift.yaml");
+    record(&file, None);
+    let output = replay(&file, "2026-07-28", Some("bad-tool-name"));
+    let stdout = String::from_utf8_lossy(&output.stdout);
+    assert_eq!(output.status.code(), Some(1), "{stdout}");
+    assert!(stdout.contains("FAIL response to tools/list"), "{stdout}");
+    assert!(
+        stdout.contains(&format!("{}:", file.display())),
+        "located: {stdout}"
+    );
+    assert!(stdout.contains(r#"-      "name": "fail","#), "{stdout}");
+    assert!(stdout.contains(r#"+      "name": "fail now!","#), "{stdout}");
+}
+
+#[test]
+fn a_recorded_handshake_era_conversation_has_this_shape() {
+    let dir = tempfile::tempdir().expect("temp dir");
+    let file = dir.path().join("golden.yaml");
+    let text = record(&file, Some("modern-no-probe"));
+    insta::assert_snapshot!(text.replace(&bin(), "mcp-conform"));
+}
+
+#[test]
+fn a_client_that_never_starts_its_server_is_an_error_not_a_file() {
+    let dir = tempfile::tempdir().expect("temp dir");
+    let file = dir.path().join("none.yaml");
+    let output = mcp_conform()
+        .args(["record", "--startup-timeout", "1", "--stdio", &server(None), "-o"])
+        .arg(&file)
+        .args(["--", "sh", "-c", "sleep 5", "{server}"])
+        .timeout(std::time::Duration::from_secs(30))
+        .output()
+        .expect("record runs");
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert_eq!(output.status.code(), Some(3), "{stderr}");
+    assert!(stderr.contains("never started its server"), "{stderr}");
+    assert!(!file.exists());
+}
