@@ -80,6 +80,35 @@ fn the_reference_pair_recorded_in_either_era_replays_green() {
 }
 
 #[test]
+fn a_client_may_start_record_as_its_server() {
+    let dir = tempfile::tempdir().expect("temp dir");
+    let file = dir.path().join("started-by-client.yaml");
+    let output = mcp_conform()
+        .env("MCP_CONFORM_PLAN", PLAN)
+        .args([
+            "reference-client",
+            &bin(),
+            "record",
+            "--stdio",
+            &server(None),
+            "-o",
+        ])
+        .arg(&file)
+        .timeout(std::time::Duration::from_secs(60))
+        .output()
+        .expect("the client runs");
+    assert!(
+        output.status.success(),
+        "{}",
+        String::from_utf8_lossy(&output.stderr)
+    );
+    let output = replay(&file, "2026-07-28", None);
+    let stdout = String::from_utf8_lossy(&output.stdout);
+    assert_eq!(output.status.code(), Some(0), "{stdout}");
+    assert!(stdout.contains("1 scenarios: 1 pass"), "{stdout}");
+}
+
+#[test]
 fn a_changed_answer_fails_the_replay_with_a_located_diff() {
     let dir = tempfile::tempdir().expect("temp dir");
     let file = dir.path().join("drift.yaml");

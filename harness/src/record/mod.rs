@@ -19,11 +19,15 @@ mod writer;
 use std::path::PathBuf;
 use std::time::Duration;
 
+use mcp_conform_core::redact::Secrets;
 use mcp_conform_core::scenario::load::load_str;
 use mcp_conform_report::ExitCode;
 use mcp_mock_peers::transport::StdioCommand;
 
 use crate::cli::{CliError, runtime, secrets_from};
+
+/// How long the server has to exit once its client has gone.
+const SERVER_GRACE: Duration = Duration::from_secs(2);
 pub use stdio::Client;
 use tap::Tap;
 use writer::Provenance;
@@ -72,9 +76,16 @@ pub fn record(args: RecordArgs) -> Result<ExitCode, CliError> {
         &mut tap,
         Duration::from_secs(args.startup_timeout),
     ));
+    let mut server = relayed.map_err(CliError::Infrastructure)?;
+    let written = write(&args, tap, &secrets);
+    runtime.block_on(server.shutdown(SERVER_GRACE));
     // Reading our own stdin blocks a thread that would keep the runtime alive.
     runtime.shutdown_background();
-    relayed.map_err(CliError::Infrastructure)?;
+    written
+}
+
+/// Writes the scenario of what the tap saw.
+fn write(args: &RecordArgs, tap: Tap<std::io::Stderr>, secrets: &Secrets) -> Result<ExitCode, CliError> {
     let findings = tap.findings();
     let conversation = conversation::read(&tap.into_transcript());
     if conversation.steps.is_empty() {
@@ -86,7 +97,7 @@ pub fn record(args: RecordArgs) -> Result<ExitCode, CliError> {
         id: args.id.clone().unwrap_or_else(|| default_id(&args.output)),
         target: format!("--stdio {}", shell_word(&args.stdio)),
     };
-    let text = writer::server_scenario(&conversation, &provenance, &secrets);
+    let text = writer::server_scenario(&conversation, &provenance, secrets);
     if let Err(diagnostics) = load_str(&args.output, &text) {
         return Err(CliError::scenarios(diagnostics));
     }

@@ -16,8 +16,6 @@ use tokio::time::Instant;
 use super::tap::Tap;
 use crate::runner::mock_server::{relay_command, socket_dir};
 
-/// How long the server has to exit once its client has gone.
-const SERVER_GRACE: Duration = Duration::from_secs(2);
 /// How long a started client has to exit once its server has gone.
 const CLIENT_GRACE: Duration = Duration::from_secs(5);
 
@@ -31,13 +29,15 @@ pub enum Client {
 }
 
 /// Relays between `client` and the server started by `server` until either
-/// side leaves.
+/// side leaves; hands back the server with its stdin closed, to be shut
+/// down once the recording is safe (a client may kill us soon after it
+/// leaves).
 pub async fn relay<W: Write>(
     server: &StdioCommand,
     client: &Client,
     tap: &mut Tap<W>,
     startup: Duration,
-) -> Result<(), String> {
+) -> Result<StdioTransport, String> {
     let mut server = StdioTransport::spawn(server).map_err(|e| e.to_string())?;
     match client {
         Client::OwnStdio => {
@@ -51,8 +51,8 @@ pub async fn relay<W: Write>(
             relayed?;
         }
     }
-    server.shutdown(SERVER_GRACE).await;
-    Ok(())
+    server.close_stdin();
+    Ok(server)
 }
 
 /// Starts the client and relays once its `{server}` has connected.
