@@ -1,5 +1,5 @@
 //! `record` end to end: the bundled reference client recorded against the
-//! reference server over stdio, in both eras, gives a file that loads and
+//! reference server over stdio and over HTTP, in both eras, gives a file that loads and
 //! that `run` passes against the same server; the same file run against a
 //! server whose answer changed fails with a located diff. One recorded
 //! file is a snapshot, so the shape of what `record` writes is reviewed.
@@ -7,7 +7,10 @@
 use std::path::Path;
 
 use assert_cmd::Command;
+use http_server::{free_port, reference_server, start};
 use mcp_conform_core::scenario::load::load_file;
+
+mod http_server;
 
 /// What the reference client does while it is recorded: walk two lists,
 /// call a plain tool and one that asks for sampling (a scripted answer).
@@ -28,17 +31,39 @@ fn server(fault: Option<&str>) -> String {
     format!("{} reference-server{fault}", bin())
 }
 
-/// Records the reference client (with `client_fault`, to make it skip the
-/// 2026-07-28 probe and speak the handshake era) into `file`.
-fn record(file: &Path, client_fault: Option<&str>) -> String {
+/// How `record` and `run` reach the server.
+enum Via {
+    /// `--stdio` and this command line.
+    Stdio(String),
+    /// `--url` and this URL.
+    Url(String),
+}
+
+impl Via {
+    fn args(&self) -> [&str; 2] {
+        match self {
+            Via::Stdio(command) => ["--stdio", command],
+            Via::Url(url) => ["--url", url],
+        }
+    }
+}
+
+/// Records the reference client (with `client_fault`) reaching the server
+/// `via` into `file`; the file must load.
+fn record(file: &Path, via: &Via, client_fault: Option<&str>) -> String {
     let mut client = vec![bin(), "reference-client".to_owned()];
     if let Some(fault) = client_fault {
         client.extend(["--fault".to_owned(), fault.to_owned()]);
     }
-    client.push("{server}".to_owned());
+    match via {
+        Via::Stdio(_) => client.push("{server}".to_owned()),
+        Via::Url(_) => client.extend(["--url".to_owned(), "{url}".to_owned()]),
+    }
     let output = mcp_conform()
         .env("MCP_CONFORM_PLAN", PLAN)
-        .args(["record", "--stdio", &server(None), "-o"])
+        .arg("record")
+        .args(via.args())
+        .arg("-o")
         .arg(file)
         .arg("--")
         .args(&client)
@@ -51,32 +76,57 @@ fn record(file: &Path, client_fault: Option<&str>) -> String {
     std::fs::read_to_string(file).expect("written")
 }
 
-/// `run` on the recorded file against the reference server (`fault`).
-fn replay(file: &Path, version: &str, fault: Option<&str>) -> std::process::Output {
+/// `run` on the recorded file against the server `via`.
+fn replay(file: &Path, via: &Via, version: &str) -> std::process::Output {
     mcp_conform()
-        .args(["run", "--stdio", &server(fault), "--protocol", version])
+        .arg("run")
+        .args(via.args())
+        .args(["--protocol", version])
         .arg(file)
         .timeout(std::time::Duration::from_secs(60))
         .output()
         .expect("run runs")
 }
 
-#[test]
-fn the_reference_pair_recorded_in_either_era_replays_green() {
+/// Records, then replays against `replayed` on the version recorded.
+fn recorded_and_replayed_green(recorded: &Via, client_fault: Option<&str>, replayed: &Via, version: &str) {
     let dir = tempfile::tempdir().expect("temp dir");
-    for (client_fault, version) in [(None, "2026-07-28"), (Some("modern-no-probe"), "2025-11-25")] {
-        let file = dir.path().join(format!("pair-{version}.yaml"));
-        let text = record(&file, client_fault);
-        assert!(text.contains(&format!("versions: \"{version}\"")), "{text}");
-        assert!(
-            text.contains("method: sampling/createMessage"),
-            "the client's answer is scripted: {text}"
-        );
-        let output = replay(&file, version, None);
-        let stdout = String::from_utf8_lossy(&output.stdout);
-        assert_eq!(output.status.code(), Some(0), "{version}: {stdout}");
-        assert!(stdout.contains("1 scenarios: 1 pass"), "{version}: {stdout}");
-    }
+    let file = dir.path().join("pair.yaml");
+    let text = record(&file, recorded, client_fault);
+    assert!(text.contains(&format!("versions: \"{version}\"")), "{text}");
+    assert!(
+        text.contains("method: sampling/createMessage"),
+        "the client's answer is scripted: {text}"
+    );
+    let output = replay(&file, replayed, version);
+    let stdout = String::from_utf8_lossy(&output.stdout);
+    assert_eq!(output.status.code(), Some(0), "{version}: {stdout}");
+    assert!(stdout.contains("1 scenarios: 1 pass"), "{version}: {stdout}");
+}
+
+#[test]
+fn the_reference_pair_recorded_over_stdio_in_either_era_replays_green() {
+    let stdio = Via::Stdio(server(None));
+    recorded_and_replayed_green(&stdio, None, &stdio, "2026-07-28");
+    // Without the probe the client opens with the handshake.
+    recorded_and_replayed_green(&stdio, Some("modern-no-probe"), &stdio, "2025-11-25");
+}
+
+#[test]
+fn the_reference_pair_recorded_over_http_in_either_era_replays_green() {
+    let port = free_port();
+    let correct = start(&reference_server(port, None), port, "/mcp");
+    let http = Via::Url(correct.url.clone());
+    recorded_and_replayed_green(&http, None, &http, "2026-07-28");
+    // A server refusing server/discover makes the client fall back to the
+    // handshake; the recording replays on the correct server.
+    let port = free_port();
+    let legacy = start(
+        &reference_server(port, Some("modern-discover-missing")),
+        port,
+        "/mcp",
+    );
+    recorded_and_replayed_green(&Via::Url(legacy.url.clone()), None, &http, "2025-11-25");
 }
 
 #[test]
@@ -102,7 +152,7 @@ fn a_client_may_start_record_as_its_server() {
         "{}",
         String::from_utf8_lossy(&output.stderr)
     );
-    let output = replay(&file, "2026-07-28", None);
+    let output = replay(&file, &Via::Stdio(server(None)), "2026-07-28");
     let stdout = String::from_utf8_lossy(&output.stdout);
     assert_eq!(output.status.code(), Some(0), "{stdout}");
     assert!(stdout.contains("1 scenarios: 1 pass"), "{stdout}");
@@ -112,8 +162,8 @@ fn a_client_may_start_record_as_its_server() {
 fn a_changed_answer_fails_the_replay_with_a_located_diff() {
     let dir = tempfile::tempdir().expect("temp dir");
     let file = dir.path().join("drift.yaml");
-    record(&file, None);
-    let output = replay(&file, "2026-07-28", Some("bad-tool-name"));
+    record(&file, &Via::Stdio(server(None)), None);
+    let output = replay(&file, &Via::Stdio(server(Some("bad-tool-name"))), "2026-07-28");
     let stdout = String::from_utf8_lossy(&output.stdout);
     assert_eq!(output.status.code(), Some(1), "{stdout}");
     assert!(stdout.contains("FAIL response to tools/list"), "{stdout}");
@@ -129,7 +179,7 @@ fn a_changed_answer_fails_the_replay_with_a_located_diff() {
 fn a_recorded_handshake_era_conversation_has_this_shape() {
     let dir = tempfile::tempdir().expect("temp dir");
     let file = dir.path().join("golden.yaml");
-    let text = record(&file, Some("modern-no-probe"));
+    let text = record(&file, &Via::Stdio(server(None)), Some("modern-no-probe"));
     insta::assert_snapshot!(text.replace(&bin(), "mcp-conform"));
 }
 

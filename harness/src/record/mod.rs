@@ -4,19 +4,22 @@
 //! replays against the same server. Replaying is running: a drift from the
 //! recording fails like any other expectation, with its diff.
 //!
-//! - `stdio`: the relay itself;
+//! - `stdio`, `http`: the relays, `client`: the client being recorded;
 //! - `tap`: the live frame check and the transcript;
 //! - `conversation`: the transcript read as steps;
 //! - `generalize`: what would differ next time, as wildcards and captures;
 //! - `writer`: the scenario file.
 
+mod client;
 mod conversation;
 mod generalize;
+mod http;
 mod stdio;
 mod tap;
 mod writer;
 
 use std::path::PathBuf;
+use std::sync::{Arc, Mutex, PoisonError};
 use std::time::Duration;
 
 use mcp_conform_core::redact::Secrets;
@@ -28,7 +31,7 @@ use crate::cli::{CliError, runtime, secrets_from};
 
 /// How long the server has to exit once its client has gone.
 const SERVER_GRACE: Duration = Duration::from_secs(2);
-pub use stdio::Client;
+use client::Client;
 use tap::Tap;
 use writer::Provenance;
 
@@ -36,8 +39,18 @@ use writer::Provenance;
 #[derive(Debug, clap::Args)]
 pub struct RecordArgs {
     /// The server's command line (split like a shell would, run without one).
-    #[arg(long, value_name = "COMMAND")]
-    pub stdio: String,
+    #[arg(
+        long,
+        value_name = "COMMAND",
+        required_unless_present = "url",
+        conflicts_with = "url"
+    )]
+    pub stdio: Option<String>,
+    /// The MCP endpoint of a server listening over HTTP: `record` listens on a
+    /// loopback port and forwards there (its URL replaces `{url}` in the
+    /// client's command line, or is printed on stdout).
+    #[arg(long, value_name = "URL")]
+    pub url: Option<String>,
     /// Where to write the scenario.
     #[arg(long, short, value_name = "FILE")]
     pub output: PathBuf,
@@ -52,8 +65,9 @@ pub struct RecordArgs {
     #[arg(long, default_value_t = 10, value_parser = crate::cli::at_least_one::<u64>)]
     pub startup_timeout: u64,
     /// The client's command line, `{server}` where it takes its server's
-    /// command. Without it, the client is whoever started `record` (it
-    /// speaks on our stdin and stdout).
+    /// command (`{url}` where it takes its URL, with `--url`). Without it,
+    /// over stdio the client is whoever started `record` (it speaks on our
+    /// stdin and stdout); over HTTP it is recorded until `record` is interrupted.
     #[arg(last = true, value_name = "CLIENT")]
     pub client: Vec<String>,
 }
@@ -62,32 +76,64 @@ pub struct RecordArgs {
 /// gate is `run` on the file), 2 for a bad invocation, 3 when the relay or
 /// the file failed.
 pub fn record(args: RecordArgs) -> Result<ExitCode, CliError> {
-    let server = StdioCommand::parse(&args.stdio).map_err(|e| CliError::Usage(format!("--stdio: {e}")))?;
     let client = match args.client.is_empty() {
-        true => Client::OwnStdio,
+        true => Client::Elsewhere,
         false => Client::Command(args.client.clone()),
     };
     let secrets = secrets_from(&args.secrets);
-    let mut tap = Tap::new(true, secrets.clone(), std::io::stderr());
     let runtime = runtime()?;
-    let relayed = runtime.block_on(stdio::relay(
-        &server,
-        &client,
-        &mut tap,
-        Duration::from_secs(args.startup_timeout),
-    ));
-    let mut server = relayed.map_err(CliError::Infrastructure)?;
-    let written = write(&args, tap, &secrets);
-    runtime.block_on(server.shutdown(SERVER_GRACE));
+    let recorded = match (&args.stdio, &args.url) {
+        (Some(command), _) => over_stdio(&runtime, command, &client, &args, &secrets),
+        (None, Some(url)) => over_http(&runtime, url, &client, &args, &secrets),
+        (None, None) => Err(CliError::Usage("record needs --stdio or --url".into())),
+    };
     // Reading our own stdin blocks a thread that would keep the runtime alive.
     runtime.shutdown_background();
+    recorded
+}
+
+fn over_stdio(
+    runtime: &tokio::runtime::Runtime,
+    command: &str,
+    client: &Client,
+    args: &RecordArgs,
+    secrets: &Secrets,
+) -> Result<ExitCode, CliError> {
+    let server = StdioCommand::parse(command).map_err(|e| CliError::Usage(format!("--stdio: {e}")))?;
+    let mut tap = Tap::new(true, secrets.clone(), std::io::stderr());
+    let startup = Duration::from_secs(args.startup_timeout);
+    let relayed = runtime.block_on(stdio::relay(&server, client, &mut tap, startup));
+    let mut server = relayed.map_err(CliError::Infrastructure)?;
+    let target = format!("--stdio {}", shell_word(command));
+    let written = write(args, &mut tap, target, secrets);
+    runtime.block_on(server.shutdown(SERVER_GRACE));
     written
 }
 
-/// Writes the scenario of what the tap saw.
-fn write(args: &RecordArgs, tap: Tap<std::io::Stderr>, secrets: &Secrets) -> Result<ExitCode, CliError> {
+fn over_http(
+    runtime: &tokio::runtime::Runtime,
+    url: &str,
+    client: &Client,
+    args: &RecordArgs,
+    secrets: &Secrets,
+) -> Result<ExitCode, CliError> {
+    let tap = Arc::new(Mutex::new(Tap::new(false, secrets.clone(), std::io::stderr())));
+    runtime
+        .block_on(http::relay(url, client, Arc::clone(&tap)))
+        .map_err(CliError::Infrastructure)?;
+    let mut tap = tap.lock().unwrap_or_else(PoisonError::into_inner);
+    write(args, &mut tap, format!("--url {}", shell_word(url)), secrets)
+}
+
+/// Writes the scenario of what the tap saw; `target` is how `run` reaches the server.
+fn write(
+    args: &RecordArgs,
+    tap: &mut Tap<std::io::Stderr>,
+    target: String,
+    secrets: &Secrets,
+) -> Result<ExitCode, CliError> {
     let findings = tap.findings();
-    let conversation = conversation::read(&tap.into_transcript());
+    let conversation = conversation::read(&tap.take_transcript());
     if conversation.steps.is_empty() {
         return Err(CliError::Infrastructure(
             "nothing to record: the client sent no request beyond the handshake".into(),
@@ -95,7 +141,7 @@ fn write(args: &RecordArgs, tap: Tap<std::io::Stderr>, secrets: &Secrets) -> Res
     }
     let provenance = Provenance {
         id: args.id.clone().unwrap_or_else(|| default_id(&args.output)),
-        target: format!("--stdio {}", shell_word(&args.stdio)),
+        target,
     };
     let text = writer::server_scenario(&conversation, &provenance, secrets);
     if let Err(diagnostics) = load_str(&args.output, &text) {

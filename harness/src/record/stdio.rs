@@ -13,20 +13,12 @@ use mcp_mock_peers::transport::{StdioCommand, StdioTransport, StreamTransport, T
 use tokio::net::UnixListener;
 use tokio::time::Instant;
 
+use super::client::{Client, expand};
 use super::tap::Tap;
 use crate::runner::mock_server::{relay_command, socket_dir};
 
 /// How long a started client has to exit once its server has gone.
 const CLIENT_GRACE: Duration = Duration::from_secs(5);
-
-/// Who the client is.
-#[derive(Debug, Clone)]
-pub enum Client {
-    /// It started us: it speaks on our stdin and stdout.
-    OwnStdio,
-    /// We start it; `{server}` in its words is the command that reaches us.
-    Command(Vec<String>),
-}
 
 /// Relays between `client` and the server started by `server` until either
 /// side leaves; hands back the server with its stdin closed, to be shut
@@ -40,7 +32,7 @@ pub async fn relay<W: Write>(
 ) -> Result<StdioTransport, String> {
     let mut server = StdioTransport::spawn(server).map_err(|e| e.to_string())?;
     match client {
-        Client::OwnStdio => {
+        Client::Elsewhere => {
             let mut client = StreamTransport::new(tokio::io::stdin(), tokio::io::stdout());
             pass(&mut client, &mut server, None, tap).await;
         }
@@ -68,7 +60,11 @@ async fn started<W: Write>(
     let listener =
         UnixListener::bind(&socket).map_err(|e| format!("cannot listen on {}: {e}", socket.display()))?;
     let program = std::env::current_exe().map_err(|e| format!("cannot find mcp-conform itself: {e}"))?;
-    let command = client_command(words, &relay_command(&program, &socket))?;
+    let relay = relay_command(&program, &socket);
+    let words_of_relay: Vec<String> = std::iter::once(relay.program.clone())
+        .chain(relay.args.clone())
+        .collect();
+    let command = expand(words, "{server}", &words_of_relay, &relay.display())?;
     let mut process = StdioTransport::spawn(&command).map_err(|e| e.to_string())?;
     let accepted = tokio::time::timeout_at(Instant::now() + startup, listener.accept()).await;
     let Ok(Ok((stream, _))) = accepted else {
@@ -83,35 +79,6 @@ async fn started<W: Write>(
     pass(&mut client, server, Some(&mut process), tap).await;
     process.wait_exit(CLIENT_GRACE).await;
     Ok(())
-}
-
-/// The client's command line with `{server}` expanded: a word that is
-/// exactly `{server}` becomes the relay's words, and inside a longer word
-/// its command line.
-fn client_command(words: &[String], relay: &StdioCommand) -> Result<StdioCommand, String> {
-    if !words.iter().any(|w| w.contains("{server}")) {
-        return Err(
-            "the client's command line has no {server}: put it where the client takes its server's command"
-                .into(),
-        );
-    }
-    let mut expanded = Vec::new();
-    for word in words {
-        match word.as_str() {
-            "{server}" => {
-                expanded.push(relay.program.clone());
-                expanded.extend(relay.args.iter().cloned());
-            }
-            other => expanded.push(other.replace("{server}", &relay.display())),
-        }
-    }
-    let mut words = expanded.into_iter();
-    Ok(StdioCommand {
-        program: words.next().unwrap_or_default(),
-        args: words.collect(),
-        env: Vec::new(),
-        cwd: None,
-    })
 }
 
 /// Passes frames both ways until one side leaves. A started client's own
@@ -145,28 +112,5 @@ async fn pass<W: Write>(
                 }
             }
         }
-    }
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn server_in_the_client_command_becomes_the_relay() {
-        let relay = StdioCommand::parse("mcp-conform serve --connect /tmp/s").expect("parses");
-        let words = |w: &[&str]| w.iter().map(|s| s.to_string()).collect::<Vec<_>>();
-        let command = client_command(&words(&["client", "--", "{server}"]), &relay).expect("expands");
-        assert_eq!(command.program, "client");
-        assert_eq!(
-            command.args,
-            words(&["--", "mcp-conform", "serve", "--connect", "/tmp/s"])
-        );
-        let command = client_command(&words(&["client", "--server={server}"]), &relay).expect("expands");
-        assert_eq!(
-            command.args,
-            words(&["--server=mcp-conform serve --connect /tmp/s"])
-        );
-        assert!(client_command(&words(&["client"]), &relay).is_err());
     }
 }

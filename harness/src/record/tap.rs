@@ -60,9 +60,9 @@ impl<W: Write> Tap<W> {
         self.findings
     }
 
-    /// Every frame, in the order it passed.
-    pub fn into_transcript(self) -> Vec<Frame> {
-        self.transcript
+    /// Every frame so far, in the order it passed.
+    pub fn take_transcript(&mut self) -> Vec<Frame> {
+        std::mem::take(&mut self.transcript)
     }
 }
 
@@ -104,7 +104,7 @@ mod tests {
             Duration::ZERO,
         ));
         let findings = tap.findings();
-        let transcript = tap.into_transcript();
+        let transcript = tap.take_transcript();
         let printed = String::from_utf8(out).expect("text");
         assert_eq!(findings, 1, "{printed}");
         assert!(printed.starts_with("record: server broke STDIO-002"), "{printed}");
