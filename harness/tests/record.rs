@@ -51,6 +51,11 @@ impl Via {
 /// Records the reference client (with `client_fault`) reaching the server
 /// `via` into `file`; the file must load.
 fn record(file: &Path, via: &Via, client_fault: Option<&str>) -> String {
+    record_as(file, via, client_fault, "server")
+}
+
+/// [`record`], writing a scenario of `role`.
+fn record_as(file: &Path, via: &Via, client_fault: Option<&str>, role: &str) -> String {
     let mut client = vec![bin(), "reference-client".to_owned()];
     if let Some(fault) = client_fault {
         client.extend(["--fault".to_owned(), fault.to_owned()]);
@@ -61,7 +66,7 @@ fn record(file: &Path, via: &Via, client_fault: Option<&str>) -> String {
     }
     let output = mcp_conform()
         .env("MCP_CONFORM_PLAN", PLAN)
-        .arg("record")
+        .args(["record", "--as", role])
         .args(via.args())
         .arg("-o")
         .arg(file)
@@ -173,6 +178,49 @@ fn a_changed_answer_fails_the_replay_with_a_located_diff() {
     );
     assert!(stdout.contains(r#"-      "name": "fail","#), "{stdout}");
     assert!(stdout.contains(r#"+      "name": "fail now!","#), "{stdout}");
+}
+
+#[test]
+fn a_recording_written_as_client_tests_the_client_alone() {
+    let dir = tempfile::tempdir().expect("temp dir");
+    let file = dir.path().join("client.yaml");
+    let text = record_as(
+        &file,
+        &Via::Stdio(server(None)),
+        Some("modern-no-probe"),
+        "client",
+    );
+    assert!(text.contains("role: client"), "{text}");
+    let test_client = |fault: &str| {
+        let output = mcp_conform()
+            .args([
+                "test-client",
+                "--command",
+                &format!("{} reference-client{fault} {{server}}", bin()),
+            ])
+            .arg(&file)
+            .timeout(std::time::Duration::from_secs(60))
+            .output()
+            .expect("test-client runs");
+        (
+            output.status.code(),
+            String::from_utf8_lossy(&output.stdout).into_owned(),
+        )
+    };
+    // The plan the client was given is in the file, so it does it again.
+    let (code, stdout) = test_client("");
+    assert_eq!(code, Some(0), "{stdout}");
+    assert!(stdout.contains("1 scenarios: 1 pass"), "{stdout}");
+    let (code, stdout) = test_client(" --fault sampling-without-model");
+    assert_eq!(code, Some(1), "{stdout}");
+    assert!(
+        stdout.contains("FAIL response to sampling/createMessage"),
+        "{stdout}"
+    );
+    assert!(
+        stdout.contains(r#"-  "model": "mcp-conform-reference","#),
+        "{stdout}"
+    );
 }
 
 #[test]

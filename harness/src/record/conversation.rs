@@ -21,6 +21,9 @@ pub struct Conversation {
     /// What the client declared: `capabilities` and `info`.
     pub capabilities: Option<Value>,
     pub info: Option<Value>,
+    /// What the server said of itself: its `initialize` result (or its
+    /// `server/discover` result in 2026-07-28).
+    pub server: Option<Value>,
     pub steps: Vec<Step>,
     /// Notifications the server sent (not asserted: their timing is not
     /// the client's to script).
@@ -60,6 +63,7 @@ pub enum Answer {
 #[derive(Debug, Clone, PartialEq)]
 pub struct Asked {
     pub method: String,
+    pub params: Option<Value>,
     pub reply: Option<Answer>,
 }
 
@@ -142,14 +146,14 @@ impl Reader {
         let id = message.get("id").map(Value::to_string);
         if let Some(method) = message.get("method").and_then(Value::as_str) {
             match id {
-                Some(id) => self.server_request(id, method),
+                Some(id) => self.server_request(id, method, message.get("params")),
                 None => self.conversation.server_notifications += 1,
             }
             return;
         }
         match id.and_then(|id| self.ours.remove(&id)) {
             Some(Pending::Step(step)) => self.answer_step(step, answer_of(&message)),
-            Some(Pending::Engine(method)) => self.learn_version(&method, &message),
+            Some(Pending::Engine(method)) => self.learn_server(&method, &message),
             None => {}
         }
     }
@@ -180,10 +184,15 @@ impl Reader {
         }
     }
 
-    /// The version the `initialize` answer settled on.
-    fn learn_version(&mut self, method: &str, message: &Value) {
-        let answered = message
-            .pointer("/result/protocolVersion")
+    /// What the server said of itself, and the version the `initialize`
+    /// answer settled on.
+    fn learn_server(&mut self, method: &str, message: &Value) {
+        let Some(result) = message.get("result") else {
+            return;
+        };
+        self.conversation.server = Some(result.clone());
+        let answered = result
+            .get("protocolVersion")
             .and_then(Value::as_str)
             .and_then(|v| v.parse().ok());
         if method == "initialize" && answered.is_some() {
@@ -192,12 +201,13 @@ impl Reader {
     }
 
     /// A server request goes with the latest client request still waiting.
-    fn server_request(&mut self, id: String, method: &str) {
+    fn server_request(&mut self, id: String, method: &str, params: Option<&Value>) {
         let Some((step, request)) = self.latest_pending() else {
             return;
         };
         request.asked.push(Asked {
             method: method.to_owned(),
+            params: params.cloned(),
             reply: None,
         });
         let index = request.asked.len() - 1;
@@ -252,15 +262,13 @@ impl Reader {
         };
         let requests = result.get("inputRequests").and_then(Value::as_object)?;
         for (key, response) in responses {
-            let Some(method) = requests
-                .get(key)
-                .and_then(|r| r.get("method"))
-                .and_then(Value::as_str)
-            else {
+            let Some(asked) = requests.get(key) else { continue };
+            let Some(method) = asked.get("method").and_then(Value::as_str) else {
                 continue;
             };
             request.asked.push(Asked {
                 method: method.to_owned(),
+                params: asked.get("params").cloned(),
                 reply: Some(Answer::Result(response.clone())),
             });
         }
@@ -349,6 +357,10 @@ mod tests {
         assert_eq!(conversation.info, Some(json!({"name": "c"})));
         assert_eq!(conversation.server_notifications, 1);
         assert_eq!(
+            conversation.server,
+            Some(json!({"protocolVersion": "2025-06-18"}))
+        );
+        assert_eq!(
             conversation.steps,
             vec![
                 Step::Request(Request {
@@ -358,6 +370,7 @@ mod tests {
                     answer: Some(Answer::Result(json!({"tools": []}))),
                     asked: vec![Asked {
                         method: "roots/list".into(),
+                        params: None,
                         reply: Some(Answer::Result(json!({"roots": []}))),
                     }],
                 }),
@@ -405,6 +418,7 @@ mod tests {
             call.asked,
             vec![Asked {
                 method: "elicitation/create".into(),
+                params: Some(json!({})),
                 reply: Some(Answer::Result(json!({"action": "decline"}))),
             }]
         );

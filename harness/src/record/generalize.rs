@@ -97,11 +97,27 @@ pub fn literal(text: &str) -> String {
 /// differ next time as wildcards, secrets as wildcards, and literal `$`
 /// members and `${` escaped.
 pub fn pattern(value: &Value, secrets: &Secrets, notes: &mut Notes) -> Value {
-    pattern_of(None, value, secrets, notes)
+    pattern_of(None, value, &Known::new(), secrets, notes)
 }
 
-fn pattern_of(member: Option<&str>, value: &Value, secrets: &Secrets, notes: &mut Notes) -> Value {
+/// Strings a replay sends verbatim, so that they come back the same.
+pub type Known = BTreeSet<String>;
+
+/// [`pattern`], with the strings in `known` (those the replay itself
+/// sends, such as the cursors a scripted server hands out) kept literal.
+pub fn pattern_knowing(value: &Value, known: &Known, secrets: &Secrets, notes: &mut Notes) -> Value {
+    pattern_of(None, value, known, secrets, notes)
+}
+
+fn pattern_of(
+    member: Option<&str>,
+    value: &Value,
+    known: &Known,
+    secrets: &Secrets,
+    notes: &mut Notes,
+) -> Value {
     match value {
+        Value::String(text) if known.contains(text) => Value::String(literal(text)),
         Value::String(text) => {
             let secret = member.is_some_and(is_secret) || secrets.redact(text) != text.as_str();
             if secret {
@@ -123,7 +139,7 @@ fn pattern_of(member: Option<&str>, value: &Value, secrets: &Secrets, notes: &mu
         Value::Array(items) => Value::Array(
             items
                 .iter()
-                .map(|item| pattern_of(None, item, secrets, notes))
+                .map(|item| pattern_of(None, item, known, secrets, notes))
                 .collect(),
         ),
         Value::Object(members) => {
@@ -133,7 +149,7 @@ fn pattern_of(member: Option<&str>, value: &Value, secrets: &Secrets, notes: &mu
                     true => format!("${name}"),
                     false => name.clone(),
                 };
-                out.insert(key, pattern_of(Some(name), value, secrets, notes));
+                out.insert(key, pattern_of(Some(name), value, known, secrets, notes));
             }
             Value::Object(out)
         }

@@ -10,6 +10,7 @@
 //! - `generalize`: what would differ next time, as wildcards and captures;
 //! - `writer`: the scenario file.
 
+mod as_client;
 mod client;
 mod conversation;
 mod generalize;
@@ -24,6 +25,7 @@ use std::time::Duration;
 
 use mcp_conform_core::redact::Secrets;
 use mcp_conform_core::scenario::load::load_str;
+use mcp_conform_core::version::ProtocolVersion;
 use mcp_conform_report::ExitCode;
 use mcp_mock_peers::transport::StdioCommand;
 
@@ -61,6 +63,12 @@ pub struct RecordArgs {
     /// members (`token`, `apiKey`, …) are redacted too. `MCP_CONFORM_SECRETS` adds more.
     #[arg(long = "secret", value_name = "VALUE")]
     pub secrets: Vec<String>,
+    /// The scenario's role: `server` tests the server (`run` replays it),
+    /// `client` tests the client alone against the server's side scripted
+    /// (`test-client` replays it; the plan it was given, `MCP_CONFORM_PLAN`,
+    /// is kept).
+    #[arg(long = "as", value_name = "ROLE", default_value = "server")]
+    pub role: Written,
     /// Seconds a started client has to start its server (`{server}`).
     #[arg(long, default_value_t = 10, value_parser = crate::cli::at_least_one::<u64>)]
     pub startup_timeout: u64,
@@ -70,6 +78,13 @@ pub struct RecordArgs {
     /// stdin and stdout); over HTTP it is recorded until `record` is interrupted.
     #[arg(last = true, value_name = "CLIENT")]
     pub client: Vec<String>,
+}
+
+/// Which side the written scenario tests.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
+pub enum Written {
+    Server,
+    Client,
 }
 
 /// Runs `record`: 0 once the file is written (findings are printed, the
@@ -104,8 +119,7 @@ fn over_stdio(
     let startup = Duration::from_secs(args.startup_timeout);
     let relayed = runtime.block_on(stdio::relay(&server, client, &mut tap, startup));
     let mut server = relayed.map_err(CliError::Infrastructure)?;
-    let target = format!("--stdio {}", shell_word(command));
-    let written = write(args, &mut tap, target, secrets);
+    let written = write(args, &mut tap, Transport::Stdio(command), secrets);
     runtime.block_on(server.shutdown(SERVER_GRACE));
     written
 }
@@ -122,14 +136,42 @@ fn over_http(
         .block_on(http::relay(url, client, Arc::clone(&tap)))
         .map_err(CliError::Infrastructure)?;
     let mut tap = tap.lock().unwrap_or_else(PoisonError::into_inner);
-    write(args, &mut tap, format!("--url {}", shell_word(url)), secrets)
+    write(args, &mut tap, Transport::Http(url), secrets)
 }
 
-/// Writes the scenario of what the tap saw; `target` is how `run` reaches the server.
+/// How the conversation was reached: the server's command line or URL.
+enum Transport<'a> {
+    Stdio(&'a str),
+    Http(&'a str),
+}
+
+/// The command that replays the file (without the file).
+fn replay(args: &RecordArgs, transport: &Transport, version: Option<ProtocolVersion>) -> String {
+    let protocol = version.map(|v| format!(" --protocol {v}")).unwrap_or_default();
+    let (target, placeholder) = match transport {
+        Transport::Stdio(command) => (format!("--stdio {}", shell_word(command)), "{server}"),
+        Transport::Http(url) => (format!("--url {}", shell_word(url)), "{url}"),
+    };
+    match args.role {
+        Written::Server => format!("mcp-conform run {target}{protocol}"),
+        Written::Client => {
+            let client = match args.client.is_empty() {
+                true => format!("CLIENT {placeholder}"),
+                false => args.client.join(" "),
+            };
+            format!(
+                "mcp-conform test-client --command {}{protocol}",
+                shell_word(&client)
+            )
+        }
+    }
+}
+
+/// Writes the scenario of what the tap saw.
 fn write(
     args: &RecordArgs,
     tap: &mut Tap<std::io::Stderr>,
-    target: String,
+    transport: Transport,
     secrets: &Secrets,
 ) -> Result<ExitCode, CliError> {
     let findings = tap.findings();
@@ -141,9 +183,18 @@ fn write(
     }
     let provenance = Provenance {
         id: args.id.clone().unwrap_or_else(|| default_id(&args.output)),
-        target,
+        replay: replay(args, &transport, conversation.version),
     };
-    let text = writer::server_scenario(&conversation, &provenance, secrets);
+    let text = match args.role {
+        Written::Server => writer::server_scenario(&conversation, &provenance, secrets),
+        Written::Client => {
+            let plan = std::env::var("MCP_CONFORM_PLAN")
+                .ok()
+                .and_then(|p| serde_json::from_str(&p).ok());
+            as_client::client_scenario(&conversation, &provenance, secrets, plan)
+                .map_err(CliError::Infrastructure)?
+        }
+    };
     if let Err(diagnostics) = load_str(&args.output, &text) {
         return Err(CliError::scenarios(diagnostics));
     }

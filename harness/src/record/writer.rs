@@ -20,8 +20,8 @@ const REQUIREMENTS: &str = "[SCHEMA-001]";
 pub struct Provenance {
     /// The scenario's id.
     pub id: String,
-    /// The `run` options that reach the same server (`--stdio '…'`, `--url …`).
-    pub target: String,
+    /// The command that replays the file, without the file (`mcp-conform run --stdio '…'`).
+    pub replay: String,
 }
 
 /// The scenario file's text.
@@ -51,15 +51,23 @@ pub fn server_scenario(conversation: &Conversation, provenance: &Provenance, sec
         document.insert("client".into(), Value::Object(client));
     }
     document.insert("steps".into(), Value::Array(steps));
-    let body = serde_saphyr::to_string(&Value::Object(document)).unwrap_or_default();
-    let (id_line, rest) = body.split_once('\n').unwrap_or((&body, ""));
-    format!(
-        "{}{id_line}\nrequirements: {REQUIREMENTS}\n{rest}",
-        header(conversation, provenance, &notes)
-    )
+    let not_asserted = match conversation.server_notifications {
+        0 => None,
+        n => Some(format!("the {n} notifications the server sent")),
+    };
+    file_text(document, provenance, &notes, not_asserted)
 }
 
-fn header(conversation: &Conversation, provenance: &Provenance, notes: &Notes) -> String {
+/// The file: the header comment, then `document` with the requirements
+/// line after its id (the first member).
+pub(super) fn file_text(
+    document: Map<String, Value>,
+    provenance: &Provenance,
+    notes: &Notes,
+    not_asserted: Option<String>,
+) -> String {
+    let body = serde_saphyr::to_string(&Value::Object(document)).unwrap_or_default();
+    let (id_line, rest) = body.split_once('\n').unwrap_or((&body, ""));
     let mut text = String::from("# Recorded by `mcp-conform record`: review it, then commit it.\n");
     let generalized = match notes.is_empty() {
         true => "nothing".to_owned(),
@@ -69,20 +77,11 @@ fn header(conversation: &Conversation, provenance: &Provenance, notes: &Notes) -
         "# Generalized (matched by type or pattern, or captured and sent back): {generalized}.\n"
     ));
     text.push_str("# Left to the engine: the handshake or server/discover, request ids, the 2026-07-28 _meta envelope, progress tokens.\n");
-    if conversation.server_notifications > 0 {
-        text.push_str(&format!(
-            "# Not asserted: the {} notifications the server sent.\n",
-            conversation.server_notifications
-        ));
+    if let Some(what) = not_asserted {
+        text.push_str(&format!("# Not asserted: {what}.\n"));
     }
-    let protocol = conversation
-        .version
-        .map(|v| format!(" --protocol {v}"))
-        .unwrap_or_default();
-    text.push_str(&format!(
-        "# Replay: mcp-conform run {}{protocol} THIS_FILE\n",
-        provenance.target
-    ));
+    text.push_str(&format!("# Replay: {} THIS_FILE\n", provenance.replay));
+    text.push_str(&format!("{id_line}\nrequirements: {REQUIREMENTS}\n{rest}"));
     text
 }
 
@@ -261,6 +260,7 @@ mod tests {
                     Some(Answer::Error(json!({"code": -32602, "message": "no"}))),
                     vec![Asked {
                         method: "sampling/createMessage".into(),
+                        params: None,
                         reply: Some(Answer::Result(json!({"role": "assistant"}))),
                     }],
                 ),
@@ -270,11 +270,12 @@ mod tests {
                     params: None,
                 },
             ],
+            server: None,
             server_notifications: 2,
         };
         let provenance = Provenance {
             id: "recorded.example".into(),
-            target: "--stdio 'server'".into(),
+            replay: "mcp-conform run --stdio 'server' --protocol 2025-06-18".into(),
         };
         let text = server_scenario(&conversation, &provenance, &Secrets::default());
         let scenario =
