@@ -101,6 +101,9 @@ pub enum Command {
     /// Put a gateway or bridge between the server suite and the bundled
     /// reference server, and judge what comes through.
     TestGateway(crate::test_gateway::TestGatewayArgs),
+    /// Relay between a client and a server, judge every frame as it passes,
+    /// and write the conversation as a scenario that `run` replays.
+    Record(crate::record::RecordArgs),
     /// Run the bundled reference client against a server command (the
     /// broken-client fixtures with `--fault`); it follows `MCP_CONFORM_PLAN`.
     #[command(hide = true)]
@@ -257,18 +260,18 @@ pub const SECRETS_VARIABLE: &str = "MCP_CONFORM_SECRETS";
 impl GateArgs {
     /// The values of `--secret` and of [`SECRETS_VARIABLE`].
     pub fn secrets(&self) -> Secrets {
-        let mut secrets = Secrets::default();
-        let from_environment = std::env::var(SECRETS_VARIABLE).unwrap_or_default();
-        for value in self
-            .secrets
-            .iter()
-            .map(String::as_str)
-            .chain(from_environment.lines())
-        {
-            secrets.add(value);
-        }
-        secrets
+        secrets_from(&self.secrets)
     }
+}
+
+/// `values` (the `--secret`s) and those of [`SECRETS_VARIABLE`].
+pub(crate) fn secrets_from(values: &[String]) -> Secrets {
+    let mut secrets = Secrets::default();
+    let from_environment = std::env::var(SECRETS_VARIABLE).unwrap_or_default();
+    for value in values.iter().map(String::as_str).chain(from_environment.lines()) {
+        secrets.add(value);
+    }
+    secrets
 }
 
 /// What a command's errors must not show: its `--secret`s and secret
@@ -278,6 +281,7 @@ fn secrets_of(command: &Command) -> Secrets {
         Command::Run(args) => (&args.gate, args.headers.as_slice()),
         Command::TestClient(args) => (&args.gate, [].as_slice()),
         Command::TestGateway(args) => (&args.gate, [].as_slice()),
+        Command::Record(args) => return secrets_from(&args.secrets),
         _ => return Secrets::default(),
     };
     let mut secrets = gate.secrets();
@@ -334,6 +338,7 @@ fn execute(command: Command) -> Result<ExitCode, CliError> {
         Command::Serve(args) => crate::test_client::serve(args),
         Command::TestClient(args) => crate::test_client::test_client(args),
         Command::ReferenceClient(args) => crate::test_client::reference_client(args),
+        Command::Record(args) => crate::record::record(args),
         Command::TestGateway(args) => crate::test_gateway::test_gateway(args),
         Command::ReferenceGateway { config, fault } => crate::test_gateway::reference_gateway(&config, fault),
         Command::List {

@@ -27,6 +27,7 @@ pub mod own_requirements;
 pub mod pipeline;
 pub mod progress;
 pub mod quiet;
+pub mod record;
 pub mod report;
 pub mod runner;
 pub mod schemas;

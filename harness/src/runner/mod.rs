@@ -17,7 +17,7 @@ mod failfast;
 mod frames;
 mod gateway;
 mod handshake;
-mod mock_server;
+pub(crate) mod mock_server;
 mod outcome;
 mod probe;
 mod scenario;

@@ -5,6 +5,7 @@
 //! of the peer becomes a finding instead of an error on our side.
 
 pub mod http;
+pub mod http_proxy;
 pub mod http_server;
 mod process_group;
 mod stdio;

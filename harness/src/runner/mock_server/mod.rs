@@ -349,7 +349,7 @@ async fn watched(
 }
 
 /// A fresh private directory for the relay's socket.
-pub(super) fn socket_dir() -> PathBuf {
+pub(crate) fn socket_dir() -> PathBuf {
     use std::sync::atomic::{AtomicUsize, Ordering};
     static NEXT: AtomicUsize = AtomicUsize::new(0);
     let n = NEXT.fetch_add(1, Ordering::SeqCst);
@@ -422,7 +422,7 @@ async fn launch(
 
 /// The command that starts our mock server: `PROGRAM serve --connect SOCKET`,
 /// a relay back to the engine listening on the socket.
-pub(super) fn relay_command(program: &std::path::Path, socket: &std::path::Path) -> StdioCommand {
+pub(crate) fn relay_command(program: &std::path::Path, socket: &std::path::Path) -> StdioCommand {
     StdioCommand {
         program: program.display().to_string(),
         args: vec!["serve".into(), "--connect".into(), socket.display().to_string()],
