@@ -15,7 +15,8 @@ use tokio::time::Instant;
 
 use super::client::{Client, expand};
 use super::tap::Tap;
-use crate::runner::mock_server::{relay_command, socket_dir};
+use crate::runner::mock_server::relay_command;
+use crate::runner::socket_dir::SocketDir;
 
 /// How long a started client has to exit once its server has gone.
 const CLIENT_GRACE: Duration = Duration::from_secs(5);
@@ -37,10 +38,8 @@ pub async fn relay<W: Write>(
             pass(&mut client, &mut server, None, tap).await;
         }
         Client::Command(words) => {
-            let dir = socket_dir();
-            let relayed = started(words, &dir, &mut server, tap, startup).await;
-            let _ = std::fs::remove_dir_all(&dir);
-            relayed?;
+            let dir = SocketDir::new();
+            started(words, dir.path(), &mut server, tap, startup).await?;
         }
     }
     server.close_stdin();

@@ -21,6 +21,7 @@ pub(crate) mod mock_server;
 mod outcome;
 mod probe;
 mod scenario;
+pub(crate) mod socket_dir;
 mod steps;
 mod suite;
 mod verify;

@@ -25,9 +25,9 @@ pub use launch::{GatewayUnderTest, free_loopback_port, shell_word, wait_for_port
 
 use super::RunConfig;
 use super::frames::check_frames;
-use super::mock_server::socket_dir;
 use super::outcome::{Check, ScenarioOutcome};
 use super::scenario::{precondition, run_session};
+use super::socket_dir::SocketDir;
 use super::steps::unasked;
 
 /// How long the gateway gets to exit by itself at the end (HTTP front).
@@ -69,22 +69,21 @@ async fn run_started(
     gateway: &GatewayUnderTest,
     started: Instant,
 ) -> ScenarioOutcome {
-    let dir = socket_dir();
-    let hub = std::fs::create_dir_all(&dir).and_then(|()| Hub::listen(scenario, &dir, config.protocol));
+    let dir = SocketDir::new();
+    let hub =
+        std::fs::create_dir_all(dir.path()).and_then(|()| Hub::listen(scenario, dir.path(), config.protocol));
     let hub = match hub {
         Ok(hub) => hub,
         Err(error) => {
-            let note = format!("cannot serve the backends in {}: {error}", dir.display());
-            let _ = std::fs::remove_dir_all(&dir);
+            let note = format!("cannot serve the backends in {}: {error}", dir.path().display());
             return ScenarioOutcome::unrun(scenario, Verdict::Error, note);
         }
     };
-    let launched = launch::launch(gateway, scenario, &dir, config.startup_timeout).await;
+    let launched = launch::launch(gateway, scenario, dir.path(), config.startup_timeout).await;
     let launched = match launched {
         Ok(launched) => launched,
         Err((note, tail)) => {
             hub.stop().await;
-            let _ = std::fs::remove_dir_all(&dir);
             let mut outcome = ScenarioOutcome::unrun(scenario, Verdict::Error, note);
             outcome.stderr_tail = tail;
             return outcome;
@@ -102,7 +101,7 @@ async fn run_started(
             outcome.stderr_tail = (!tail.trim().is_empty()).then_some(tail);
         }
     }
-    let _ = std::fs::remove_dir_all(&dir);
+    drop(dir);
     outcome.duration = started.elapsed();
     outcome
 }

@@ -41,6 +41,7 @@ pub use relay::serve_connected;
 use super::handshake::{Handshaken, capability_precondition};
 use super::outcome::{Check, ScenarioOutcome};
 use super::scenario::run_session;
+use super::socket_dir::SocketDir;
 use super::steps::{StepRunner, Stop, Wait};
 use super::{RunConfig, Target};
 
@@ -259,11 +260,10 @@ pub async fn run_client_scenario(
     let launched = if client.over_http {
         launch_http(scenario, config, client).await
     } else {
-        let socket_dir = socket_dir();
-        let socket = socket_dir.join("serve.sock");
-        let launched = launch(scenario, config, client, &socket_dir, &socket).await;
-        let _ = std::fs::remove_dir_all(&socket_dir);
-        launched
+        // The socket is needed until the client connected.
+        let socket_dir = SocketDir::new();
+        let socket = socket_dir.path().join("serve.sock");
+        launch(scenario, config, client, socket_dir.path(), &socket).await
     };
     let Launched {
         mut session,
@@ -346,14 +346,6 @@ async fn watched(
         exit = process.wait_exit(LIFETIME) => departure.left(exit),
     }
     run.await
-}
-
-/// A fresh private directory for the relay's socket.
-pub(crate) fn socket_dir() -> PathBuf {
-    use std::sync::atomic::{AtomicUsize, Ordering};
-    static NEXT: AtomicUsize = AtomicUsize::new(0);
-    let n = NEXT.fetch_add(1, Ordering::SeqCst);
-    std::env::temp_dir().join(format!("mcp-conform-{}-{n}", std::process::id()))
 }
 
 /// Starts the client with `line` (the command with its placeholder
