@@ -110,6 +110,10 @@ pub enum Command {
         /// loopback address (`127.0.0.1:0` picks a port) instead of stdio.
         #[arg(long, value_name = "ADDRESS")]
         http: Option<String>,
+        /// Protect the HTTP server with OAuth: accept only tokens this
+        /// issuer (its URL) signs for the endpoint, which needs scope `mcp`.
+        #[arg(long, value_name = "ISSUER_URL", requires = "http")]
+        auth: Option<String>,
     },
 }
 
@@ -323,9 +327,11 @@ fn execute(command: Command) -> Result<ExitCode, CliError> {
         Command::Schemas {
             command: SchemasCommand::Fetch { url, dest, versions },
         } => fetch(&url, dest, versions),
-        Command::ReferenceServer { fault, http } => {
+        Command::ReferenceServer { fault, http, auth } => {
             let served = match http {
-                Some(address) => mcp_mock_peers::reference::serve_http_blocking(&address, fault),
+                Some(address) => {
+                    mcp_mock_peers::reference::serve_http_blocking(&address, fault, auth.as_deref())
+                }
                 None => mcp_mock_peers::reference::serve_stdio_blocking_with(fault),
             };
             served.map(|()| ExitCode::Ok).map_err(|error| CliError::Peer {
