@@ -16,6 +16,7 @@
 //! - [`schemas`]: fetching official schema files; [`coverage`]: which
 //!   requirements the suite checks.
 
+pub mod auth;
 pub mod bundled;
 pub mod cli;
 pub mod coverage;

@@ -105,10 +105,13 @@ impl Judged<'_> {
         Ok(report.gate.exit_code)
     }
 
-    /// What no output may show: the `--secret`s and the values of the
-    /// secret-looking headers sent to the peer.
+    /// What no output may show: the `--secret`s, the values of the
+    /// secret-looking headers sent to the peer, and the tokens minted for it.
     fn secrets(&self, gate: &GateArgs) -> Secrets {
         let mut secrets = gate.secrets();
+        for token in self.config.auth.iter().flat_map(|auth| auth.tokens()) {
+            secrets.add(token);
+        }
         if let Target::Http { headers, .. } = &self.config.target {
             for (name, value) in headers {
                 secrets.add_header(name, value);

@@ -1,10 +1,13 @@
 //! What the judge and the scenarios share about OAuth-protected servers
 //! (issue 17): which token a step presents ([`TokenChoice`]), and a
-//! `WWW-Authenticate` challenge read into data ([`challenge`]).
+//! `WWW-Authenticate` challenge read into data ([`challenge`]), and a
+//! minted token as a reader may see it ([`readable`]).
 
 mod challenge;
+mod jwt;
 
 pub use challenge::challenge;
+pub use jwt::readable;
 
 use serde::{Deserialize, Serialize};
 

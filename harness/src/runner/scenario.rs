@@ -260,6 +260,11 @@ pub(super) fn precondition(scenario: &Scenario, config: &RunConfig) -> Option<(V
             return Some((Verdict::NotApplicable, note));
         }
     }
+    if scenario.requires.protected
+        && let Some(note) = unprotected(config)
+    {
+        return Some((Verdict::NotApplicable, note));
+    }
     if !config.target.frames_on_stdio() && needs_stdio(scenario) {
         return Some((
             Verdict::NotApplicable,
@@ -313,6 +318,15 @@ pub(super) fn precondition(scenario: &Scenario, config: &RunConfig) -> Option<(V
         ));
     }
     None
+}
+
+/// Why a scenario for protected servers does not apply, if it does not.
+fn unprotected(config: &RunConfig) -> Option<String> {
+    match config.auth.as_deref() {
+        None => Some("needs the harness as the server's authorization server (--auth-issuer mock)".into()),
+        Some(auth) if !auth.protected => Some("the server serves requests without a token".into()),
+        Some(_) => None,
+    }
 }
 
 /// Whether a scenario tests the stdio transport itself: a `close` step

@@ -69,7 +69,7 @@ impl MockIssuer {
     }
 
     /// Tokens of any kind, for the steps that present them.
-    pub fn minter(&self) -> &Minter {
+    pub fn minter(&self) -> &Arc<Minter> {
         &self.minter
     }
 }

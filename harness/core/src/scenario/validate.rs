@@ -130,6 +130,7 @@ pub fn validate(source: &SourceFile, parsed: file::ScenarioFile) -> Result<Scena
         triggers: parsed.requires.triggers.iter().map(|t| t.value.clone()).collect(),
         transport,
         session: parsed.requires.session,
+        protected: parsed.requires.protected,
         client_capabilities: v.client_capabilities(&parsed.requires.client_capabilities),
     };
     if !v.diagnostics.is_empty() {

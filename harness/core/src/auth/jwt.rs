@@ -1,0 +1,53 @@
+//! A JWT shown to a reader: its header and claims decoded, its signature
+//! left out, so a report can say which token a step presented without
+//! giving away a token that works.
+
+use serde_json::Value;
+
+use crate::wire::base64;
+
+/// `JWT {header} {claims} (signature elided)`, or `None` when `token` is
+/// no JWT with JSON header and claims.
+pub fn readable(token: &str) -> Option<String> {
+    let mut parts = token.split('.');
+    let (header, claims) = (parts.next()?, parts.next()?);
+    parts.next()?;
+    let json = |part: &str| -> Option<Value> { serde_json::from_slice(&base64url(part)?).ok() };
+    Some(format!(
+        "JWT {} {} (signature elided)",
+        json(header)?,
+        json(claims)?
+    ))
+}
+
+/// Decodes unpadded base64url (RFC 7515 §2) by way of the padded
+/// standard alphabet.
+fn base64url(part: &str) -> Option<Vec<u8>> {
+    let mut standard = part.replace('-', "+").replace('_', "/");
+    while !standard.len().is_multiple_of(4) {
+        standard.push('=');
+    }
+    base64::decode(&standard)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::readable;
+
+    #[test]
+    fn a_jwt_reads_as_its_header_and_claims_without_the_signature() {
+        // {"alg":"none"} . {"scope":"a"} . signature
+        let token = "eyJhbGciOiJub25lIn0.eyJzY29wZSI6ImEifQ.c2lnbmF0dXJl";
+        assert_eq!(
+            readable(token).as_deref(),
+            Some(r#"JWT {"alg":"none"} {"scope":"a"} (signature elided)"#)
+        );
+        assert!(!readable(token).unwrap().contains("c2lnbmF0dXJl"));
+    }
+
+    #[test]
+    fn what_is_no_jwt_has_no_reading() {
+        assert_eq!(readable("mcp-conform-garbage-token"), None);
+        assert_eq!(readable("a.b.c"), None);
+    }
+}
