@@ -114,7 +114,7 @@ crate::faults::faults! {
     AuthAcceptsExpired = "auth-accepts-expired", "AUTH-003", "In protected mode, the token's expiry is not checked." => ["auth.invalid-tokens"];
     AuthInvalidToken403 = "auth-invalid-token-403", "AUTH-003", "In protected mode, an invalid token gets 403 instead of 401." => ["auth.invalid-tokens"];
     AuthInsufficientScope401 = "auth-insufficient-scope-401", "AUTH-007", "In protected mode, a valid token without the needed scope gets 401 instead of 403." => ["auth.insufficient-scope"];
-    AuthNoResourceMetadata = "auth-no-resource-metadata", "AUTH-011", "In protected mode, the 401 challenge has no resource_metadata parameter." => ["auth.no-token"];
+    AuthNoResourceMetadata = "auth-no-resource-metadata", "AUTH-011", "In protected mode, the 401 challenge has no resource_metadata parameter." => ["auth.challenge-resource-metadata"];
     AuthResourceMismatch = "auth-resource-mismatch", "AUTH-010", "In protected mode, the protected resource metadata names the server's origin as its resource, not the MCP endpoint." => ["auth.resource-metadata"];
     AuthServesBeforeValidating = "auth-serves-before-validating", "AUTH-005", "In protected mode, a request is processed before its token is checked; the refusal comes after the side effects." => ["auth.no-side-effects"];
     AuthSessionAuthenticates = "auth-session-authenticates", "AUTH-018", "In protected mode, a request naming a live session is served without a token." => ["auth.session-without-token"];

@@ -1,0 +1,119 @@
+//! The reference server's protected mode with the harness as its
+//! authorization server: it passes every auth scenario that applies, in
+//! every version with authorization; the open server gets each of them
+//! not-applicable, saying why.
+
+use std::sync::Arc;
+use std::sync::atomic::AtomicBool;
+use std::time::Duration;
+
+use mcp_conform::auth::AuthServer;
+use mcp_conform::runner::{RunConfig, ScenarioOutcome, Target, free_loopback_port, run_suite};
+use mcp_conform::select::{keep_role, load_profile, load_scenarios};
+use mcp_conform::start::StartedServer;
+use mcp_conform_core::Verdict;
+use mcp_conform_core::scenario::Scenario;
+use mcp_conform_core::scenario::model::Role;
+use mcp_conform_core::version::ProtocolVersion;
+use mcp_mock_peers::transport::HttpMode;
+
+const STARTUP: Duration = Duration::from_secs(30);
+
+/// The bundled scenarios for protected servers.
+fn auth_scenarios() -> Vec<Scenario> {
+    let mut scenarios = load_scenarios(&[], &["auth.".to_owned()]).unwrap();
+    keep_role(&mut scenarios, Role::Server);
+    assert!(scenarios.len() >= 10, "{} auth scenarios", scenarios.len());
+    scenarios
+}
+
+/// The auth scenarios run at `protocol` against the reference server,
+/// protected (`--auth`) or open.
+fn run(protected: bool, protocol: ProtocolVersion, scenarios: &[Scenario]) -> Vec<ScenarioOutcome> {
+    let port = free_loopback_port().unwrap();
+    let url = format!("http://127.0.0.1:{port}/mcp");
+    let issuer = AuthServer::start(&url).unwrap();
+    let command = format!(
+        "{} reference-server --http 127.0.0.1:{port}{}",
+        env!("CARGO_BIN_EXE_mcp-conform"),
+        if protected { " --auth {issuer}" } else { "" }
+    );
+    let _server = StartedServer::start(&issuer.fill_in(&command), &url, STARTUP).unwrap();
+    let target = Target::Http {
+        url,
+        headers: Vec::new(),
+        mode: HttpMode::Streamable,
+    };
+    let mut config = RunConfig {
+        protocol,
+        profile: Some(load_profile("reference").unwrap()),
+        ..RunConfig::new(target)
+    };
+    issuer.protect(&mut config, scenarios).unwrap();
+    run_suite(scenarios, &config, 4, &Arc::new(AtomicBool::new(false)), |_| {})
+}
+
+#[test]
+fn the_protected_reference_server_passes_every_auth_scenario_that_applies() {
+    let scenarios = auth_scenarios();
+    for protocol in [
+        ProtocolVersion::V2025_03_26,
+        ProtocolVersion::V2025_06_18,
+        ProtocolVersion::V2025_11_25,
+        ProtocolVersion::V2026_07_28,
+    ] {
+        let outcomes = run(true, protocol, &scenarios);
+        let mut passed = 0;
+        for outcome in &outcomes {
+            let applies = scenarios
+                .iter()
+                .any(|s| s.id == outcome.id && s.versions.contains(protocol));
+            let expected = if applies {
+                Verdict::Pass
+            } else {
+                Verdict::NotApplicable
+            };
+            assert_eq!(
+                outcome.verdict, expected,
+                "{protocol} {}: {:?} {:#?}",
+                outcome.id, outcome.note, outcome.checks
+            );
+            passed += usize::from(applies);
+        }
+        assert!(passed >= 4, "{protocol}: only {passed} auth scenarios passed");
+    }
+}
+
+#[test]
+fn an_open_server_gets_every_auth_scenario_not_applicable_and_says_why() {
+    let scenarios = auth_scenarios();
+    for outcome in run(false, ProtocolVersion::V2025_11_25, &scenarios) {
+        assert_eq!(outcome.verdict, Verdict::NotApplicable, "{}", outcome.id);
+        let note = outcome.note.unwrap_or_default();
+        assert!(
+            note == "the server serves requests without a token" || note.starts_with("applies to"),
+            "{}: {note}",
+            outcome.id
+        );
+    }
+}
+
+#[test]
+fn a_protected_server_keeps_the_open_servers_verdicts_outside_the_auth_scenarios() {
+    let mut ordinary = load_scenarios(&[], &[]).unwrap();
+    keep_role(&mut ordinary, Role::Server);
+    ordinary.retain(|s| !s.id.starts_with("auth."));
+    let verdicts = |protected| {
+        run(protected, ProtocolVersion::V2025_11_25, &ordinary)
+            .into_iter()
+            .map(|o| (o.id, o.verdict))
+            .collect::<std::collections::BTreeMap<_, _>>()
+    };
+    let open = verdicts(false);
+    let passed = open.values().filter(|v| **v == Verdict::Pass).count();
+    assert!(
+        passed > 40,
+        "only {passed} ordinary scenarios pass on the open server"
+    );
+    assert_eq!(verdicts(true), open);
+}
