@@ -23,9 +23,15 @@ use crate::runner::{RunConfig, Target};
 pub const ISSUER_ENV: &str = "MCP_CONFORM_ISSUER";
 pub const JWKS_ENV: &str = "MCP_CONFORM_JWKS";
 
-/// How long the server has to answer the request that asks whether it is
-/// protected.
-const PROBE_TIMEOUT: Duration = Duration::from_secs(10);
+/// How often a probe in flight looks for an interrupt.
+const INTERRUPT_POLL: Duration = Duration::from_millis(100);
+
+/// Whether a run needs the mock issuer: it selected a scenario for
+/// protected servers, or `--start` asks for the issuer's URLs.
+pub fn needed(scenarios: &[Scenario], start: Option<&str>) -> bool {
+    scenarios.iter().any(|s| s.requires.protected)
+        || start.is_some_and(|line| line.contains("{issuer}") || line.contains("{jwks}"))
+}
 
 /// The mock issuer of one run, on a runtime of its own; stops when dropped.
 #[derive(Debug)]
@@ -82,23 +88,31 @@ impl AuthServer {
     /// sends an `Authorization` header of their own). Tokens are minted now
     /// for every `token` the `scenarios` present, so that the report can
     /// redact them all.
-    pub fn protect(&self, config: &mut RunConfig, scenarios: &[Scenario]) -> Result<(), String> {
+    /// The server has the startup timeout to answer; one that does not is
+    /// left to the scenarios, which fail it as they would without auth
+    /// (the auth scenarios do not apply, saying why).
+    pub fn protect(&self, config: &mut RunConfig, scenarios: &[Scenario]) {
+        let within = config.startup_timeout;
         let Target::Http { url, headers, mode } = &mut config.target else {
-            return Ok(());
+            return;
         };
-        let answer = probe(url, headers, *mode)?;
-        let context = AuthContext::mint(self.issuer.minter(), &answer, scenarios);
+        let context = match probe_interruptibly(url, headers, *mode, within) {
+            Ok(answer) => AuthContext::mint(self.issuer.minter(), &answer, scenarios),
+            Err(why) => AuthContext {
+                protection: Protection::Unknown(why),
+                tokens: Vec::new(),
+            },
+        };
         let users_own = headers
             .iter()
             .any(|(name, _)| name.eq_ignore_ascii_case("authorization"));
-        if context.protected
+        if context.protection == Protection::Protected
             && !users_own
             && let Some(token) = context.token(&TokenRequest::Minted(TokenChoice::Valid))
         {
             headers.push(("authorization".to_owned(), format!("Bearer {token}")));
         }
         config.auth = Some(Arc::new(context));
-        Ok(())
     }
 }
 
@@ -133,9 +147,14 @@ pub struct ProbeAnswer {
 /// server refuses it for want of a session, or serves it; either way it
 /// changes nothing), on HTTP+SSE the GET that opens the stream. The user's
 /// headers go along, but not their `Authorization`.
-pub fn probe(url: &str, headers: &[(String, String)], mode: HttpMode) -> Result<ProbeAnswer, String> {
+pub fn probe(
+    url: &str,
+    headers: &[(String, String)],
+    mode: HttpMode,
+    within: Duration,
+) -> Result<ProbeAnswer, String> {
     let agent: ureq::Agent = ureq::Agent::config_builder()
-        .timeout_global(Some(PROBE_TIMEOUT))
+        .timeout_global(Some(within))
         .http_status_as_error(false)
         .build()
         .into();
@@ -161,7 +180,8 @@ pub fn probe(url: &str, headers: &[(String, String)], mode: HttpMode) -> Result<
             request.send(r#"{"jsonrpc":"2.0","id":"mcp-conform-auth-probe","method":"ping"}"#)
         }
     }
-    .map_err(|e| format!("asking {url} whether it needs a token: {e}"))?;
+    // Not the URL: it may hold a secret.
+    .map_err(|e| format!("the request without a token got no answer: {e}"))?;
     let challenge = answer
         .headers()
         .get("www-authenticate")
@@ -173,12 +193,46 @@ pub fn probe(url: &str, headers: &[(String, String)], mode: HttpMode) -> Result<
     })
 }
 
+/// [`probe`] on a thread of its own, given up when the run is interrupted.
+fn probe_interruptibly(
+    url: &str,
+    headers: &[(String, String)],
+    mode: HttpMode,
+    within: Duration,
+) -> Result<ProbeAnswer, String> {
+    let (url, headers) = (url.to_owned(), headers.to_vec());
+    let (send, answer) = std::sync::mpsc::channel();
+    std::thread::spawn(move || send.send(probe(&url, &headers, mode, within)));
+    loop {
+        match answer.recv_timeout(INTERRUPT_POLL) {
+            Ok(answer) => return answer,
+            Err(_) if crate::interrupt::requested() => {
+                return Err("interrupted while asking whether the server needs a token".into());
+            }
+            Err(std::sync::mpsc::RecvTimeoutError::Timeout) => {}
+            Err(std::sync::mpsc::RecvTimeoutError::Disconnected) => {
+                return Err("the request without a token was lost".into());
+            }
+        }
+    }
+}
+
+/// What the request without a token showed.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Protection {
+    /// Answered 401: the auth scenarios apply.
+    Protected,
+    /// Answered otherwise: the server serves requests without a token.
+    Open,
+    /// No answer, and why.
+    Unknown(String),
+}
+
 /// Whether the server under test is protected, and the tokens a run
 /// presents to it.
 #[derive(Debug)]
 pub struct AuthContext {
-    /// It answered a request without a token with 401.
-    pub protected: bool,
+    pub protection: Protection,
     tokens: Vec<(TokenRequest, String)>,
 }
 
@@ -205,10 +259,11 @@ impl AuthContext {
                 }
             });
         }
-        AuthContext {
-            protected: answer.status == 401,
-            tokens,
-        }
+        let protection = match answer.status {
+            401 => Protection::Protected,
+            _ => Protection::Open,
+        };
+        AuthContext { protection, tokens }
     }
 
     /// The token minted for `request` (`None` for [`TokenRequest::None`]).

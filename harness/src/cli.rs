@@ -384,7 +384,7 @@ fn run(args: RunArgs) -> Result<ExitCode, CliError> {
     // Listening from here: a signal while the server starts stops the run too.
     crate::interrupt::flag();
     let auth = match (&args.url, args.auth_issuer) {
-        (Some(url), AuthIssuer::Mock) => {
+        (Some(url), AuthIssuer::Mock) if crate::auth::needed(&scenarios, args.start.as_deref()) => {
             let auth = AuthServer::start(url).map_err(CliError::Infrastructure)?;
             eprintln!(
                 "mock authorization server: issuer {}, JWKS {}",
@@ -408,10 +408,8 @@ fn run(args: RunArgs) -> Result<ExitCode, CliError> {
         }
         _ => None,
     };
-    if let Some(auth) = &auth
-        && let Err(why) = auth.protect(&mut config, &scenarios)
-    {
-        eprintln!("warning: {why}; the auth scenarios will not apply");
+    if let Some(auth) = &auth {
+        auth.protect(&mut config, &scenarios);
     }
     let profile = args
         .profile

@@ -49,7 +49,7 @@ fn run(protected: bool, protocol: ProtocolVersion, scenarios: &[Scenario]) -> Ve
         profile: Some(load_profile("reference").unwrap()),
         ..RunConfig::new(target)
     };
-    issuer.protect(&mut config, scenarios).unwrap();
+    issuer.protect(&mut config, scenarios);
     run_suite(scenarios, &config, 4, &Arc::new(AtomicBool::new(false)), |_| {})
 }
 

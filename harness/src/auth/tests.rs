@@ -17,7 +17,7 @@ fn only_a_401_makes_a_server_protected_and_tokens_carry_the_challenged_scope() {
         challenge: Some(serde_json::json!({"scheme": "Bearer", "scope": "files:read"})),
     };
     let context = AuthContext::mint(&minter, &challenged, &[]);
-    assert!(context.protected);
+    assert_eq!(context.protection, Protection::Protected);
     let valid = context.token(&TokenRequest::Minted(TokenChoice::Valid)).unwrap();
     let shown = mcp_conform_core::auth::readable(valid).unwrap();
     assert!(shown.contains("\"scope\":\"files:read\""), "{shown}");
@@ -28,6 +28,7 @@ fn only_a_401_makes_a_server_protected_and_tokens_carry_the_challenged_scope() {
             status,
             challenge: None,
         };
-        assert!(!AuthContext::mint(&minter, &open, &[]).protected, "{status}");
+        let context = AuthContext::mint(&minter, &open, &[]);
+        assert_eq!(context.protection, Protection::Open, "{status}");
     }
 }

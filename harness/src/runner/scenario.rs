@@ -24,6 +24,7 @@ use super::mock_server;
 use super::outcome::ScenarioOutcome;
 use super::steps::{StepRunner, Stop, transport_mismatch};
 use super::{RunConfig, Target};
+use crate::auth::Protection;
 
 /// How long a peer gets to exit by itself once we close its stdin.
 const EXIT_GRACE: Duration = Duration::from_millis(500);
@@ -322,10 +323,13 @@ pub(super) fn precondition(scenario: &Scenario, config: &RunConfig) -> Option<(V
 
 /// Why a scenario for protected servers does not apply, if it does not.
 fn unprotected(config: &RunConfig) -> Option<String> {
-    match config.auth.as_deref() {
-        None => Some("needs the harness as the server's authorization server (--auth-issuer mock)".into()),
-        Some(auth) if !auth.protected => Some("the server serves requests without a token".into()),
-        Some(_) => None,
+    let Some(auth) = config.auth.as_deref() else {
+        return Some("needs the harness as the server's authorization server (--auth-issuer mock)".into());
+    };
+    match &auth.protection {
+        Protection::Protected => None,
+        Protection::Open => Some("the server serves requests without a token".into()),
+        Protection::Unknown(why) => Some(format!("could not tell whether the server needs a token: {why}")),
     }
 }
 

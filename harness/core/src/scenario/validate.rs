@@ -61,6 +61,7 @@ pub fn validate(source: &SourceFile, parsed: file::ScenarioFile) -> Result<Scena
         role,
         backend_names: parsed.backends.keys().cloned().collect(),
         in_backend: false,
+        protected: parsed.requires.protected,
     };
     v.defined.extend(ENGINE_VARIABLES.iter().map(|s| (*s).to_owned()));
     let transport = http::transport_need(&parsed);
@@ -177,6 +178,8 @@ struct Validator<'a> {
     backend_names: BTreeSet<String>,
     /// Whether the answers being read are a backend's (`hold` is allowed).
     in_backend: bool,
+    /// `requires.protected`: steps may present tokens.
+    protected: bool,
 }
 
 impl Validator<'_> {

@@ -97,8 +97,17 @@ impl Validator<'_> {
         .into()
     }
 
-    /// `token`: a choice's name, `none`, or `{scope: "..."}`.
+    /// `token`: a choice's name, `none`, or `{scope: "..."}`; only where
+    /// the server is known to be protected (an open server serves any
+    /// token, which is no fault of its own).
     fn token(&mut self, token: &Located<Value>) -> Option<TokenRequest> {
+        if !self.protected {
+            self.error(
+                token.span,
+                "a step presents a `token` only in a scenario with `requires: {protected: true}`",
+                "an open server would serve this token",
+            );
+        }
         let scope = token
             .value
             .as_object()
@@ -114,14 +123,14 @@ impl Validator<'_> {
             (Some(Ok(request)), _) => Some(request),
             (None, Some(scope)) => Some(TokenRequest::Scoped(scope)),
             (Some(Err(why)), _) => {
-                self.error(token.span, why, "here");
+                self.error(token.span, why, "unknown token");
                 None
             }
             (None, None) => {
                 self.error(
                     token.span,
                     "`token` is a token's name or `{scope: \"...\"}`",
-                    "neither",
+                    "`scope`, a string, must be its only member",
                 );
                 None
             }
