@@ -10,7 +10,7 @@ use std::io::Write as _;
 use std::sync::atomic::Ordering;
 use std::time::Instant;
 
-use mcp_conform_core::redact::Secrets;
+use mcp_conform_core::redact::{REDACTED, Secrets};
 use mcp_conform_core::scenario::Scenario;
 use mcp_conform_core::version::ProtocolVersion;
 use mcp_conform_report::ExitCode;
@@ -109,8 +109,10 @@ impl Judged<'_> {
     /// secret-looking headers sent to the peer, and the tokens minted for it.
     fn secrets(&self, gate: &GateArgs) -> Secrets {
         let mut secrets = gate.secrets();
+        // A minted token is shown decoded, its signature elided.
         for token in self.config.auth.iter().flat_map(|auth| auth.tokens()) {
-            secrets.add(token);
+            let shown = mcp_conform_core::auth::readable(token);
+            secrets.add_shown_as(token, shown.as_deref().unwrap_or(REDACTED));
         }
         if let Target::Http { headers, .. } = &self.config.target {
             for (name, value) in headers {

@@ -6,17 +6,30 @@ use serde_json::Value;
 
 use crate::wire::base64;
 
-/// `JWT {header} {claims} (signature elided)`, or `None` when `token` is
-/// no JWT with JSON header and claims.
+/// `<JWT alg=ES256 kid=… | aud=… exp=… iss=… | signature elided>`, or
+/// `None` when `token` is no JWT with a JSON header and claims. No quote
+/// or backslash is kept, so the text can stand inside a JSON string where
+/// the token stood.
 pub fn readable(token: &str) -> Option<String> {
     let mut parts = token.split('.');
     let (header, claims) = (parts.next()?, parts.next()?);
     parts.next()?;
-    let json = |part: &str| -> Option<Value> { serde_json::from_slice(&base64url(part)?).ok() };
+    let members = |part: &str| -> Option<String> {
+        let value: Value = serde_json::from_slice(&base64url(part)?).ok()?;
+        let shown: Vec<String> = value
+            .as_object()?
+            .iter()
+            .map(|(name, member)| {
+                let text = member.as_str().map_or_else(|| member.to_string(), str::to_owned);
+                format!("{name}={text}").replace(['"', '\\'], "")
+            })
+            .collect();
+        Some(shown.join(" "))
+    };
     Some(format!(
-        "JWT {} {} (signature elided)",
-        json(header)?,
-        json(claims)?
+        "<JWT {} | {} | signature elided>",
+        members(header)?,
+        members(claims)?
     ))
 }
 
@@ -40,7 +53,7 @@ mod tests {
         let token = "eyJhbGciOiJub25lIn0.eyJzY29wZSI6ImEifQ.c2lnbmF0dXJl";
         assert_eq!(
             readable(token).as_deref(),
-            Some(r#"JWT {"alg":"none"} {"scope":"a"} (signature elided)"#)
+            Some("<JWT alg=none | scope=a | signature elided>")
         );
         assert!(!readable(token).unwrap().contains("c2lnbmF0dXJl"));
     }
