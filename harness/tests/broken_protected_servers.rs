@@ -74,18 +74,6 @@ fn every_broken_protected_server_is_caught_by_exactly_its_scenarios() {
 fn the_whole_suite_flags_an_ignored_audience_in_its_scenario_only() {
     let fault = Fault::AuthIgnoresAudience;
     let (command, url) = served(fault);
-    let args = [
-        "run",
-        "--url",
-        &url,
-        "--start",
-        &command,
-        "--transport",
-        "streamable",
-        "--profile",
-        "reference",
-        "--jobs",
-        "2",
-    ];
+    let args = faults::http_run_args(&url, &command);
     faults::assert_smoke(&faults::fault_list!(Fault), fault.name(), &args);
 }

@@ -113,28 +113,20 @@ pub struct HttpExpectation {
 #[serde(untagged)]
 #[expect(dead_code, reason = "only its schema is used")]
 enum TokenSchema {
-    Choice(TokenName),
+    Minted(crate::auth::TokenChoice),
+    Absent(NoToken),
     Scoped {
         /// The scopes granted, space-separated (`""`: none).
         scope: String,
     },
 }
 
-/// The token names, for the schema.
+/// `none`: no `Authorization` header, for the schema.
 #[derive(JsonSchema)]
 #[serde(rename_all = "kebab-case")]
 #[expect(dead_code, reason = "only its schema is used")]
-enum TokenName {
+enum NoToken {
     None,
-    Valid,
-    Expired,
-    NotYetValid,
-    WrongAudience,
-    WrongIssuer,
-    BadSignature,
-    AlgNone,
-    UnknownKey,
-    Garbage,
 }
 
 /// The transport a scenario needs (`requires.transport`).
