@@ -138,8 +138,9 @@ pub fn canonical_uri(url: &str) -> String {
 #[derive(Debug, Clone, PartialEq)]
 pub struct ProbeAnswer {
     pub status: u16,
-    /// The first `WWW-Authenticate` challenge, read by `core::auth`.
-    pub challenge: Option<Value>,
+    /// The scopes to ask for: the challenge's `scope`, else the
+    /// `scopes_supported` of the metadata its `resource_metadata` names.
+    pub scope: Option<String>,
 }
 
 /// Sends the request that tells a protected server from an open one: on
@@ -186,10 +187,22 @@ pub fn probe(
         .headers()
         .get("www-authenticate")
         .and_then(|value| value.to_str().ok())
-        .and_then(challenge);
+        .and_then(challenge)
+        .unwrap_or_default();
+    let text = |name: &str| challenge.get(name).and_then(Value::as_str).map(str::to_owned);
+    let scope = text("scope").or_else(|| {
+        let metadata = agent.get(text("resource_metadata")?).call().ok()?;
+        let document: Value = serde_json::from_reader(metadata.into_body().into_reader()).ok()?;
+        let scopes: Vec<&str> = document["scopes_supported"]
+            .as_array()?
+            .iter()
+            .filter_map(Value::as_str)
+            .collect();
+        Some(scopes.join(" "))
+    });
     Ok(ProbeAnswer {
         status: answer.status().as_u16(),
-        challenge,
+        scope,
     })
 }
 
@@ -238,13 +251,9 @@ pub struct AuthContext {
 
 impl AuthContext {
     /// The context `answer` shows, with a token for each choice (scoped
-    /// as the challenge asked) and each `{scope}` the scenarios ask for.
+    /// as the server asked) and each `{scope}` the scenarios ask for.
     pub fn mint(minter: &Minter, answer: &ProbeAnswer, scenarios: &[Scenario]) -> AuthContext {
-        let scope = answer
-            .challenge
-            .as_ref()
-            .and_then(|c| c.get("scope"))
-            .and_then(Value::as_str);
+        let scope = answer.scope.as_deref();
         let mut tokens: Vec<(TokenRequest, String)> = TokenChoice::ALL
             .into_iter()
             .map(|choice| (TokenRequest::Minted(choice), minter.mint_scoped(choice, scope)))
