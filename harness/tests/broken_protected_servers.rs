@@ -21,10 +21,12 @@ mod faults;
 const STARTUP: Duration = Duration::from_secs(30);
 
 /// The version that exposes `fault`: the challenge's resource_metadata is
-/// a MUST of 2025-06-18 only.
+/// a MUST of 2025-06-18 only, metadata at the server's origin a SHOULD of
+/// 2025-03-26 only.
 fn exposure(fault: Fault) -> ProtocolVersion {
     match fault {
         Fault::AuthNoResourceMetadata => ProtocolVersion::V2025_06_18,
+        Fault::AuthNoServerMetadata => ProtocolVersion::V2025_03_26,
         _ => ProtocolVersion::V2025_11_25,
     }
 }

@@ -63,6 +63,8 @@ pub struct ResourceGuard {
     keys: JwkSet,
     /// What every request needs, also named in challenges and the metadata.
     scope: Option<String>,
+    /// The issuer's RFC 8414 metadata, when the guard fetched it.
+    issuer_metadata: Option<Value>,
 }
 
 impl ResourceGuard {
@@ -74,6 +76,7 @@ impl ResourceGuard {
             issuer: issuer.to_owned(),
             keys: serde_json::from_value(jwks)?,
             scope: None,
+            issuer_metadata: None,
         })
     }
 
@@ -101,7 +104,17 @@ impl ResourceGuard {
             .as_str()
             .ok_or_else(|| format!("the metadata of {issuer} names no jwks_uri"))?;
         let jwks = get(jwks_uri.to_owned()).await?;
-        Self::new(resource, issuer, jwks).map_err(|e| format!("{jwks_uri}: not a JWK set: {e}"))
+        let guard =
+            Self::new(resource, issuer, jwks).map_err(|e| format!("{jwks_uri}: not a JWK set: {e}"))?;
+        Ok(Self {
+            issuer_metadata: Some(metadata),
+            ..guard
+        })
+    }
+
+    /// The issuer's RFC 8414 metadata as [`Self::discover`] found it.
+    pub fn issuer_metadata(&self) -> Option<&Value> {
+        self.issuer_metadata.as_ref()
     }
 
     /// Every request needs `scope` (space-separated, all of them).

@@ -31,17 +31,23 @@ pub fn transport_mismatch(need: TransportName, legacy: bool) -> Option<String> {
     }
 }
 
-/// Where RFC 9728 §3.1 puts the protected resource metadata of the
-/// resource `url`: the well-known name between its origin and its path.
-fn well_known_metadata_url(url: &str) -> String {
+/// The origin of `url` (scheme and authority) and its path, without
+/// query or fragment.
+fn origin_and_path(url: &str) -> (&str, &str) {
     let url = url.split(['?', '#']).next().unwrap_or_default();
     let after_scheme = url.find("://").map_or(0, |at| at + 3);
     let path_start = url[after_scheme..]
         .find('/')
         .map_or(url.len(), |at| after_scheme + at);
-    let (origin, path) = url.split_at(path_start);
+    url.split_at(path_start)
+}
+
+/// Where RFC 9728 §3.1 puts the protected resource metadata of the
+/// resource `url`: the well-known name between its origin and its path.
+fn well_known_metadata_url(url: &str) -> String {
+    let (base, path) = origin_and_path(url);
     format!(
-        "{origin}/.well-known/oauth-protected-resource{}",
+        "{base}/.well-known/oauth-protected-resource{}",
         path.trim_end_matches('/')
     )
 }
@@ -155,6 +161,7 @@ impl StepRunner<'_> {
         vars.insert("post_url".into(), json!(facts.post_url));
         vars.insert("session_id".into(), json!(facts.session_id));
         vars.insert("negotiated_version".into(), json!(facts.protocol_version));
+        vars.insert("origin".into(), json!(origin_and_path(&facts.url).0));
         let valid = TokenRequest::Minted(TokenChoice::Valid);
         let token = self.auth.as_ref().and_then(|auth| auth.token(&valid));
         vars.insert("valid_token".into(), json!(token));

@@ -1,6 +1,8 @@
 //! The protected mode (`--auth ISSUER`): a layer in front of the reference
 //! server's HTTP handler, so the server behind it stays the open server.
-//! It serves the RFC 9728 metadata at both well-known URLs, and turns away
+//! It serves the RFC 9728 metadata at both well-known URLs, the issuer's
+//! RFC 8414 metadata at its own origin (2025-03-26's model, where the MCP
+//! server was its own authorization server), and turns away
 //! every other request whose bearer token the [`ResourceGuard`] refuses:
 //! 401 with a challenge naming the scope and the metadata, 403
 //! `insufficient_scope`, 400 for a malformed credential, each with an
@@ -13,10 +15,10 @@ use hyper::header::{self, HeaderValue};
 use hyper::{Method, Response, StatusCode};
 use serde_json::json;
 
-use crate::auth::{Rejection, ResourceGuard, Skipped};
+use crate::auth::{METADATA_PATH, Rejection, ResourceGuard, Skipped};
 use crate::reference::Fault;
 use crate::transport::http_server::request::header_str;
-use crate::transport::http_server::respond::{Body, json_response};
+use crate::transport::http_server::respond::{Body, json_response, status_only};
 use crate::transport::http_server::serve::Inbound;
 use mcp_conform_core::wire::headers::SESSION_ID;
 
@@ -51,8 +53,16 @@ impl Protection {
 
     pub(super) fn gate(&self, fault: Option<Fault>, request: &Inbound) -> Gate {
         let parts = &request.parts;
-        if parts.method == Method::GET && self.guard.serves_metadata_at(parts.uri.path()) {
+        let path = parts.uri.path();
+        if parts.method == Method::GET && self.guard.serves_metadata_at(path) {
             return Gate::Answer(self.metadata(fault));
+        }
+        if parts.method == Method::GET
+            && path == METADATA_PATH
+            && let Some(document) = self.guard.issuer_metadata()
+            && fault != Some(Fault::AuthNoServerMetadata)
+        {
+            return Gate::Answer(json_response(StatusCode::OK, document.to_string()));
         }
         let mut authorization = header_str(&parts.headers, header::AUTHORIZATION.as_str()).map(str::to_owned);
         if fault == Some(Fault::AuthQueryToken) && authorization.is_none() {
@@ -88,6 +98,9 @@ impl Protection {
     /// The RFC 9728 document (`auth-resource-mismatch`: naming the
     /// origin rather than the endpoint).
     fn metadata(&self, fault: Option<Fault>) -> Response<Body> {
+        if fault == Some(Fault::AuthMetadataHidden) {
+            return status_only(StatusCode::NOT_FOUND);
+        }
         let mut document = self.guard.metadata();
         if fault == Some(Fault::AuthResourceMismatch) {
             let mut origin = self.guard.resource().clone();
@@ -100,7 +113,10 @@ impl Protection {
     /// `status` with the Bearer challenge and an OAuth error body.
     fn refusal(&self, fault: Option<Fault>, status: u16, rejection: &Rejection) -> Response<Body> {
         let mut parameters = self.guard.challenge_parameters(rejection);
-        if fault == Some(Fault::AuthNoResourceMetadata) {
+        if matches!(
+            fault,
+            Some(Fault::AuthNoResourceMetadata | Fault::AuthMetadataHidden)
+        ) {
             parameters.retain(|p| !p.starts_with("resource_metadata="));
         }
         let challenge = format!("Bearer {}", parameters.join(", "));

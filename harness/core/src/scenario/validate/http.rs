@@ -9,8 +9,9 @@ use crate::scenario::model::{self, HttpBody, HttpCheck, HttpExchangeStep, Sessio
 use crate::span::{Located, Span};
 
 /// Variables the engine defines for scenarios that run over HTTP.
-pub(super) const HTTP_VARIABLES: [&str; 6] = [
+pub(super) const HTTP_VARIABLES: [&str; 7] = [
     "url",
+    "origin",
     "post_url",
     "session_id",
     "negotiated_version",
