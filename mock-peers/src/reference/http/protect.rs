@@ -84,6 +84,11 @@ impl Protection {
             {
                 return Gate::Admit;
             }
+            (Some(Fault::AuthStateAuthenticates), Rejection::NoToken)
+                if carries_request_state(&request.body) =>
+            {
+                return Gate::Admit;
+            }
             (Some(Fault::AuthInvalidToken403), Rejection::InvalidToken(_)) => status = 403,
             (Some(Fault::AuthInsufficientScope401), Rejection::InsufficientScope) => status = 401,
             _ => {}
@@ -131,6 +136,13 @@ impl Protection {
         response.headers_mut().insert(header::WWW_AUTHENTICATE, value);
         response
     }
+}
+
+/// Whether a JSON-RPC request body echoes a `requestState` (a retry of
+/// 2026-07-28's multi round-trip requests).
+fn carries_request_state(body: &str) -> bool {
+    serde_json::from_str::<serde_json::Value>(body)
+        .is_ok_and(|message| message["params"].get("requestState").is_some())
 }
 
 /// The `access_token` query parameter (RFC 6750 §2.3), as sent.
