@@ -12,7 +12,8 @@ pub use jwt::readable;
 use serde::{Deserialize, Serialize};
 
 /// Which token a request presents. Every choice but `Valid` differs from
-/// the valid token in one respect only.
+/// the valid token in one respect only; all but `UpperCaseAudience` make
+/// it invalid.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize, schemars::JsonSchema)]
 #[serde(rename_all = "kebab-case")]
 pub enum TokenChoice {
@@ -33,10 +34,14 @@ pub enum TokenChoice {
     UnknownKey,
     /// Not a JWT at all.
     Garbage,
+    /// Sound, its audience this resource with scheme and host in upper
+    /// case (`HTTP://127.0.0.1:…`): the same resource, which a server
+    /// should accept (not a broken token).
+    UpperCaseAudience,
 }
 
 impl TokenChoice {
-    pub const ALL: [TokenChoice; 9] = [
+    pub const ALL: [TokenChoice; 10] = [
         Self::Valid,
         Self::Expired,
         Self::NotYetValid,
@@ -46,6 +51,7 @@ impl TokenChoice {
         Self::AlgNone,
         Self::UnknownKey,
         Self::Garbage,
+        Self::UpperCaseAudience,
     ];
 
     /// The name scenarios use (`wrong-audience`).
@@ -60,6 +66,7 @@ impl TokenChoice {
             Self::AlgNone => "alg-none",
             Self::UnknownKey => "unknown-key",
             Self::Garbage => "garbage",
+            Self::UpperCaseAudience => "upper-case-audience",
         }
     }
 }

@@ -109,6 +109,10 @@ impl Minter {
             TokenChoice::AlgNone => unsigned(&claims),
             TokenChoice::UnknownKey => self.sign(&claims, &self.stranger),
             TokenChoice::Garbage => "mcp-conform-garbage-token".to_owned(),
+            TokenChoice::UpperCaseAudience => {
+                claims.aud = upper_case_origin(&self.audience);
+                self.sign(&claims, &self.key)
+            }
         }
     }
 
@@ -118,6 +122,16 @@ impl Minter {
         jsonwebtoken::encode(&header, claims, key.encoding_key())
             .expect("an ES256 key from ring signs any claims")
     }
+}
+
+/// `uri` with its scheme and host (all before the path) in upper case.
+fn upper_case_origin(uri: &str) -> String {
+    let after_scheme = uri.find("://").map_or(0, |at| at + 3);
+    let path_start = uri[after_scheme..]
+        .find('/')
+        .map_or(uri.len(), |at| after_scheme + at);
+    let (origin, path) = uri.split_at(path_start);
+    format!("{}{path}", origin.to_ascii_uppercase())
 }
 
 /// `token` with the first bit of its signature inverted.

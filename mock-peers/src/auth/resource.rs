@@ -156,20 +156,30 @@ impl ResourceGuard {
         let key = DecodingKey::from_jwk(jwk).map_err(|e| invalid(e.to_string()))?;
         let mut validation = Validation::new(Algorithm::ES256);
         validation.set_issuer(&[&self.issuer]);
-        validation.set_audience(&[self.resource.as_str()]);
+        // The audience is compared below, as a URI.
+        validation.validate_aud = false;
         validation.validate_nbf = true;
-        match skipped {
-            Some(Skipped::Audience) => validation.validate_aud = false,
-            Some(Skipped::Expiry) => validation.validate_exp = false,
-            None => {}
-        }
+        validation.validate_exp = skipped != Some(Skipped::Expiry);
         let claims = decode::<Claims>(token, &key, &validation)
             .map(|data| data.claims)
             .map_err(|e| invalid(e.to_string()))?;
+        if skipped != Some(Skipped::Audience) && !self.is_audience(&claims.aud) {
+            return Err(invalid(format!(
+                "the token is for `{}`, not this resource",
+                claims.aud
+            )));
+        }
         if !self.grants_needed_scope(&claims) {
             return Err(Rejection::InsufficientScope);
         }
         Ok(claims)
+    }
+
+    /// Whether `aud` names this resource: parsed as a URL, so the case of
+    /// scheme and host does not matter (the canonical URI is lower case,
+    /// the spec asks to accept upper case too).
+    fn is_audience(&self, aud: &str) -> bool {
+        Url::parse(aud).is_ok_and(|url| url == self.resource)
     }
 
     fn grants_needed_scope(&self, claims: &Claims) -> bool {

@@ -119,6 +119,7 @@ crate::faults::faults! {
     AuthServesBeforeValidating = "auth-serves-before-validating", "AUTH-005", "In protected mode, a request is processed before its token is checked; the refusal comes after the side effects." => ["auth.no-side-effects"];
     AuthSessionAuthenticates = "auth-session-authenticates", "AUTH-018", "In protected mode, a request naming a live session is served without a token." => ["auth.session-without-token"];
     AuthQueryToken = "auth-query-token", "AUTH-002", "In protected mode, a token in the access_token query parameter is accepted in place of the Authorization header." => ["auth.query-token"];
+    AuthAudienceCaseSensitive = "auth-audience-case-sensitive", "AUTH-055", "In protected mode, the token's audience is compared as a string, so HTTP://127.0.0.1:… is refused though it names this server." => ["auth.audience-case"];
     AuthStateAuthenticates = "auth-state-authenticates", "AUTH-021", "In protected mode under 2026-07-28, a request echoing a requestState is served without a token." => ["auth.state-handle-without-token"];
     AuthMetadataHidden = "auth-metadata-hidden", "AUTH-012", "In protected mode, the protected resource metadata is at neither well-known URL and the challenge names none." => ["auth.metadata-discoverable"];
     AuthNoServerMetadata = "auth-no-server-metadata", "AUTH-025", "In protected mode, no RFC 8414 metadata is served at the server's origin (2025-03-26, where the server is its own authorization server)." => ["auth.authorization-server-metadata"];

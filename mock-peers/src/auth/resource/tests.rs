@@ -19,12 +19,15 @@ fn bearer(token: &str) -> String {
 }
 
 #[test]
-fn only_the_valid_token_passes() {
+fn only_tokens_for_this_resource_pass() {
     let (minter, guard) = pair();
     for choice in TokenChoice::ALL {
         let outcome = guard.check(Some(&bearer(&minter.mint(choice))));
         match choice {
             TokenChoice::Valid => assert_eq!(outcome.unwrap().aud, RESOURCE),
+            TokenChoice::UpperCaseAudience => {
+                assert_eq!(outcome.unwrap().aud, "HTTP://127.0.0.1:5000/mcp");
+            }
             _ => assert!(
                 matches!(outcome, Err(Rejection::InvalidToken(_))),
                 "{choice:?}: {outcome:?}"

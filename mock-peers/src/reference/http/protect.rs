@@ -73,7 +73,18 @@ impl Protection {
             Some(Fault::AuthAcceptsExpired) => Some(Skipped::Expiry),
             _ => None,
         };
-        let Err(rejection) = self.guard.check_skipping(authorization.as_deref(), skipped) else {
+        let checked = match (
+            fault,
+            self.guard.check_skipping(authorization.as_deref(), skipped),
+        ) {
+            (Some(Fault::AuthAudienceCaseSensitive), Ok(claims))
+                if claims.aud != self.guard.resource().as_str() =>
+            {
+                Err(Rejection::InvalidToken("audience compared as a string".into()))
+            }
+            (_, checked) => checked,
+        };
+        let Err(rejection) = checked else {
             return Gate::Admit;
         };
         let mut status = rejection.status();
