@@ -22,15 +22,19 @@ use crate::runner::{RunConfig, Target};
 /// What the server started by `--start` finds in its environment.
 pub const ISSUER_ENV: &str = "MCP_CONFORM_ISSUER";
 pub const JWKS_ENV: &str = "MCP_CONFORM_JWKS";
+/// The audience of the tokens (the server's canonical URI), for servers
+/// that must be told theirs.
+pub const AUDIENCE_ENV: &str = "MCP_CONFORM_AUDIENCE";
 
 /// How often a probe in flight looks for an interrupt.
 const INTERRUPT_POLL: Duration = Duration::from_millis(100);
 
 /// Whether a run needs the mock issuer: it selected a scenario for
-/// protected servers, or `--start` asks for the issuer's URLs.
+/// protected servers, or `--start` asks for what the issuer fills in.
 pub fn needed(scenarios: &[Scenario], start: Option<&str>) -> bool {
+    let placeholders = ["{issuer}", "{jwks}", "{audience}"];
     scenarios.iter().any(|s| s.requires.protected)
-        || start.is_some_and(|line| line.contains("{issuer}") || line.contains("{jwks}"))
+        || start.is_some_and(|line| placeholders.iter().any(|p| line.contains(p)))
 }
 
 /// The mock issuer of one run, on a runtime of its own; stops when dropped.
@@ -67,11 +71,12 @@ impl AuthServer {
         self.issuer.jwks_url()
     }
 
-    /// `command_line` with `{issuer}` and `{jwks}` replaced by the URLs.
+    /// `command_line` with `{issuer}`, `{jwks}` and `{audience}` replaced.
     pub fn fill_in(&self, command_line: &str) -> String {
         command_line
             .replace("{issuer}", self.issuer())
             .replace("{jwks}", &self.jwks_url())
+            .replace("{audience}", self.issuer.minter().audience())
     }
 
     /// The URLs as environment variables for the server we start.
@@ -79,6 +84,10 @@ impl AuthServer {
         vec![
             (ISSUER_ENV.to_owned(), self.issuer().to_owned()),
             (JWKS_ENV.to_owned(), self.jwks_url()),
+            (
+                AUDIENCE_ENV.to_owned(),
+                self.issuer.minter().audience().to_owned(),
+            ),
         ]
     }
 

@@ -155,9 +155,9 @@ pub struct RunArgs {
     pub headers: Vec<String>,
     /// The authorization server for an OAuth-protected server at `--url`:
     /// `mock` (the harness runs one on loopback; `--start` gets its URLs as
-    /// `{issuer}` and `{jwks}`, and as MCP_CONFORM_ISSUER and
-    /// MCP_CONFORM_JWKS) or `none` (no auth scenarios; pass a token with
-    /// `--header`).
+    /// `{issuer}` and `{jwks}`, and the tokens' audience as `{audience}`,
+    /// also as MCP_CONFORM_ISSUER, MCP_CONFORM_JWKS, MCP_CONFORM_AUDIENCE) or
+    /// `none` (no auth scenarios; pass a token with `--header`).
     #[arg(long, value_name = "ISSUER", default_value = "mock", requires = "url")]
     pub auth_issuer: AuthIssuer,
     /// The HTTP transport: `streamable` (Streamable HTTP), `sse` (the legacy

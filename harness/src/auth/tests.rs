@@ -71,3 +71,22 @@ fn without_a_scope_in_the_challenge_the_metadata_says_which_scopes_to_ask_for() 
         }
     );
 }
+
+#[test]
+fn the_start_command_and_environment_get_the_issuer_jwks_and_audience() {
+    let auth = AuthServer::start("HTTP://127.0.0.1:9/mcp").unwrap();
+    let issuer = auth.issuer().to_owned();
+    assert!(issuer.starts_with("http://127.0.0.1:"), "{issuer}");
+    assert_eq!(
+        auth.fill_in("serve --issuer {issuer} --jwks {jwks} --audience {audience}"),
+        format!("serve --issuer {issuer} --jwks {issuer}/jwks --audience http://127.0.0.1:9/mcp")
+    );
+    assert_eq!(
+        auth.env(),
+        [
+            (ISSUER_ENV.to_owned(), issuer.clone()),
+            (JWKS_ENV.to_owned(), format!("{issuer}/jwks")),
+            (AUDIENCE_ENV.to_owned(), "http://127.0.0.1:9/mcp".to_owned()),
+        ]
+    );
+}
