@@ -40,8 +40,9 @@ pub struct HttpStep {
     /// {protected: true}`): `valid` (what every request of the run sends),
     /// `none` (no `Authorization` header), a token broken in one way
     /// (`expired`, `not-yet-valid`, `wrong-audience`, `wrong-issuer`,
-    /// `bad-signature`, `alg-none`, `unknown-key`, `garbage`), or `{scope:
-    /// "a b"}`, a valid token granting exactly those scopes.
+    /// `bad-signature`, `alg-none`, `unknown-key`, `garbage`),
+    /// `upper-case-audience` (the same resource, spelled in upper case), or
+    /// `{scope: "a b"}`, a valid token granting exactly those scopes.
     #[serde(default)]
     #[schemars(with = "Option<TokenSchema>")]
     pub token: Option<Located<Json>>,
