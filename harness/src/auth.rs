@@ -153,9 +153,10 @@ pub struct ProbeAnswer {
 }
 
 /// Sends the request that tells a protected server from an open one: on
-/// Streamable HTTP a `ping` POSTed without a token or session (an open
-/// server refuses it for want of a session, or serves it; either way it
-/// changes nothing), on HTTP+SSE the GET that opens the stream. The user's
+/// Streamable HTTP a `tools/list` POSTed without a token or session (an
+/// open server refuses it for want of a session, or serves it; either way
+/// it changes nothing; unlike `ping`, no server leaves it unprotected as
+/// a health check), on HTTP+SSE the GET that opens the stream. The user's
 /// headers go along, but not their `Authorization`.
 pub fn probe(
     url: &str,
@@ -187,7 +188,7 @@ pub fn probe(
             for (name, value) in own {
                 request = request.header(name, value);
             }
-            request.send(r#"{"jsonrpc":"2.0","id":"mcp-conform-auth-probe","method":"ping"}"#)
+            request.send(r#"{"jsonrpc":"2.0","id":"mcp-conform-auth-probe","method":"tools/list"}"#)
         }
     }
     // Not the URL: it may hold a secret.
