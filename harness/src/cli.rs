@@ -19,6 +19,7 @@ use mcp_conform_report::{ExitCode, sanitize};
 use mcp_mock_peers::transport::http::headers::parse_header;
 use mcp_mock_peers::transport::{HttpMode, StdioCommand};
 
+use crate::auth::AuthServer;
 use crate::coverage::{self, Coverage};
 use crate::output;
 use crate::own_requirements;
@@ -128,6 +129,10 @@ pub enum Command {
         /// loopback address (`127.0.0.1:0` picks a port) instead of stdio.
         #[arg(long, value_name = "ADDRESS")]
         http: Option<String>,
+        /// Protect the HTTP server with OAuth: accept only tokens this
+        /// issuer (its URL) signs for the endpoint, which needs scope `mcp`.
+        #[arg(long, value_name = "ISSUER_URL", requires = "http")]
+        auth: Option<String>,
     },
 }
 
@@ -166,6 +171,13 @@ pub struct RunArgs {
     /// secret are shown as `<redacted>`.
     #[arg(long = "header", short = 'H', value_name = "HEADER", requires = "url")]
     pub headers: Vec<String>,
+    /// The authorization server for an OAuth-protected server at `--url`:
+    /// `mock` (the harness runs one on loopback; `--start` gets its URLs as
+    /// `{issuer}` and `{jwks}`, and the tokens' audience as `{audience}`,
+    /// also as MCP_CONFORM_ISSUER, MCP_CONFORM_JWKS, MCP_CONFORM_AUDIENCE) or
+    /// `none` (no auth scenarios; pass a token with `--header`).
+    #[arg(long, value_name = "ISSUER", default_value = "mock", requires = "url")]
+    pub auth_issuer: AuthIssuer,
     /// The HTTP transport: `streamable` (Streamable HTTP), `sse` (the legacy
     /// HTTP+SSE of 2024-11-05) or `auto` (Streamable HTTP, falling back to
     /// HTTP+SSE when the server refuses the first POST).
@@ -203,6 +215,15 @@ pub struct RunArgs {
     /// matrix, see `merge`).
     #[arg(long, value_name = "K/N", value_parser = shard::parse)]
     pub shard: Option<mcp_conform_report::Shard>,
+}
+
+/// `--auth-issuer`: who issues the tokens of a protected server.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
+pub enum AuthIssuer {
+    /// The harness's own mock authorization server.
+    Mock,
+    /// None: a protected server gets the user's `--header` only.
+    None,
 }
 
 /// `--protocol`: one version, or every version the server speaks.
@@ -363,9 +384,11 @@ fn execute(command: Command) -> Result<ExitCode, CliError> {
         Command::Schemas {
             command: SchemasCommand::Fetch { url, dest, versions },
         } => fetch(&url, dest, versions),
-        Command::ReferenceServer { fault, http } => {
+        Command::ReferenceServer { fault, http, auth } => {
             let served = match http {
-                Some(address) => mcp_mock_peers::reference::serve_http_blocking(&address, fault),
+                Some(address) => {
+                    mcp_mock_peers::reference::serve_http_blocking(&address, fault, auth.as_deref())
+                }
                 None => mcp_mock_peers::reference::serve_stdio_blocking_with(fault),
             };
             served.map(|()| ExitCode::Ok).map_err(|error| CliError::Peer {
@@ -402,13 +425,34 @@ fn run(args: RunArgs) -> Result<ExitCode, CliError> {
     config.startup_timeout = std::time::Duration::from_secs(args.startup_timeout);
     // Listening from here: a signal while the server starts stops the run too.
     crate::interrupt::flag();
-    let _started = match (&args.start, &args.url) {
-        (Some(command_line), Some(url)) => Some(
-            crate::start::StartedServer::start(command_line, url, config.startup_timeout)
-                .map_err(|message| CliError::Infrastructure(format!("--start: {message}")))?,
-        ),
+    let auth = match (&args.url, args.auth_issuer) {
+        (Some(url), AuthIssuer::Mock) if crate::auth::needed(&scenarios, args.start.as_deref()) => {
+            let auth = AuthServer::start(url).map_err(CliError::Infrastructure)?;
+            eprintln!(
+                "mock authorization server: issuer {}, JWKS {}",
+                auth.issuer(),
+                auth.jwks_url()
+            );
+            Some(auth)
+        }
         _ => None,
     };
+    let _started = match (&args.start, &args.url) {
+        (Some(command_line), Some(url)) => {
+            let command_line = auth
+                .as_ref()
+                .map_or_else(|| command_line.clone(), |a| a.fill_in(command_line));
+            let env = auth.as_ref().map(AuthServer::env).unwrap_or_default();
+            Some(
+                crate::start::StartedServer::start_with(&command_line, &env, url, config.startup_timeout)
+                    .map_err(|message| CliError::Infrastructure(format!("--start: {message}")))?,
+            )
+        }
+        _ => None,
+    };
+    if let Some(auth) = &auth {
+        auth.protect(&mut config, &scenarios);
+    }
     let profile = args
         .profile
         .clone()

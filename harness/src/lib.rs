@@ -17,6 +17,7 @@
 //!   requirements the suite checks.
 
 pub mod about;
+pub mod auth;
 pub mod bundled;
 pub mod cli;
 pub mod coverage;

@@ -11,7 +11,7 @@ use std::io::Write as _;
 use std::sync::atomic::Ordering;
 use std::time::Instant;
 
-use mcp_conform_core::redact::Secrets;
+use mcp_conform_core::redact::{REDACTED, Secrets};
 use mcp_conform_core::scenario::Scenario;
 use mcp_conform_core::scenario::profile::unbound;
 use mcp_conform_core::version::ProtocolVersion;
@@ -135,10 +135,15 @@ impl Judged<'_> {
         wanted
     }
 
-    /// What no output may show: the `--secret`s and the values of the
-    /// secret-looking headers sent to the peer.
+    /// What no output may show: the `--secret`s, the values of the
+    /// secret-looking headers sent to the peer, and the tokens minted for it.
     fn secrets(&self, gate: &GateArgs) -> Secrets {
         let mut secrets = gate.secrets();
+        // A minted token is shown decoded, its signature elided.
+        for token in self.config.auth.iter().flat_map(|auth| auth.tokens()) {
+            let shown = mcp_conform_core::auth::readable(token);
+            secrets.add_shown_as(token, shown.as_deref().unwrap_or(REDACTED));
+        }
         if let Target::Http { headers, .. } = &self.config.target {
             for (name, value) in headers {
                 secrets.add_header(name, value);

@@ -20,12 +20,22 @@ impl StartedServer {
     /// of `url`, which must be a loopback address, to accept connections
     /// (or until the run is interrupted).
     pub fn start(command_line: &str, url: &str, within: Duration) -> Result<StartedServer, String> {
+        Self::start_with(command_line, &[], url, within)
+    }
+
+    /// [`Self::start`] with `env` added to the command's environment.
+    pub fn start_with(
+        command_line: &str,
+        env: &[(String, String)],
+        url: &str,
+        within: Duration,
+    ) -> Result<StartedServer, String> {
         let (host, port) = loopback_authority(url)?;
         let command = StdioCommand::parse(command_line).map_err(|e| e.to_string())?;
         let mut process = Command::new(&command.program);
         process
             .args(&command.args)
-            .envs(command.env.iter().map(|(k, v)| (k, v)))
+            .envs(command.env.iter().chain(env).map(|(k, v)| (k, v)))
             .stdin(Stdio::null())
             .stdout(Stdio::null())
             .process_group(0);

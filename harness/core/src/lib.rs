@@ -1,6 +1,7 @@
 //! The I/O-free core of mcp-conform.
 //!
 //! - [`version`]: the MCP protocol versions and their eras.
+//! - [`auth`]: token choices and `WWW-Authenticate` challenges (protected servers).
 //! - [`wire`]: frames as seen on the wire and their JSON-RPC classification.
 //! - [`evidence`]: what a transport saw a peer do beyond its messages.
 //! - [`judge`]: the verdict type and the rules beyond the frame checker
@@ -14,6 +15,7 @@
 //! - [`diag`]: located diagnostics and their rendering.
 //! - [`span`]: source files and spans shared by the above.
 
+pub mod auth;
 pub mod diag;
 pub mod evidence;
 mod json;

@@ -22,8 +22,9 @@ pub const MIN_SECRET_CHARS: usize = 6;
 /// The secrets of a run and every spelling of them that is searched for.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub struct Secrets {
-    /// Longest first, so that a spelling containing another goes whole.
-    forms: Vec<String>,
+    /// Each spelling and what replaces it, longest first, so that a
+    /// spelling containing another goes whole.
+    forms: Vec<(String, String)>,
 }
 
 impl Secrets {
@@ -34,17 +35,26 @@ impl Secrets {
 
     /// A value given as secret (`--secret`).
     pub fn add(&mut self, value: &str) {
+        self.add_shown_as(value, REDACTED);
+    }
+
+    /// A secret whose verbatim spelling is replaced by `shown`, a
+    /// description that gives nothing away (a minted token decoded without
+    /// its signature, `core::auth::readable`); its other spellings are
+    /// replaced by [`REDACTED`].
+    pub fn add_shown_as(&mut self, value: &str, shown: &str) {
         let value = value.trim();
         if value.chars().count() < MIN_SECRET_CHARS {
             return;
         }
         for form in spellings(value) {
-            if !self.forms.contains(&form) {
-                self.forms.push(form);
+            if !self.forms.iter().any(|(known, _)| *known == form) {
+                let replacement = if form == value { shown } else { REDACTED };
+                self.forms.push((form, replacement.to_owned()));
             }
         }
         self.forms
-            .sort_by(|a, b| b.len().cmp(&a.len()).then_with(|| a.cmp(b)));
+            .sort_by(|(a, _), (b, _)| b.len().cmp(&a.len()).then_with(|| a.cmp(b)));
     }
 
     /// A header sent to the peer: a secret-looking one's value, and the parts
@@ -79,9 +89,9 @@ impl Secrets {
             return Cow::Borrowed(text);
         }
         let mut redacted = Cow::Borrowed(text);
-        for form in &self.forms {
+        for (form, replacement) in &self.forms {
             if redacted.contains(form.as_str()) {
-                redacted = Cow::Owned(redacted.replace(form.as_str(), REDACTED));
+                redacted = Cow::Owned(redacted.replace(form.as_str(), replacement));
             }
         }
         if looks_like_json(&redacted)
@@ -196,6 +206,16 @@ fn base64_cores(secret: &[u8]) -> Vec<String> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_secret_shown_as_a_description_keeps_it_verbatim_and_redacts_other_spellings() {
+        let mut secrets = Secrets::default();
+        secrets.add_shown_as("tok+en/secret", "<a token>");
+        assert_eq!(secrets.redact("Bearer tok+en/secret"), "Bearer <a token>");
+        assert_eq!(secrets.redact("?t=tok%2Ben%2Fsecret"), format!("?t={REDACTED}"));
+        let json = r#"{"a":"tok+en/secret"}"#;
+        assert_eq!(secrets.redact(json), r#"{"a":"<a token>"}"#);
+    }
 
     fn secrets(values: &[&str]) -> Secrets {
         let mut secrets = Secrets::default();

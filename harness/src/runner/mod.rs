@@ -108,6 +108,9 @@ pub struct RunConfig {
     /// Whether a run stops starting scenarios once the peer has shown
     /// itself unusable (`failfast`); the CLI's default, off for the library.
     pub fail_fast: bool,
+    /// Whether the HTTP server is protected and the tokens to present, when
+    /// the harness is its authorization server (`crate::auth`).
+    pub auth: Option<std::sync::Arc<crate::auth::AuthContext>>,
 }
 
 impl RunConfig {
@@ -120,6 +123,7 @@ impl RunConfig {
             startup_timeout: Duration::from_secs(10),
             official: None,
             fail_fast: false,
+            auth: None,
         }
     }
 }

@@ -25,6 +25,7 @@ use super::mock_server;
 use super::outcome::ScenarioOutcome;
 use super::steps::{StepRunner, Stop, transport_mismatch};
 use super::{RunConfig, Target};
+use crate::auth::Protection;
 
 /// How long a peer gets to exit by itself once we close its stdin.
 const EXIT_GRACE: Duration = Duration::from_millis(500);
@@ -261,6 +262,11 @@ pub(super) fn precondition(scenario: &Scenario, config: &RunConfig) -> Option<(V
             return Some((Verdict::NotApplicable, note));
         }
     }
+    if scenario.requires.protected
+        && let Some(note) = unprotected(config)
+    {
+        return Some((Verdict::NotApplicable, note));
+    }
     if !config.target.frames_on_stdio() && needs_stdio(scenario) {
         return Some((
             Verdict::NotApplicable,
@@ -299,6 +305,18 @@ pub(super) fn precondition(scenario: &Scenario, config: &RunConfig) -> Option<(V
         ));
     }
     None
+}
+
+/// Why a scenario for protected servers does not apply, if it does not.
+fn unprotected(config: &RunConfig) -> Option<String> {
+    let Some(auth) = config.auth.as_deref() else {
+        return Some("needs the harness as the server's authorization server (--auth-issuer mock)".into());
+    };
+    match &auth.protection {
+        Protection::Protected => None,
+        Protection::Open => Some("the server serves requests without a token".into()),
+        Protection::Unknown(why) => Some(format!("could not tell whether the server needs a token: {why}")),
+    }
 }
 
 /// Whether a scenario tests the stdio transport itself: a `close` step

@@ -1,6 +1,7 @@
 //! What each step does on the wire, and the checks it records.
 
 use std::collections::{BTreeMap, BTreeSet};
+use std::sync::Arc;
 use std::time::Duration;
 
 use mcp_conform_core::judge::defaults;
@@ -25,6 +26,7 @@ use super::frames::heard;
 use super::gateway::Hub;
 use super::outcome::Check;
 use super::verify::{apply_captures, check_matcher, check_response};
+use crate::auth::AuthContext;
 
 mod backend;
 mod http;
@@ -136,6 +138,9 @@ pub struct StepRunner<'s> {
     backend_requests_seen: BTreeMap<String, u64>,
     /// How long the peer has to answer the first request of the session.
     startup_timeout: Duration,
+    /// The tokens `http` steps present (`token`), when the harness is the
+    /// server's authorization server.
+    auth: Option<Arc<AuthContext>>,
 }
 
 impl<'s> StepRunner<'s> {
@@ -182,6 +187,7 @@ impl<'s> StepRunner<'s> {
             backend_mark: 0,
             backend_requests_seen: BTreeMap::new(),
             startup_timeout: config.startup_timeout,
+            auth: config.auth.clone(),
         }
     }
 

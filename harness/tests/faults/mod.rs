@@ -50,6 +50,25 @@ macro_rules! fault_list {
 
 pub(crate) use fault_list;
 
+/// The arguments of a CLI run of the whole suite against the HTTP server
+/// at `url` that `command` starts (for [`assert_smoke`]).
+#[allow(dead_code, reason = "the HTTP sweeps' binaries use it, the others do not")]
+pub fn http_run_args<'a>(url: &'a str, command: &'a str) -> [&'a str; 11] {
+    [
+        "run",
+        "--url",
+        url,
+        "--start",
+        command,
+        "--transport",
+        "streamable",
+        "--profile",
+        "reference",
+        "--jobs",
+        "2",
+    ]
+}
+
 /// The `mcp-conform` binary, which serves the faulty peers.
 pub fn mcp_conform() -> String {
     assert_cmd::cargo::cargo_bin("mcp-conform").display().to_string()

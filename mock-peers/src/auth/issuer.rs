@@ -69,7 +69,7 @@ impl MockIssuer {
     }
 
     /// Tokens of any kind, for the steps that present them.
-    pub fn minter(&self) -> &Minter {
+    pub fn minter(&self) -> &Arc<Minter> {
         &self.minter
     }
 }
@@ -87,9 +87,14 @@ async fn answer(minter: Arc<Minter>, request: Request<Incoming>) -> Response<Bod
             let grants_client_credentials = form
                 .split('&')
                 .any(|pair| pair == "grant_type=client_credentials");
+            // Whatever scope is asked is granted; a scope's spaces come as `+` or `%20`.
+            let scope = form
+                .split('&')
+                .find_map(|pair| pair.strip_prefix("scope="))
+                .map(|scope| scope.replace('+', " ").replace("%20", " "));
             if grants_client_credentials {
                 ok(json!({
-                    "access_token": minter.mint(TokenChoice::Valid),
+                    "access_token": minter.mint_scoped(TokenChoice::Valid, scope.as_deref()),
                     "token_type": "Bearer",
                     "expires_in": 3600,
                 }))

@@ -9,45 +9,9 @@ use base64::engine::general_purpose::URL_SAFE_NO_PAD;
 use jsonwebtoken::{Algorithm, Header};
 use serde::{Deserialize, Serialize};
 
+pub use mcp_conform_core::auth::TokenChoice;
+
 use super::{KeyGenerationFailed, SigningKey};
-
-/// Which token a scenario step presents. Every choice but `Valid` differs
-/// from the valid token in one respect only.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(rename_all = "kebab-case")]
-pub enum TokenChoice {
-    Valid,
-    /// Expired an hour ago.
-    Expired,
-    /// Valid only from an hour from now (`nbf`).
-    NotYetValid,
-    /// Issued for another resource (`aud`).
-    WrongAudience,
-    /// Claims another issuer (`iss`), signed with the right key.
-    WrongIssuer,
-    /// The valid token with one bit of its signature flipped.
-    BadSignature,
-    /// Unsigned: header `alg: none`, empty signature.
-    AlgNone,
-    /// Signed by a key the JWKS does not publish.
-    UnknownKey,
-    /// Not a JWT at all.
-    Garbage,
-}
-
-impl TokenChoice {
-    pub const ALL: [TokenChoice; 9] = [
-        Self::Valid,
-        Self::Expired,
-        Self::NotYetValid,
-        Self::WrongAudience,
-        Self::WrongIssuer,
-        Self::BadSignature,
-        Self::AlgNone,
-        Self::UnknownKey,
-        Self::Garbage,
-    ];
-}
 
 /// The claims of a minted token.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
@@ -58,6 +22,9 @@ pub struct Claims {
     pub iat: u64,
     pub nbf: u64,
     pub exp: u64,
+    /// Space-separated scopes (RFC 8693 §4.2); absent when none were asked.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub scope: Option<String>,
 }
 
 /// How far `Expired` and `NotYetValid` sit from now, and how long a valid
@@ -98,8 +65,13 @@ impl Minter {
         &self.key
     }
 
-    /// A token as `choice` asks, in compact serialization.
+    /// A token as `choice` asks, in compact serialization, with no scope.
     pub fn mint(&self, choice: TokenChoice) -> String {
+        self.mint_scoped(choice, None)
+    }
+
+    /// A token as `choice` asks, granting `scope` (space-separated).
+    pub fn mint_scoped(&self, choice: TokenChoice, scope: Option<&str>) -> String {
         let now = SystemTime::now()
             .duration_since(UNIX_EPOCH)
             .map_or(0, |since| since.as_secs());
@@ -110,6 +82,7 @@ impl Minter {
             iat: now,
             nbf: now,
             exp: now + HOUR,
+            scope: scope.map(str::to_owned),
         };
         match choice {
             TokenChoice::Valid => self.sign(&claims, &self.key),
@@ -136,6 +109,10 @@ impl Minter {
             TokenChoice::AlgNone => unsigned(&claims),
             TokenChoice::UnknownKey => self.sign(&claims, &self.stranger),
             TokenChoice::Garbage => "mcp-conform-garbage-token".to_owned(),
+            TokenChoice::UpperCaseAudience => {
+                claims.aud = upper_case_origin(&self.audience);
+                self.sign(&claims, &self.key)
+            }
         }
     }
 
@@ -145,6 +122,16 @@ impl Minter {
         jsonwebtoken::encode(&header, claims, key.encoding_key())
             .expect("an ES256 key from ring signs any claims")
     }
+}
+
+/// `uri` with its scheme and host (all before the path) in upper case.
+fn upper_case_origin(uri: &str) -> String {
+    let after_scheme = uri.find("://").map_or(0, |at| at + 3);
+    let path_start = uri[after_scheme..]
+        .find('/')
+        .map_or(uri.len(), |at| after_scheme + at);
+    let (origin, path) = uri.split_at(path_start);
+    format!("{}{path}", origin.to_ascii_uppercase())
 }
 
 /// `token` with the first bit of its signature inverted.

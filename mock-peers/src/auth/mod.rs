@@ -15,4 +15,4 @@ pub use issuer::{IssuerError, JWKS_PATH, METADATA_PATH, MockIssuer, TOKEN_PATH};
 pub use keys::{KeyGenerationFailed, SigningKey};
 pub use metadata::{authorization_server_metadata, jwks};
 pub use minter::{Claims, Minter, TokenChoice};
-pub use resource::{Rejection, ResourceGuard};
+pub use resource::{Rejection, ResourceGuard, Skipped, WELL_KNOWN};

@@ -1,7 +1,8 @@
 //! The protected resource's side, what the reference server's protected
-//! mode will run before serving a request: the bearer token check against
-//! the issuer's JWKS, the RFC 9728 metadata document and where it lives,
-//! and the `WWW-Authenticate` challenge of a refusal (RFC 6750 §3).
+//! mode runs before serving a request: the bearer token check against the
+//! issuer's JWKS, the scope the resource needs, the RFC 9728 metadata
+//! document and where it lives, and the `WWW-Authenticate` challenge of a
+//! refusal (RFC 6750 §3).
 
 use jsonwebtoken::jwk::JwkSet;
 use jsonwebtoken::{Algorithm, DecodingKey, Validation, decode, decode_header};
@@ -9,6 +10,7 @@ use reqwest::Url;
 use serde_json::{Value, json};
 
 use super::Claims;
+use super::issuer::METADATA_PATH;
 
 /// Why a request was refused, and so its status and challenge.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -20,6 +22,9 @@ pub enum Rejection {
     Malformed,
     /// A bearer token that fails validation, and why: 401 `invalid_token`.
     InvalidToken(String),
+    /// A valid token without the scope the resource needs: 403
+    /// `insufficient_scope`.
+    InsufficientScope,
 }
 
 impl Rejection {
@@ -27,8 +32,27 @@ impl Rejection {
         match self {
             Self::Malformed => 400,
             Self::NoToken | Self::InvalidToken(_) => 401,
+            Self::InsufficientScope => 403,
         }
     }
+
+    /// The RFC 6750 §3.1 error code, none for a request without a token.
+    pub fn error_code(&self) -> Option<&'static str> {
+        match self {
+            Self::NoToken => None,
+            Self::Malformed => Some("invalid_request"),
+            Self::InvalidToken(_) => Some("invalid_token"),
+            Self::InsufficientScope => Some("insufficient_scope"),
+        }
+    }
+}
+
+/// One validation step a verifier can leave out (what a broken server
+/// forgets; the reference server's auth faults use it).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Skipped {
+    Audience,
+    Expiry,
 }
 
 /// Guards one resource (the MCP endpoint's URL) for one issuer.
@@ -37,6 +61,10 @@ pub struct ResourceGuard {
     resource: Url,
     issuer: String,
     keys: JwkSet,
+    /// What every request needs, also named in challenges and the metadata.
+    scope: Option<String>,
+    /// The issuer's RFC 8414 metadata, when the guard fetched it.
+    issuer_metadata: Option<Value>,
 }
 
 impl ResourceGuard {
@@ -47,12 +75,72 @@ impl ResourceGuard {
             resource,
             issuer: issuer.to_owned(),
             keys: serde_json::from_value(jwks)?,
+            scope: None,
+            issuer_metadata: None,
         })
+    }
+
+    /// A guard whose keys come from `issuer` itself, as a server configured
+    /// with only its issuer URL finds them: the RFC 8414 metadata, then the
+    /// JWKS at its `jwks_uri`.
+    pub async fn discover(resource: Url, issuer: &str) -> Result<Self, String> {
+        let client = reqwest::Client::new();
+        let get = |url: String| {
+            let request = client.get(&url).send();
+            async move {
+                let text = request
+                    .await
+                    .and_then(reqwest::Response::error_for_status)
+                    .map_err(|e| format!("GET {url}: {e}"))?
+                    .text()
+                    .await
+                    .map_err(|e| format!("GET {url}: {e}"))?;
+                serde_json::from_str::<Value>(&text).map_err(|e| format!("GET {url}: not JSON: {e}"))
+            }
+        };
+        let issuer = issuer.trim_end_matches('/');
+        let metadata = get(format!("{issuer}{METADATA_PATH}")).await?;
+        let jwks_uri = metadata["jwks_uri"]
+            .as_str()
+            .ok_or_else(|| format!("the metadata of {issuer} names no jwks_uri"))?;
+        let jwks = get(jwks_uri.to_owned()).await?;
+        let guard =
+            Self::new(resource, issuer, jwks).map_err(|e| format!("{jwks_uri}: not a JWK set: {e}"))?;
+        Ok(Self {
+            issuer_metadata: Some(metadata),
+            ..guard
+        })
+    }
+
+    /// The issuer's RFC 8414 metadata as [`Self::discover`] found it.
+    pub fn issuer_metadata(&self) -> Option<&Value> {
+        self.issuer_metadata.as_ref()
+    }
+
+    /// Every request needs `scope` (space-separated, all of them).
+    pub fn requiring_scope(self, scope: &str) -> Self {
+        Self {
+            scope: Some(scope.to_owned()),
+            ..self
+        }
+    }
+
+    pub fn resource(&self) -> &Url {
+        &self.resource
     }
 
     /// The claims of the token `authorization` (the header's value)
     /// carries, or why the request is refused.
     pub fn check(&self, authorization: Option<&str>) -> Result<Claims, Rejection> {
+        self.check_skipping(authorization, None)
+    }
+
+    /// [`Self::check`] without the step `skipped`.
+    pub fn check_skipping(
+        &self,
+        authorization: Option<&str>,
+        skipped: Option<Skipped>,
+    ) -> Result<Claims, Rejection> {
         let value = authorization.ok_or(Rejection::NoToken)?;
         let token = value
             .strip_prefix("Bearer ")
@@ -68,20 +156,50 @@ impl ResourceGuard {
         let key = DecodingKey::from_jwk(jwk).map_err(|e| invalid(e.to_string()))?;
         let mut validation = Validation::new(Algorithm::ES256);
         validation.set_issuer(&[&self.issuer]);
-        validation.set_audience(&[self.resource.as_str()]);
+        // The audience is compared below, as a URI.
+        validation.validate_aud = false;
         validation.validate_nbf = true;
-        decode::<Claims>(token, &key, &validation)
+        validation.validate_exp = skipped != Some(Skipped::Expiry);
+        let claims = decode::<Claims>(token, &key, &validation)
             .map(|data| data.claims)
-            .map_err(|e| invalid(e.to_string()))
+            .map_err(|e| invalid(e.to_string()))?;
+        if skipped != Some(Skipped::Audience) && !self.is_audience(&claims.aud) {
+            return Err(invalid(format!(
+                "the token is for `{}`, not this resource",
+                claims.aud
+            )));
+        }
+        if !self.grants_needed_scope(&claims) {
+            return Err(Rejection::InsufficientScope);
+        }
+        Ok(claims)
+    }
+
+    /// Whether `aud` names this resource: parsed as a URL, so the case of
+    /// scheme and host does not matter (the canonical URI is lower case,
+    /// the spec asks to accept upper case too).
+    fn is_audience(&self, aud: &str) -> bool {
+        Url::parse(aud).is_ok_and(|url| url == self.resource)
+    }
+
+    fn grants_needed_scope(&self, claims: &Claims) -> bool {
+        let granted: Vec<&str> = claims.scope.as_deref().unwrap_or_default().split(' ').collect();
+        self.scope
+            .as_deref()
+            .is_none_or(|needed| needed.split(' ').all(|scope| granted.contains(&scope)))
     }
 
     /// The RFC 9728 document: this resource, protected by this issuer.
     pub fn metadata(&self) -> Value {
-        json!({
+        let mut document = json!({
             "resource": self.resource.as_str(),
             "authorization_servers": [self.issuer],
             "bearer_methods_supported": ["header"],
-        })
+        });
+        if let Some(scope) = &self.scope {
+            document["scopes_supported"] = scope.split(' ').collect::<Vec<_>>().into();
+        }
+        document
     }
 
     /// Where [`Self::metadata`] is served: the well-known name inserted
@@ -89,21 +207,40 @@ impl ResourceGuard {
     pub fn metadata_url(&self) -> Url {
         let mut url = self.resource.clone();
         let path = self.resource.path().trim_end_matches('/');
-        url.set_path(&format!("/.well-known/oauth-protected-resource{path}"));
+        url.set_path(&format!("{WELL_KNOWN}{path}"));
         url.set_query(None);
         url
     }
 
+    /// Whether a GET on `path` asks for the metadata: at its path-specific
+    /// well-known URL, or at the root one, which serves the resource too
+    /// (one resource per origin here).
+    pub fn serves_metadata_at(&self, path: &str) -> bool {
+        path == WELL_KNOWN || path == self.metadata_url().path()
+    }
+
     /// The `WWW-Authenticate` value answering `rejection`.
     pub fn challenge(&self, rejection: &Rejection) -> String {
-        let metadata = format!("resource_metadata=\"{}\"", self.metadata_url());
-        match rejection {
-            Rejection::NoToken => format!("Bearer {metadata}"),
-            Rejection::Malformed => format!("Bearer error=\"invalid_request\", {metadata}"),
-            Rejection::InvalidToken(_) => format!("Bearer error=\"invalid_token\", {metadata}"),
+        format!("Bearer {}", self.challenge_parameters(rejection).join(", "))
+    }
+
+    /// The challenge's `name="value"` parameters: the error code, the
+    /// scope needed, and where the metadata is.
+    pub fn challenge_parameters(&self, rejection: &Rejection) -> Vec<String> {
+        let mut parameters = Vec::new();
+        if let Some(code) = rejection.error_code() {
+            parameters.push(format!("error=\"{code}\""));
         }
+        if let Some(scope) = &self.scope {
+            parameters.push(format!("scope=\"{scope}\""));
+        }
+        parameters.push(format!("resource_metadata=\"{}\"", self.metadata_url()));
+        parameters
     }
 }
+
+/// RFC 9728's well-known name, at the root and before a resource's path.
+pub const WELL_KNOWN: &str = "/.well-known/oauth-protected-resource";
 
 #[cfg(test)]
 mod tests;

@@ -6,21 +6,25 @@
 //! `--http` it serves Streamable HTTP at `/mcp` (and HTTP+SSE at `/sse`),
 //! printing `listening on http://127.0.0.1:<port>/mcp` once bound (PORT 0
 //! picks a free port). With a fault, the server breaks that one rule on
-//! purpose (see `fixtures/broken-servers`).
+//! purpose (see `fixtures/broken-servers`). With `--auth ISSUER_URL` (HTTP
+//! only) it is an OAuth-protected resource trusting that issuer (see
+//! `reference::Protection`).
 
 use std::process::ExitCode;
 
 use mcp_mock_peers::reference::{Fault, serve_http_blocking, serve_stdio_blocking_with};
 
-const USAGE: &str = "usage: mcp-reference-server [--http 127.0.0.1:PORT] [--fault NAME]";
+const USAGE: &str = "usage: mcp-reference-server [--http 127.0.0.1:PORT [--auth ISSUER_URL]] [--fault NAME]";
 
 fn main() -> ExitCode {
     let mut args = std::env::args().skip(1);
     let mut fault = None;
     let mut http = None;
+    let mut issuer = None;
     while let Some(flag) = args.next() {
         match (flag.as_str(), args.next()) {
             ("--http", Some(address)) => http = Some(address),
+            ("--auth", Some(url)) => issuer = Some(url),
             ("--fault", Some(name)) => match name.parse::<Fault>() {
                 Ok(parsed) => fault = Some(parsed),
                 Err(error) => {
@@ -34,9 +38,13 @@ fn main() -> ExitCode {
             }
         }
     }
-    let outcome = match http {
-        Some(address) => serve_http_blocking(&address, fault),
-        None => serve_stdio_blocking_with(fault),
+    let outcome = match (http, issuer) {
+        (Some(address), issuer) => serve_http_blocking(&address, fault, issuer.as_deref()),
+        (None, None) => serve_stdio_blocking_with(fault),
+        (None, Some(_)) => {
+            eprintln!("mcp-reference-server: --auth protects an HTTP server; give --http too\n{USAGE}");
+            return ExitCode::from(2);
+        }
     };
     match outcome {
         Ok(()) => ExitCode::SUCCESS,

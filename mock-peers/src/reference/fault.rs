@@ -110,6 +110,20 @@ crate::faults::faults! {
     HttpNoPriming = "http-no-priming", "HTTP-009", "Over HTTP, SSE answers start without the id-bearing empty priming event." => ["http.sse-priming"];
     HttpStreamLeftOpen = "http-stream-left-open", "HTTP-008", "Over HTTP, an SSE answer stays open after its response." => ["http.post-answer-forms"];
     HttpEndpointEventLate = "http-endpoint-event-late", "HTTP-001", "Over HTTP+SSE, the stream opens with a message event before the endpoint event." => ["http.sse-endpoint-event"];
+    AuthAcceptsAnyToken = "auth-accepts-any-token", "AUTH-003", "In protected mode, any bearer token is accepted: forged, expired, unsigned or garbage." => ["auth.invalid-tokens"];
+    AuthIgnoresAudience = "auth-ignores-audience", "AUTH-004", "In protected mode, the token's audience is not checked, so a token issued for another resource is accepted." => ["auth.wrong-audience"];
+    AuthAcceptsExpired = "auth-accepts-expired", "AUTH-003", "In protected mode, the token's expiry is not checked." => ["auth.invalid-tokens"];
+    AuthInvalidToken403 = "auth-invalid-token-403", "AUTH-003", "In protected mode, an invalid token gets 403 instead of 401." => ["auth.invalid-tokens"];
+    AuthInsufficientScope401 = "auth-insufficient-scope-401", "AUTH-007", "In protected mode, a valid token without the needed scope gets 401 instead of 403." => ["auth.insufficient-scope"];
+    AuthNoResourceMetadata = "auth-no-resource-metadata", "AUTH-011", "In protected mode, the 401 challenge has no resource_metadata parameter." => ["auth.challenge-resource-metadata"];
+    AuthResourceMismatch = "auth-resource-mismatch", "AUTH-010", "In protected mode, the protected resource metadata names the server's origin as its resource, not the MCP endpoint." => ["auth.resource-metadata"];
+    AuthServesBeforeValidating = "auth-serves-before-validating", "AUTH-005", "In protected mode, a request is processed before its token is checked; the refusal comes after the side effects." => ["auth.no-side-effects"];
+    AuthSessionAuthenticates = "auth-session-authenticates", "AUTH-018", "In protected mode, a request naming a live session is served without a token." => ["auth.session-without-token"];
+    AuthQueryToken = "auth-query-token", "AUTH-002", "In protected mode, a token in the access_token query parameter is accepted in place of the Authorization header." => ["auth.query-token"];
+    AuthAudienceCaseSensitive = "auth-audience-case-sensitive", "AUTH-055", "In protected mode, the token's audience is compared as a string, so HTTP://127.0.0.1:… is refused though it names this server." => ["auth.audience-case"];
+    AuthStateAuthenticates = "auth-state-authenticates", "AUTH-021", "In protected mode under 2026-07-28, a request echoing a requestState is served without a token." => ["auth.state-handle-without-token"];
+    AuthMetadataHidden = "auth-metadata-hidden", "AUTH-012", "In protected mode, the protected resource metadata is at neither well-known URL and the challenge names none." => ["auth.metadata-discoverable"];
+    AuthNoServerMetadata = "auth-no-server-metadata", "AUTH-025", "In protected mode, no RFC 8414 metadata is served at the server's origin (2025-03-26, where the server is its own authorization server)." => ["auth.authorization-server-metadata"];
     ModernNoResultType = "modern-no-result-type", "RPC-015", "Under 2026-07-28, results carry no resultType." => [
         "base.invalid-request", "base.notification-no-response", "base.parse-error",
         "base.unknown-method", "cancellation.stateless", "completion.complete",
@@ -236,7 +250,13 @@ impl Fault {
     /// Whether the fault breaks a rule of the HTTP transports (it does
     /// nothing over stdio, or nothing the stdio rules forbid).
     pub fn is_http(self) -> bool {
-        self.name().starts_with("http-") || self.name().starts_with("modern-http-")
+        self.name().starts_with("http-") || self.name().starts_with("modern-http-") || self.is_auth()
+    }
+
+    /// Whether the fault breaks a rule of the protected mode (an HTTP
+    /// server run with `--auth`); it does nothing to an open server.
+    pub fn is_auth(self) -> bool {
+        self.name().starts_with("auth-")
     }
 
     /// Whether the fault breaks a rule of the stateless revision

@@ -36,7 +36,7 @@ use tokio::io::{AsyncBufReadExt, AsyncRead, AsyncWrite, BufReader};
 use self::dual::DualEra;
 pub use self::fault::Fault;
 use self::fault::FaultLayer;
-pub use self::http::serve_http;
+pub use self::http::{NEEDED_SCOPE, Protection, serve_http, serve_http_protected};
 use self::sink::Sink;
 use crate::transport::http_server::MCP_PATH;
 
@@ -112,8 +112,10 @@ pub fn serve_stdio_blocking_with(fault: Option<Fault>) -> std::io::Result<()> {
 
 /// Binds `address` (e.g. `127.0.0.1:0`), prints
 /// `listening on http://127.0.0.1:<port>/mcp` on stdout, and serves HTTP on
-/// a fresh current-thread runtime until the process is killed.
-pub fn serve_http_blocking(address: &str, fault: Option<Fault>) -> std::io::Result<()> {
+/// a fresh current-thread runtime until the process is killed. With an
+/// `issuer` (its URL), the server is protected: its resource is that
+/// endpoint URL, and its keys come from the issuer's metadata and JWKS.
+pub fn serve_http_blocking(address: &str, fault: Option<Fault>, issuer: Option<&str>) -> std::io::Result<()> {
     use std::io::Write as _;
 
     ignore_sigpipe();
@@ -124,10 +126,21 @@ pub fn serve_http_blocking(address: &str, fault: Option<Fault>) -> std::io::Resu
     runtime.block_on(async {
         let listener = tokio::net::TcpListener::bind(address).await?;
         let bound = listener.local_addr()?;
+        let endpoint = format!("http://{bound}{MCP_PATH}");
+        let protection = match issuer {
+            Some(issuer) => {
+                let resource = endpoint.parse().expect("a bound address makes a URL");
+                let guard = crate::auth::ResourceGuard::discover(resource, issuer)
+                    .await
+                    .map_err(|why| std::io::Error::other(format!("--auth {issuer}: {why}")))?;
+                Some(Protection::new(guard))
+            }
+            None => None,
+        };
         let mut stdout = std::io::stdout();
-        writeln!(stdout, "listening on http://{bound}{MCP_PATH}")?;
+        writeln!(stdout, "listening on {endpoint}")?;
         stdout.flush()?;
-        serve_http(listener, fault).await
+        serve_http_protected(listener, fault, protection).await
     })
 }
 

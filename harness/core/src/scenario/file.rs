@@ -129,6 +129,11 @@ pub struct Requires {
     /// optional; without one the scenario is not-applicable).
     #[serde(default)]
     pub session: bool,
+    /// HTTP: the server must be OAuth-protected (it answers a request
+    /// without a token with 401) and the harness its authorization server
+    /// (`--auth-issuer`); otherwise the scenario is not-applicable.
+    #[serde(default)]
+    pub protected: bool,
     /// `role: gateway`: client capabilities the gateway must declare to a
     /// backend (dotted paths such as `elicitation`), judged on the
     /// connection a backend `request` goes out on; unmet → not-applicable.

@@ -65,6 +65,8 @@ pub struct Preconditions {
     pub transport: Option<TransportName>,
     /// HTTP: the server must have issued a session id.
     pub session: bool,
+    /// HTTP: the server must be OAuth-protected, the harness its issuer.
+    pub protected: bool,
     /// `role: gateway`: client capabilities the gateway must declare to the
     /// backend a backend request goes to.
     pub client_capabilities: Vec<String>,

@@ -83,6 +83,7 @@ pub fn validate(
         role,
         backend_names: parsed.backends.keys().cloned().collect(),
         in_backend: false,
+        protected: parsed.requires.protected,
     };
     v.defined.extend(ENGINE_VARIABLES.iter().map(|s| (*s).to_owned()));
     let transport = http::transport_need(&parsed);
@@ -154,6 +155,7 @@ pub fn validate(
         triggers: parsed.requires.triggers.iter().map(|t| t.value.clone()).collect(),
         transport,
         session: parsed.requires.session,
+        protected: parsed.requires.protected,
         client_capabilities: v.client_capabilities(&parsed.requires.client_capabilities),
     };
     if !v.diagnostics.is_empty() {
@@ -202,6 +204,8 @@ struct Validator<'a> {
     backend_names: BTreeSet<String>,
     /// Whether the answers being read are a backend's (`hold` is allowed).
     in_backend: bool,
+    /// `requires.protected`: steps may present tokens.
+    protected: bool,
 }
 
 impl Validator<'_> {

@@ -1,6 +1,7 @@
 //! The `http` step: one raw exchange with the server, judged as data.
 
 use mcp_conform_core::Verdict;
+use mcp_conform_core::auth::{TokenChoice, TokenRequest};
 use mcp_conform_core::scenario::model::{
     HttpBody, HttpCheck, HttpExchangeStep, SessionChoice, TransportName,
 };
@@ -28,6 +29,27 @@ pub fn transport_mismatch(need: TransportName, legacy: bool) -> Option<String> {
         }
         _ => None,
     }
+}
+
+/// The origin of `url` (scheme and authority) and its path, without
+/// query or fragment.
+fn origin_and_path(url: &str) -> (&str, &str) {
+    let url = url.split(['?', '#']).next().unwrap_or_default();
+    let after_scheme = url.find("://").map_or(0, |at| at + 3);
+    let path_start = url[after_scheme..]
+        .find('/')
+        .map_or(url.len(), |at| after_scheme + at);
+    url.split_at(path_start)
+}
+
+/// Where RFC 9728 §3.1 puts the protected resource metadata of the
+/// resource `url`: the well-known name between its origin and its path.
+fn well_known_metadata_url(url: &str) -> String {
+    let (base, path) = origin_and_path(url);
+    format!(
+        "{base}/.well-known/oauth-protected-resource{}",
+        path.trim_end_matches('/')
+    )
 }
 
 impl StepRunner<'_> {
@@ -139,6 +161,14 @@ impl StepRunner<'_> {
         vars.insert("post_url".into(), json!(facts.post_url));
         vars.insert("session_id".into(), json!(facts.session_id));
         vars.insert("negotiated_version".into(), json!(facts.protocol_version));
+        vars.insert("origin".into(), json!(origin_and_path(&facts.url).0));
+        let valid = TokenRequest::Minted(TokenChoice::Valid);
+        let token = self.auth.as_ref().and_then(|auth| auth.token(&valid));
+        vars.insert("valid_token".into(), json!(token));
+        vars.insert(
+            "resource_metadata_url".into(),
+            json!(well_known_metadata_url(&facts.url)),
+        );
     }
 
     /// The request as the step writes it, over the engine's defaults.
@@ -208,6 +238,16 @@ impl StepRunner<'_> {
                 headers.push((name.to_ascii_lowercase(), Some(value.clone())));
             }
         }
+        if let Some(request) = &step.token {
+            let Some(auth) = &self.auth else {
+                return Err(Stop::halted(
+                    Verdict::NotApplicable,
+                    "presents a token: needs the harness as the server's authorization server",
+                ));
+            };
+            let value = auth.token(request).map(|token| format!("Bearer {token}"));
+            headers.push(("authorization".into(), value));
+        }
         for (name, value) in &step.headers {
             let value = match value {
                 Some(template) => Some(as_text(text(template)?)),
@@ -230,5 +270,24 @@ impl StepRunner<'_> {
             headers: sent,
             body,
         })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::well_known_metadata_url;
+
+    #[test]
+    fn the_metadata_url_puts_the_well_known_name_before_the_path() {
+        let url = |endpoint| well_known_metadata_url(endpoint);
+        assert_eq!(
+            url("http://127.0.0.1:1/mcp?x=1"),
+            "http://127.0.0.1:1/.well-known/oauth-protected-resource/mcp"
+        );
+        assert_eq!(
+            url("http://h:1/"),
+            "http://h:1/.well-known/oauth-protected-resource"
+        );
+        assert_eq!(url("http://h"), "http://h/.well-known/oauth-protected-resource");
     }
 }

@@ -51,6 +51,8 @@ fn every_other_choice_is_refused_for_its_own_reason() {
         (TokenChoice::WrongIssuer, "InvalidIssuer"),
         (TokenChoice::BadSignature, "InvalidSignature"),
         (TokenChoice::UnknownKey, "unknown kid mcp-conform-stranger"),
+        // A verifier comparing the audience as a string; the guard compares URLs.
+        (TokenChoice::UpperCaseAudience, "InvalidAudience"),
     ];
     for (choice, reason) in expected {
         let refusal = verify(&minter, &minter.mint(choice)).unwrap_err();

@@ -19,12 +19,15 @@ fn bearer(token: &str) -> String {
 }
 
 #[test]
-fn only_the_valid_token_passes() {
+fn only_tokens_for_this_resource_pass() {
     let (minter, guard) = pair();
     for choice in TokenChoice::ALL {
         let outcome = guard.check(Some(&bearer(&minter.mint(choice))));
         match choice {
             TokenChoice::Valid => assert_eq!(outcome.unwrap().aud, RESOURCE),
+            TokenChoice::UpperCaseAudience => {
+                assert_eq!(outcome.unwrap().aud, "HTTP://127.0.0.1:5000/mcp");
+            }
             _ => assert!(
                 matches!(outcome, Err(Rejection::InvalidToken(_))),
                 "{choice:?}: {outcome:?}"
@@ -48,6 +51,48 @@ fn no_token_and_malformed_credentials_are_refused_apart() {
     assert_eq!(Rejection::NoToken.status(), 401);
     assert_eq!(Rejection::Malformed.status(), 400);
     assert_eq!(Rejection::InvalidToken(String::new()).status(), 401);
+    assert_eq!(Rejection::InsufficientScope.status(), 403);
+}
+
+#[test]
+fn a_needed_scope_turns_a_valid_token_without_it_into_403() {
+    let (minter, guard) = pair();
+    let guard = guard.requiring_scope("mcp");
+    let scoped = |scope| bearer(&minter.mint_scoped(TokenChoice::Valid, scope));
+    assert!(guard.check(Some(&scoped(Some("mcp other")))).is_ok());
+    for scope in [None, Some(""), Some("other")] {
+        assert_eq!(
+            guard.check(Some(&scoped(scope))),
+            Err(Rejection::InsufficientScope),
+            "{scope:?}"
+        );
+    }
+    assert_eq!(guard.metadata()["scopes_supported"], json!(["mcp"]));
+    let url = "resource_metadata=\"http://127.0.0.1:5000/.well-known/oauth-protected-resource/mcp\"";
+    assert_eq!(
+        guard.challenge(&Rejection::InsufficientScope),
+        format!("Bearer error=\"insufficient_scope\", scope=\"mcp\", {url}")
+    );
+}
+
+#[test]
+fn a_skipped_step_lets_exactly_its_token_through() {
+    let (minter, guard) = pair();
+    let wrong_audience = bearer(&minter.mint(TokenChoice::WrongAudience));
+    let expired = bearer(&minter.mint(TokenChoice::Expired));
+    let skipping = |token: &str, step| guard.check_skipping(Some(token), Some(step)).is_ok();
+    assert!(skipping(&wrong_audience, Skipped::Audience));
+    assert!(!skipping(&wrong_audience, Skipped::Expiry));
+    assert!(skipping(&expired, Skipped::Expiry));
+    assert!(!skipping(&expired, Skipped::Audience));
+}
+
+#[test]
+fn the_metadata_is_served_at_the_path_specific_and_the_root_well_known_url() {
+    let (_, guard) = pair();
+    assert!(guard.serves_metadata_at("/.well-known/oauth-protected-resource/mcp"));
+    assert!(guard.serves_metadata_at("/.well-known/oauth-protected-resource"));
+    assert!(!guard.serves_metadata_at("/mcp"));
 }
 
 #[test]

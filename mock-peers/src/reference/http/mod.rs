@@ -25,7 +25,11 @@
 
 mod fault;
 mod mirror;
+mod protect;
 mod stateless;
+
+use protect::Gate;
+pub use protect::{NEEDED_SCOPE, Protection};
 
 use std::collections::HashMap;
 use std::sync::{Arc, Mutex};
@@ -57,8 +61,18 @@ use crate::transport::http_server::streams::{Origin, Router, STANDALONE};
 /// Serves MCP over HTTP on `listener` until accepting fails; every session
 /// breaks the rule `fault` names, if any.
 pub async fn serve_http(listener: TcpListener, fault: Option<Fault>) -> std::io::Result<()> {
+    serve_http_protected(listener, fault, None).await
+}
+
+/// [`serve_http`], behind `protection` when given (the protected mode).
+pub async fn serve_http_protected(
+    listener: TcpListener,
+    fault: Option<Fault>,
+    protection: Option<Protection>,
+) -> std::io::Result<()> {
     let shared = Arc::new(Shared {
         fault,
+        protection,
         sessions: Mutex::new(HashMap::new()),
         stateless: StatelessServer::new(),
         fault_memory: Arc::default(),
@@ -70,6 +84,8 @@ pub async fn serve_http(listener: TcpListener, fault: Option<Fault>) -> std::io:
 #[derive(Debug)]
 struct Shared {
     fault: Option<Fault>,
+    /// The token check in front of everything (`--auth`).
+    protection: Option<Protection>,
     sessions: Mutex<HashMap<String, Arc<HttpSession>>>,
     /// What every stateless (2026-07-28) request shares.
     stateless: Arc<StatelessServer>,
@@ -182,6 +198,26 @@ fn media_ok(headers: &HeaderMap) -> Result<(), Refusal> {
 }
 
 impl Shared {
+    /// Serves one admitted request, through the HTTP fault layer if there
+    /// is a fault.
+    async fn serve(self: Arc<Self>, request: Inbound) -> Response<Body> {
+        let Some(fault) = self.fault else {
+            return answer(route(self, request, &mut ()).await);
+        };
+        let speaks_stateless = stateless::speaks_stateless(&request.parts.headers, &request.body);
+        match fault::before(fault, request) {
+            Ok(request) => {
+                fault::after(
+                    fault,
+                    speaks_stateless,
+                    answer(route(self, request, &mut ()).await),
+                )
+                .await
+            }
+            Err(answered) => *answered,
+        }
+    }
+
     fn session(&self, id: &str) -> Option<Arc<HttpSession>> {
         self.sessions.lock().expect("sessions lock").get(id).cloned()
     }
@@ -207,27 +243,22 @@ impl Shared {
 impl Handler for Shared {
     type Seen = ();
 
-    /// Serves one request, through the HTTP fault layer if there is a fault.
+    /// Serves one request: through the protected mode's gate if there is
+    /// one, then through the HTTP fault layer if there is a fault.
     async fn handle(self: Arc<Self>, request: Request<Incoming>) -> Response<Body> {
         let (parts, body) = request.into_parts();
         let request = match read_body(body).await {
             Ok(body) => Inbound { parts, body },
             Err(refused) => return refused.response(),
         };
-        let Some(fault) = self.fault else {
-            return answer(route(self, request, &mut ()).await);
-        };
-        let speaks_stateless = stateless::speaks_stateless(&request.parts.headers, &request.body);
-        match fault::before(fault, request) {
-            Ok(request) => {
-                fault::after(
-                    fault,
-                    speaks_stateless,
-                    answer(route(self, request, &mut ()).await),
-                )
-                .await
+        let gate = self.protection.as_ref().map(|p| p.gate(self.fault, &request));
+        match gate {
+            None | Some(Gate::Admit) => self.serve(request).await,
+            Some(Gate::Answer(refusal)) => refusal,
+            Some(Gate::ServeThenAnswer(refusal)) => {
+                drop(self.serve(request).await);
+                refusal
             }
-            Err(answered) => *answered,
         }
     }
 

@@ -63,7 +63,9 @@ impl Exchange {
     }
 
     /// The exchange as the JSON value scenarios match:
-    /// `{status, headers, body, events, messages, retry, ended, error}`.
+    /// `{status, headers, challenge, body, events, messages, retry, ended,
+    /// error}`. `challenge` is the first `WWW-Authenticate` challenge read
+    /// as `{scheme, <parameter>: <value>...}` (null without one).
     /// `body` is the parsed JSON when the body is JSON, else its text (`""`
     /// when empty); `events` are `{id, event, data, message}` (`message`:
     /// the data parsed as JSON, when it is); `messages` lists every JSON
@@ -116,8 +118,12 @@ impl Exchange {
                 Err(_) => Value::String(text),
             }
         };
+        let challenge = self
+            .header("www-authenticate")
+            .and_then(mcp_conform_core::auth::challenge);
         let mut value = json!({
             "headers": headers,
+            "challenge": challenge,
             "body": body,
             "events": events,
             "messages": messages,

@@ -36,6 +36,16 @@ pub struct HttpStep {
     /// server issued one), `none`, or a value (templated).
     #[serde(default)]
     pub session: Option<Located<String>>,
+    /// The bearer token to present to a protected server (`requires:
+    /// {protected: true}`): `valid` (what every request of the run sends),
+    /// `none` (no `Authorization` header), a token broken in one way
+    /// (`expired`, `not-yet-valid`, `wrong-audience`, `wrong-issuer`,
+    /// `bad-signature`, `alg-none`, `unknown-key`, `garbage`),
+    /// `upper-case-audience` (the same resource, spelled in upper case), or
+    /// `{scope: "a b"}`, a valid token granting exactly those scopes.
+    #[serde(default)]
+    #[schemars(with = "Option<TokenSchema>")]
+    pub token: Option<Located<Json>>,
     /// What the answer must look like for the rest of the scenario to
     /// apply (for what the spec leaves optional, e.g. `{status: 200}` after
     /// a GET that may be refused with 405). Unmet: not-applicable, and
@@ -68,6 +78,12 @@ pub struct HttpExpectation {
     /// Matcher over the body: its JSON, else its text (`""`: empty).
     #[serde(default)]
     pub body: Option<Located<Json>>,
+    /// Matcher over the first `WWW-Authenticate` challenge, read as
+    /// `{scheme, <parameter>: <value>...}` (names lower-cased, quotes
+    /// removed), e.g. `{scheme: Bearer, error: invalid_token,
+    /// resource_metadata: {$type: string}}`; null without the header.
+    #[serde(default)]
+    pub challenge: Option<Located<Json>>,
     /// Matcher over the SSE events, `[{id, event, data, message}]`.
     #[serde(default)]
     pub events: Option<Located<Json>>,
@@ -91,6 +107,27 @@ pub struct HttpExpectation {
     pub level: Option<Located<LevelName>>,
     #[serde(default)]
     pub requirement: Option<Located<String>>,
+}
+
+/// What `token` accepts, for the schema.
+#[derive(JsonSchema)]
+#[serde(untagged)]
+#[expect(dead_code, reason = "only its schema is used")]
+enum TokenSchema {
+    Minted(crate::auth::TokenChoice),
+    Absent(NoToken),
+    Scoped {
+        /// The scopes granted, space-separated (`""`: none).
+        scope: String,
+    },
+}
+
+/// `none`: no `Authorization` header, for the schema.
+#[derive(JsonSchema)]
+#[serde(rename_all = "kebab-case")]
+#[expect(dead_code, reason = "only its schema is used")]
+enum NoToken {
+    None,
 }
 
 /// The transport a scenario needs (`requires.transport`).

@@ -5,6 +5,7 @@ use std::time::Duration;
 use serde_json::Value;
 
 use super::{Capture, CheckTag};
+use crate::auth::TokenRequest;
 use crate::matcher::Matcher;
 
 /// One raw HTTP exchange. Strings and the JSON body are templates.
@@ -19,6 +20,8 @@ pub struct HttpExchangeStep {
     pub headers: Vec<(String, Option<String>)>,
     pub body: HttpBody,
     pub session: SessionChoice,
+    /// `None`: what every request of the run sends.
+    pub token: Option<TokenRequest>,
     /// Unmet: the rest of the scenario is not-applicable.
     pub require: Option<HttpCheck>,
     pub expect: Vec<HttpCheck>,
@@ -43,7 +46,7 @@ pub enum SessionChoice {
 }
 
 /// One expectation: a matcher over the whole answer
-/// (`{status, headers, body, events, messages, retry, ended}`).
+/// (`{status, headers, challenge, body, events, messages, retry, ended}`).
 #[derive(Debug, Clone)]
 pub struct HttpCheck {
     pub name: String,

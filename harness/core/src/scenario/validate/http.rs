@@ -3,15 +3,24 @@
 use serde_json::{Map, Value};
 
 use super::{STEP_TIMEOUT, Validator};
+use crate::auth::{TokenChoice, TokenRequest};
 use crate::scenario::file::{self, TransportName};
 use crate::scenario::model::{self, HttpBody, HttpCheck, HttpExchangeStep, SessionChoice};
 use crate::span::{Located, Span};
 
 /// Variables the engine defines for scenarios that run over HTTP.
-pub(super) const HTTP_VARIABLES: [&str; 4] = ["url", "post_url", "session_id", "negotiated_version"];
+pub(super) const HTTP_VARIABLES: [&str; 7] = [
+    "url",
+    "origin",
+    "post_url",
+    "session_id",
+    "negotiated_version",
+    "valid_token",
+    "resource_metadata_url",
+];
 
 /// The transport a scenario needs: as written, else `http` when a step is
-/// an `http` exchange.
+/// an `http` exchange or the server must be protected.
 pub(super) fn transport_need(parsed: &file::ScenarioFile) -> Option<TransportName> {
     fn has_http(steps: &[Located<file::Step>]) -> bool {
         steps.iter().any(|step| match &step.value {
@@ -22,7 +31,7 @@ pub(super) fn transport_need(parsed: &file::ScenarioFile) -> Option<TransportNam
     }
     match &parsed.requires.transport {
         Some(name) => Some(name.value),
-        None => has_http(&parsed.steps).then_some(TransportName::Http),
+        None => (has_http(&parsed.steps) || parsed.requires.protected).then_some(TransportName::Http),
     }
 }
 
@@ -67,6 +76,7 @@ impl Validator<'_> {
             Some(s) if s.value == "none" => SessionChoice::None,
             Some(s) => SessionChoice::Value(self.template_text(s)),
         };
+        let token = step.token.as_ref().and_then(|token| self.token(token));
         let expect = step
             .expect
             .iter()
@@ -79,12 +89,53 @@ impl Validator<'_> {
             headers,
             body,
             session,
+            token,
             require,
             expect,
             capture: self.captures(&step.capture),
             timeout: self.millis(step.timeout_ms, STEP_TIMEOUT, span),
         }
         .into()
+    }
+
+    /// `token`: a choice's name, `none`, or `{scope: "..."}`; only where
+    /// the server is known to be protected (an open server serves any
+    /// token, which is no fault of its own).
+    fn token(&mut self, token: &Located<Value>) -> Option<TokenRequest> {
+        if !self.protected {
+            self.error(
+                token.span,
+                "a step presents a `token` only in a scenario with `requires: {protected: true}`",
+                "an open server would serve this token",
+            );
+        }
+        let scope = token
+            .value
+            .as_object()
+            .and_then(|object| match (object.len(), object.get("scope")) {
+                (1, Some(Value::String(scope))) => Some(scope.clone()),
+                _ => None,
+            });
+        let named = token.value.as_str().map(|name| match name {
+            "none" => Ok(TokenRequest::None),
+            name => name.parse::<TokenChoice>().map(TokenRequest::Minted),
+        });
+        match (named, scope) {
+            (Some(Ok(request)), _) => Some(request),
+            (None, Some(scope)) => Some(TokenRequest::Scoped(scope)),
+            (Some(Err(why)), _) => {
+                self.error(token.span, why, "unknown token");
+                None
+            }
+            (None, None) => {
+                self.error(
+                    token.span,
+                    "`token` is a token's name or `{scope: \"...\"}`",
+                    "`scope`, a string, must be its only member",
+                );
+                None
+            }
+        }
     }
 
     fn template_text(&mut self, text: &Located<String>) -> String {
@@ -98,6 +149,7 @@ impl Validator<'_> {
         let members = [
             ("status", &x.status),
             ("headers", &x.headers),
+            ("challenge", &x.challenge),
             ("body", &x.body),
             ("events", &x.events),
             ("messages", &x.messages),
@@ -112,14 +164,17 @@ impl Validator<'_> {
         if let Some(ended) = x.ended {
             pattern.insert("ended".to_owned(), Value::Bool(ended));
         }
-        let head_only = x.answer.is_none() && pattern.keys().all(|k| k == "status" || k == "headers");
+        let head_only = x.answer.is_none()
+            && pattern
+                .keys()
+                .all(|k| matches!(k.as_str(), "status" | "headers" | "challenge"));
         let mut judged: Vec<String> = pattern.keys().cloned().collect();
         let pattern = match (&x.answer, pattern.is_empty()) {
             (None, true) => {
                 self.error(
                     e.span,
                     "an `http` expectation judges something",
-                    "give `status`, `headers`, `body`, `events`, `messages`, `retry`, `ended` or `answer`",
+                    "give `status`, `headers`, `challenge`, `body`, `events`, `messages`, `retry`, `ended` or `answer`",
                 );
                 return None;
             }

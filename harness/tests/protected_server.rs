@@ -1,0 +1,171 @@
+//! The reference server's protected mode with the harness as its
+//! authorization server: it passes every auth scenario that applies, in
+//! every version with authorization; the open server gets each of them
+//! not-applicable, saying why.
+
+use std::sync::Arc;
+use std::sync::atomic::AtomicBool;
+use std::time::Duration;
+
+use mcp_conform::auth::AuthServer;
+use mcp_conform::runner::{RunConfig, ScenarioOutcome, Target, free_loopback_port, run_suite};
+use mcp_conform::select::{keep_role, load_profile, load_scenarios};
+use mcp_conform::start::StartedServer;
+use mcp_conform_core::Verdict;
+use mcp_conform_core::scenario::Scenario;
+use mcp_conform_core::scenario::model::Role;
+use mcp_conform_core::version::ProtocolVersion;
+use mcp_mock_peers::transport::HttpMode;
+
+const STARTUP: Duration = Duration::from_secs(30);
+
+/// The bundled scenarios for protected servers.
+fn auth_scenarios() -> Vec<Scenario> {
+    let mut scenarios = load_scenarios(&[], &["auth.".to_owned()]).unwrap();
+    keep_role(&mut scenarios, Role::Server);
+    assert!(scenarios.len() >= 10, "{} auth scenarios", scenarios.len());
+    scenarios
+}
+
+/// The auth scenarios run at `protocol` against the reference server,
+/// protected (`--auth`) or open.
+fn run(protected: bool, protocol: ProtocolVersion, scenarios: &[Scenario]) -> Vec<ScenarioOutcome> {
+    let port = free_loopback_port().unwrap();
+    let url = format!("http://127.0.0.1:{port}/mcp");
+    let issuer = AuthServer::start(&url).unwrap();
+    let command = format!(
+        "{} reference-server --http 127.0.0.1:{port}{}",
+        env!("CARGO_BIN_EXE_mcp-conform"),
+        if protected { " --auth {issuer}" } else { "" }
+    );
+    let _server = StartedServer::start(&issuer.fill_in(&command), &url, STARTUP).unwrap();
+    let target = Target::Http {
+        url,
+        headers: Vec::new(),
+        mode: HttpMode::Streamable,
+    };
+    let mut config = RunConfig {
+        protocol,
+        profile: Some(load_profile("reference").unwrap()),
+        ..RunConfig::new(target)
+    };
+    issuer.protect(&mut config, scenarios);
+    run_suite(scenarios, &config, 4, &Arc::new(AtomicBool::new(false)), |_| {})
+}
+
+#[test]
+fn the_protected_reference_server_passes_every_auth_scenario_that_applies() {
+    let scenarios = auth_scenarios();
+    for protocol in [
+        ProtocolVersion::V2025_03_26,
+        ProtocolVersion::V2025_06_18,
+        ProtocolVersion::V2025_11_25,
+        ProtocolVersion::V2026_07_28,
+    ] {
+        let outcomes = run(true, protocol, &scenarios);
+        let mut passed = 0;
+        for outcome in &outcomes {
+            let applies = scenarios
+                .iter()
+                .any(|s| s.id == outcome.id && s.versions.contains(protocol));
+            let expected = if applies {
+                Verdict::Pass
+            } else {
+                Verdict::NotApplicable
+            };
+            assert_eq!(
+                outcome.verdict, expected,
+                "{protocol} {}: {:?} {:#?}",
+                outcome.id, outcome.note, outcome.checks
+            );
+            passed += usize::from(applies);
+        }
+        assert!(passed >= 4, "{protocol}: only {passed} auth scenarios passed");
+    }
+}
+
+#[test]
+fn an_open_server_gets_every_auth_scenario_not_applicable_and_says_why() {
+    let scenarios = auth_scenarios();
+    for outcome in run(false, ProtocolVersion::V2025_11_25, &scenarios) {
+        assert_eq!(outcome.verdict, Verdict::NotApplicable, "{}", outcome.id);
+        let note = outcome.note.unwrap_or_default();
+        assert!(
+            note == "the server serves requests without a token" || note.starts_with("applies to"),
+            "{}: {note}",
+            outcome.id
+        );
+    }
+}
+
+#[test]
+fn a_protected_server_keeps_the_open_servers_verdicts_outside_the_auth_scenarios() {
+    let mut ordinary = load_scenarios(&[], &[]).unwrap();
+    keep_role(&mut ordinary, Role::Server);
+    ordinary.retain(|s| !s.id.starts_with("auth."));
+    let verdicts = |protected| {
+        run(protected, ProtocolVersion::V2025_11_25, &ordinary)
+            .into_iter()
+            .map(|o| (o.id, o.verdict))
+            .collect::<std::collections::BTreeMap<_, _>>()
+    };
+    let open = verdicts(false);
+    let passed = open.values().filter(|v| **v == Verdict::Pass).count();
+    assert!(
+        passed > 40,
+        "only {passed} ordinary scenarios pass on the open server"
+    );
+    assert_eq!(verdicts(true), open);
+}
+
+/// `run` of `auth.no-token` and `tools.list` on the open reference server
+/// over HTTP with `--auth-issuer ISSUER`: exit code, stdout, stderr.
+fn cli_run_on_an_open_server(issuer: &str) -> (Option<i32>, String, String) {
+    let port = free_loopback_port().unwrap();
+    let url = format!("http://127.0.0.1:{port}/mcp");
+    let server = format!(
+        "{} reference-server --http 127.0.0.1:{port}",
+        env!("CARGO_BIN_EXE_mcp-conform")
+    );
+    let output = assert_cmd::Command::cargo_bin("mcp-conform")
+        .unwrap()
+        .env("NO_COLOR", "1")
+        .args(["run", "--url", &url, "--start", &server, "--auth-issuer", issuer])
+        .args(["--filter", "auth.no-token", "--filter", "tools.list"])
+        .timeout(Duration::from_secs(120))
+        .output()
+        .unwrap();
+    let text = |bytes: &[u8]| String::from_utf8_lossy(bytes).into_owned();
+    (output.status.code(), text(&output.stdout), text(&output.stderr))
+}
+
+/// By default the run says where its issuer is, and an open server gets
+/// the auth scenarios not-applicable for what it is.
+#[test]
+fn the_mock_issuer_is_announced_and_an_open_server_is_told_apart() {
+    let (code, stdout, stderr) = cli_run_on_an_open_server("mock");
+    assert_eq!(code, Some(0), "{stdout}{stderr}");
+    assert!(
+        stderr.contains("mock authorization server: issuer http://127.0.0.1:"),
+        "{stderr}"
+    );
+    assert!(
+        stdout.contains("(the server serves requests without a token)"),
+        "{stdout}"
+    );
+    assert!(stdout.contains("1 pass, 1 not-applicable"), "{stdout}");
+}
+
+/// `--auth-issuer none`: no issuer, no probe; the auth scenarios say what
+/// they would need, the others run as before.
+#[test]
+fn without_the_mock_issuer_the_auth_scenarios_say_what_they_need() {
+    let (code, stdout, stderr) = cli_run_on_an_open_server("none");
+    assert_eq!(code, Some(0), "{stdout}{stderr}");
+    assert!(
+        stdout.contains("needs the harness as the server's authorization server (--auth-issuer mock)"),
+        "{stdout}"
+    );
+    assert!(stdout.contains("1 pass, 1 not-applicable"), "{stdout}");
+    assert!(!stderr.contains("mock authorization server"), "{stderr}");
+}

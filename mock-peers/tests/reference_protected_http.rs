@@ -1,0 +1,136 @@
+//! The reference server's protected mode (`--auth ISSUER`) against the mock
+//! issuer, over the wire: what it serves without a token, with each kind of
+//! bad token, with too little scope, and with a valid token, in both eras.
+
+use mcp_mock_peers::auth::{MockIssuer, ResourceGuard, TokenChoice};
+use mcp_mock_peers::reference::{NEEDED_SCOPE, Protection, serve_http_protected};
+use serde_json::{Value, json};
+use tokio::net::TcpListener;
+
+/// A protected reference server trusting a fresh mock issuer, and the
+/// endpoint URL both agree is the resource.
+async fn protected() -> (MockIssuer, String) {
+    let listener = TcpListener::bind("127.0.0.1:0").await.unwrap();
+    let endpoint = format!("http://{}/mcp", listener.local_addr().unwrap());
+    let issuer = MockIssuer::start(&endpoint).await.unwrap();
+    let guard = ResourceGuard::discover(endpoint.parse().unwrap(), issuer.issuer())
+        .await
+        .unwrap();
+    tokio::spawn(serve_http_protected(listener, None, Some(Protection::new(guard))));
+    (issuer, endpoint)
+}
+
+/// A POST of `message` with `authorization`: its status, its challenge
+/// and its body.
+async fn post(endpoint: &str, authorization: Option<String>, message: Value) -> (u16, String, String) {
+    let mut request = reqwest::Client::new()
+        .post(endpoint)
+        .header("accept", "application/json, text/event-stream")
+        .header("content-type", "application/json")
+        .body(message.to_string());
+    // The stateless era mirrors the version and method into headers.
+    if message["params"].get("_meta").is_some() {
+        request = request
+            .header("mcp-protocol-version", "2026-07-28")
+            .header("mcp-method", message["method"].as_str().unwrap());
+    }
+    if let Some(value) = authorization {
+        request = request.header("authorization", value);
+    }
+    let response = request.send().await.unwrap();
+    let status = response.status().as_u16();
+    let challenge = response
+        .headers()
+        .get("www-authenticate")
+        .map(|v| v.to_str().unwrap().to_owned())
+        .unwrap_or_default();
+    (status, challenge, response.text().await.unwrap())
+}
+
+fn initialize(version: &str) -> Value {
+    json!({"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {
+        "protocolVersion": version, "capabilities": {},
+        "clientInfo": {"name": "test", "version": "1"}}})
+}
+
+fn stateless_tools_list() -> Value {
+    json!({"jsonrpc": "2.0", "id": 1, "method": "tools/list", "params": {"_meta": {
+        "io.modelcontextprotocol/protocolVersion": "2026-07-28",
+        "io.modelcontextprotocol/clientInfo": {"name": "test", "version": "1"},
+        "io.modelcontextprotocol/clientCapabilities": {}}}})
+}
+
+#[tokio::test]
+async fn no_token_gets_401_with_a_challenge_naming_scope_and_metadata() {
+    let (_issuer, endpoint) = protected().await;
+    let metadata_url = endpoint.replace("/mcp", "/.well-known/oauth-protected-resource/mcp");
+    for message in [initialize("2025-11-25"), stateless_tools_list()] {
+        let (status, challenge, _) = post(&endpoint, None, message).await;
+        assert_eq!(status, 401);
+        assert_eq!(
+            challenge,
+            format!("Bearer scope=\"{NEEDED_SCOPE}\", resource_metadata=\"{metadata_url}\"")
+        );
+    }
+}
+
+#[tokio::test]
+async fn the_metadata_is_served_at_both_well_known_urls_without_a_token() {
+    let (issuer, endpoint) = protected().await;
+    let origin = endpoint.trim_end_matches("/mcp");
+    for path in [
+        "/.well-known/oauth-protected-resource/mcp",
+        "/.well-known/oauth-protected-resource",
+    ] {
+        let text = reqwest::get(format!("{origin}{path}"))
+            .await
+            .unwrap()
+            .text()
+            .await
+            .unwrap();
+        let document: Value = serde_json::from_str(&text).unwrap();
+        assert_eq!(document["resource"], json!(endpoint), "{path}");
+        assert_eq!(
+            document["authorization_servers"],
+            json!([issuer.issuer()]),
+            "{path}"
+        );
+    }
+}
+
+#[tokio::test]
+async fn every_bad_token_gets_401_invalid_token_and_too_little_scope_403() {
+    let (issuer, endpoint) = protected().await;
+    let bearer = |token: String| Some(format!("Bearer {token}"));
+    let invalid = |c: &TokenChoice| !matches!(c, TokenChoice::Valid | TokenChoice::UpperCaseAudience);
+    for choice in TokenChoice::ALL.into_iter().filter(invalid) {
+        let token = issuer.minter().mint_scoped(choice, Some(NEEDED_SCOPE));
+        let (status, challenge, body) = post(&endpoint, bearer(token), initialize("2025-11-25")).await;
+        assert_eq!(status, 401, "{choice:?}: {body}");
+        assert!(
+            challenge.starts_with("Bearer error=\"invalid_token\""),
+            "{choice:?}: {challenge}"
+        );
+        assert!(!body.contains("result"), "{choice:?}: {body}");
+    }
+    let unscoped = issuer.minter().mint(TokenChoice::Valid);
+    let (status, challenge, _) = post(&endpoint, bearer(unscoped), stateless_tools_list()).await;
+    assert_eq!(status, 403);
+    assert!(
+        challenge.starts_with("Bearer error=\"insufficient_scope\", scope=\"mcp\""),
+        "{challenge}"
+    );
+}
+
+#[tokio::test]
+async fn a_valid_token_with_the_scope_is_served_in_both_eras() {
+    let (issuer, endpoint) = protected().await;
+    let token = issuer
+        .minter()
+        .mint_scoped(TokenChoice::Valid, Some(NEEDED_SCOPE));
+    for message in [initialize("2025-11-25"), stateless_tools_list()] {
+        let (status, _, body) = post(&endpoint, Some(format!("Bearer {token}")), message).await;
+        assert_eq!(status, 200, "{body}");
+        assert!(body.contains("\"result\""), "{body}");
+    }
+}
