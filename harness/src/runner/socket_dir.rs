@@ -28,9 +28,15 @@ impl SocketDir {
         let temp = std::env::temp_dir();
         SWEPT.call_once(|| sweep(&temp, SystemTime::now()));
         let n = NEXT.fetch_add(1, Ordering::SeqCst);
-        SocketDir {
-            path: temp.join(format!("{PREFIX}{}-{n}", std::process::id())),
-        }
+        Self::at(temp.join(format!("{PREFIX}{}-{n}", std::process::id())))
+    }
+
+    /// Claims `path`, clearing what is there: only a killed process that
+    /// had our pid can have left it, and its stale socket would refuse our
+    /// bind ("address already in use").
+    fn at(path: PathBuf) -> Self {
+        let _ = std::fs::remove_dir_all(&path);
+        SocketDir { path }
     }
 
     pub(crate) fn path(&self) -> &Path {
@@ -90,6 +96,17 @@ mod tests {
         let path = dir.path().to_owned();
         drop(dir);
         assert!(!path.exists());
+    }
+
+    #[test]
+    fn a_leftover_of_an_earlier_process_with_our_pid_is_cleared() {
+        let temp = tempfile::tempdir().unwrap();
+        let path = temp.path().join(format!("{PREFIX}{}-0", std::process::id()));
+        std::fs::create_dir(&path).unwrap();
+        std::fs::write(path.join("serve.sock"), "").unwrap();
+        let dir = SocketDir::at(path.clone());
+        assert!(!path.exists(), "the leftover is gone before the dir is used");
+        std::fs::create_dir(dir.path()).unwrap();
     }
 
     #[test]
