@@ -18,6 +18,7 @@ mod model;
 pub mod official;
 pub mod shape;
 mod stateless;
+mod tasks;
 mod trace;
 mod violation;
 
@@ -156,6 +157,12 @@ cites! {
     SUBS_002,
     SUBS_003,
     SUBS_006,
+    TASK_001,
+    TASK_002,
+    TASK_003,
+    TASK_004,
+    TASK_005,
+    TASK_007,
     TOOL_001,
     TOOL_002,
     TOOL_003,
