@@ -29,6 +29,7 @@ use super::verify::{apply_captures, check_matcher, check_response};
 mod backend;
 mod http;
 mod interaction;
+mod task;
 
 pub use http::transport_mismatch;
 use interaction::Subscribed;
@@ -387,6 +388,7 @@ impl<'s> StepRunner<'s> {
                 self.checks.push(check);
                 Stop::Done
             }
+            StepKind::Task(task) => self.task(task).await,
             StepKind::Backend(backend_step) => self.backend_step(step, backend_step).await,
         }
     }

@@ -12,7 +12,7 @@ use super::model::tasks::CREATE_TASK_RESULT;
 use super::model::{Gate, MethodKind, PeerRole, is_input_required, member_gates, method_in, methods};
 use super::shape::SCHEMA_001;
 use super::stateless::{self, Conversation};
-use super::tasks::TaskLedger;
+use super::task_ledger::TaskLedger;
 use super::violation::Violation;
 use crate::Level;
 use crate::protocol::cite;
