@@ -54,8 +54,6 @@ fn why_not_yet(requirement: &Requirement) -> &'static str {
         "a client's duty no client scenario judges yet"
     } else if id.starts_with("HTTP-") {
         "an HTTP transport rule no scenario of scenarios/server/http reaches yet"
-    } else if id.starts_with("TASK-") {
-        "tasks (2025-11-25) are not modelled yet"
     } else if !requirement.versions.intersect(VersionSet::LEGACY).is_empty() {
         "no scenario or check cites it yet"
     } else {

@@ -2,8 +2,9 @@
 //! snapshot diff shows only real behaviour changes.
 //!
 //! Request ids become `<id-N>` in order of first appearance (keeping which
-//! response answers which request), and timestamps, ports and session ids
-//! are redacted.
+//! response answers which request), task ids `<task-N>` likewise (a
+//! receiver's are random, as the spec asks), and timestamps, ports and
+//! session ids are redacted.
 
 use std::collections::BTreeMap;
 use std::sync::LazyLock;
@@ -24,6 +25,7 @@ static SESSION: LazyLock<Regex> =
 /// for what the peer sent.
 pub fn normalize(transcript: &[Frame]) -> String {
     let mut ids = BTreeMap::new();
+    let mut tasks = BTreeMap::new();
     let mut out = String::new();
     for frame in transcript {
         let arrow = match frame.direction {
@@ -33,6 +35,7 @@ pub fn normalize(transcript: &[Frame]) -> String {
         let body = match serde_json::from_slice::<Value>(&frame.raw) {
             Ok(mut message) => {
                 redact_ids(&mut message, &mut ids);
+                redact_task_ids(&mut message, &mut tasks);
                 message.to_string()
             }
             Err(_) => format!("(not JSON) {}", String::from_utf8_lossy(&frame.raw).trim_end()),
@@ -56,6 +59,27 @@ fn redact_ids(message: &mut Value, ids: &mut BTreeMap<String, usize>) {
                 let next = ids.len() + 1;
                 let n = *ids.entry(id.to_string()).or_insert(next);
                 *id = Value::String(format!("<id-{n}>"));
+            }
+        }
+        _ => {}
+    }
+}
+
+/// Every string `taskId` member, wherever it is (a task, its polls, the
+/// related-task key of `_meta`).
+fn redact_task_ids(value: &mut Value, tasks: &mut BTreeMap<String, usize>) {
+    match value {
+        Value::Array(items) => items.iter_mut().for_each(|v| redact_task_ids(v, tasks)),
+        Value::Object(object) => {
+            for (key, member) in object.iter_mut() {
+                match member {
+                    Value::String(id) if key == "taskId" => {
+                        let next = tasks.len() + 1;
+                        let n = *tasks.entry(id.clone()).or_insert(next);
+                        *member = Value::String(format!("<task-{n}>"));
+                    }
+                    other => redact_task_ids(other, tasks),
+                }
             }
         }
         _ => {}
@@ -96,5 +120,23 @@ mod tests {
                 "← (not JSON) banner text\n",
             )
         );
+    }
+
+    #[test]
+    fn task_ids_are_numbered_wherever_they_appear() {
+        let transcript = [
+            frame(
+                Direction::Received,
+                r#"{"jsonrpc":"2.0","id":1,"result":{"task":{"taskId":"9f1c"}}}"#,
+            ),
+            frame(
+                Direction::Received,
+                r#"{"jsonrpc":"2.0","id":2,"result":{"_meta":{"io.modelcontextprotocol/related-task":{"taskId":"9f1c"}},"tasks":[{"taskId":"77"}]}}"#,
+            ),
+        ];
+        let text = normalize(&transcript);
+        assert_eq!(text.matches("<task-1>").count(), 2, "{text}");
+        assert_eq!(text.matches("<task-2>").count(), 1, "{text}");
+        assert!(!text.contains("9f1c"), "{text}");
     }
 }

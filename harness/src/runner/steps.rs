@@ -31,6 +31,7 @@ use crate::auth::AuthContext;
 mod backend;
 mod http;
 mod interaction;
+mod task;
 
 pub use http::transport_mismatch;
 use interaction::Subscribed;
@@ -393,6 +394,7 @@ impl<'s> StepRunner<'s> {
                 self.checks.push(check);
                 Stop::Done
             }
+            StepKind::Task(task) => self.task(task).await,
             StepKind::Backend(backend_step) => self.backend_step(step, backend_step).await,
         }
     }

@@ -12,6 +12,7 @@ use super::inflight::Inflight;
 use super::outbound::Outbound;
 use super::session::{self, ClientCapabilities, Negotiated, Session};
 use super::sink::{self, Sink};
+use super::tasks::{self, TaskStore};
 use super::{completion, identity, prompts, resources, tools};
 use mcp_conform_core::wire::jsonrpc::{self, Incoming, RpcError, code};
 
@@ -43,6 +44,8 @@ pub(crate) struct Server {
     pub sink: Sink,
     /// Running `tools/call` requests.
     inflight: Inflight,
+    /// Tools called as tasks (2025-11-25).
+    pub tasks: TaskStore,
 }
 
 /// What handling one message produced.
@@ -60,6 +63,7 @@ impl Server {
             outbound: Outbound::default(),
             sink,
             inflight: Inflight::default(),
+            tasks: TaskStore::default(),
         })
     }
 
@@ -147,6 +151,20 @@ impl Server {
                 if let Err(error) = self.admit(&method, in_batch) {
                     return Reply::Now(jsonrpc::response(&id, Err(error)));
                 }
+                let tasks = self.session.version() == tasks::VERSION;
+                if method == "tools/call"
+                    && tasks
+                    && let Some(answer) = tasks::route_call(self, &params)
+                {
+                    return Reply::Now(jsonrpc::response(&id, answer));
+                }
+                if method == "tasks/result" {
+                    let server = Arc::clone(self);
+                    return Reply::Later(
+                        self.inflight
+                            .spawn(id, async move { tasks::result(server, params).await }),
+                    );
+                }
                 if method == "tools/call" {
                     let server = Arc::clone(self);
                     return Reply::Later(
@@ -161,7 +179,8 @@ impl Server {
 
     /// Lifecycle and method-existence checks that come before any handler.
     fn admit(&self, method: &str, in_batch: bool) -> Result<(), RpcError> {
-        if !METHODS.contains(&method) {
+        let task_method = tasks::METHODS.contains(&method) && self.session.version() == tasks::VERSION;
+        if !METHODS.contains(&method) && !task_method {
             return Err(RpcError::new(
                 code::METHOD_NOT_FOUND,
                 format!("method not found: {method}"),
@@ -195,6 +214,7 @@ impl Server {
             "prompts/get" => prompts::get(params),
             "completion/complete" => completion::complete(params),
             "logging/setLevel" => self.set_level(params),
+            "tasks/get" | "tasks/list" | "tasks/cancel" => tasks::route(&self.tasks, method, params),
             other => Err(RpcError::new(
                 code::METHOD_NOT_FOUND,
                 format!("method not found: {other}"),

@@ -9,6 +9,7 @@
 //! and act only once the connection speaks 2026-07-28.
 
 mod stateless;
+mod tasks;
 
 use std::collections::{HashMap, HashSet};
 use std::sync::{Arc, Mutex};
@@ -243,6 +244,20 @@ crate::faults::faults! {
     ModernHttpGetAllowed = "modern-http-get-allowed", "HTTP-026", "Over HTTP under 2026-07-28, GET on the endpoint opens an event stream and DELETE gets 200, instead of 405." => ["http.stateless-no-sessions"];
     ModernHttpHeaderMismatchIgnored = "modern-http-header-mismatch-ignored", "HTTP-021", "Over HTTP under 2026-07-28, MCP-Protocol-Version, Mcp-Method, Mcp-Name and Mcp-Param headers that are missing or disagree with the body are not refused." => ["http.stateless-headers", "http.stateless-param-headers"];
     ModernHttpUnknownMethod200 = "modern-http-unknown-method-200", "HTTP-022", "Over HTTP under 2026-07-28, an unknown method is answered with status 200 instead of 404." => ["http.stateless-errors"];
+    TaskCreatedFlat = "task-created-flat", "TASK-003", "A task-augmented tools/call is answered with the task's fields at the top of the result instead of under `task`." => [
+        "tasks.cancel", "tasks.failing-tool", "tasks.lifecycle", "tasks.list", "tasks.required-tool",
+    ];
+    TaskReusedId = "task-reused-id", "TASK-003", "Every task created after the first is announced under the first task's id." => ["tasks.list"];
+    TaskRevives = "task-revives", "TASK-004", "tasks/get shows a cancelled task working again." => ["tasks.cancel"];
+    ResultWithoutRelatedTask = "result-without-related-task", "TASK-005", "tasks/result answers without the related-task key in _meta." => [
+        "tasks.failing-tool", "tasks.lifecycle", "tasks.required-tool",
+    ];
+    TaskUnknownIdCode = "task-unknown-id-code", "TASK-006", "tasks/get, tasks/result, tasks/cancel and tasks/list answer -32603 where -32602 is due (unknown task, invalid cursor, cancel of an ended task)." => [
+        "tasks.cancel", "tasks.list", "tasks.unknown-task",
+    ];
+    CancelAnswersWorking = "cancel-answers-working", "TASK-007", "tasks/cancel answers with the task still working." => ["tasks.cancel"];
+    RequiredToolServedPlain = "required-tool-served-plain", "TASK-002", "A tool that runs only as a task answers a plain call with a result instead of -32601." => ["tasks.required-tool"];
+    ForbiddenToolServedAsTask = "forbidden-tool-served-as-task", "TASK-002", "A tool without task support called as a task is served as an ordinary call instead of refused with -32601." => ["tasks.forbidden-tool"];
     ModernHttpUnrelatedNotification = "modern-http-unrelated-notification", "HTTP-028", "Over HTTP under 2026-07-28, add_tool's own response stream carries a tools/list_changed notification, which is about no request." => ["http.stateless-request-stream"];
 }
 
@@ -309,6 +324,8 @@ struct State {
     answered: HashSet<String>,
     /// The connection speaks 2026-07-28.
     stateless: bool,
+    /// The id of the first task created (`task-reused-id`).
+    first_task: Option<Value>,
 }
 
 /// Frames that go out with the one being rewritten.
@@ -506,6 +523,7 @@ impl FaultLayer {
             Some((method, params)) => {
                 self.distort_response(method, params, &mut frame, &mut around.after);
                 self.stateless_response(method, params, &mut frame, &mut around);
+                self.tasks_response(method, params, &mut frame);
             }
             None => {
                 if self.distort_message(&mut frame) || self.stateless_message(&mut frame, &mut around) {

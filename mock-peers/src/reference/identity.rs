@@ -19,6 +19,9 @@ pub(crate) fn capabilities(version: ProtocolVersion) -> Value {
     if version >= ProtocolVersion::V2025_03_26 {
         capabilities["completions"] = json!({});
     }
+    if version == super::tasks::VERSION {
+        capabilities["tasks"] = super::tasks::capability();
+    }
     capabilities
 }
 

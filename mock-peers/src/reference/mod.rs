@@ -27,6 +27,7 @@ mod resources;
 mod session;
 pub(crate) mod sink;
 mod stateless;
+mod tasks;
 mod tools;
 
 use std::sync::Arc;

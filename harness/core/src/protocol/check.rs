@@ -8,9 +8,11 @@ use serde_json::Value;
 
 use super::content::{self, ToolCatalogue};
 use super::model::errors::{self, ErrorAnswer, URL_ELICITATION_REQUIRED};
+use super::model::tasks::CREATE_TASK_RESULT;
 use super::model::{Gate, MethodKind, PeerRole, is_input_required, member_gates, method_in, methods};
 use super::shape::SCHEMA_001;
 use super::stateless::{self, Conversation};
+use super::task_ledger::TaskLedger;
 use super::violation::Violation;
 use crate::Level;
 use crate::protocol::cite;
@@ -67,6 +69,8 @@ pub struct FrameChecker {
     called_tools: HashMap<(PeerRole, RequestId), String>,
     /// What the rules of a stateless conversation remember.
     conversation: Conversation,
+    /// What the rules of 2025-11-25 tasks remember.
+    tasks: TaskLedger,
 }
 
 impl FrameChecker {
@@ -91,6 +95,7 @@ impl FrameChecker {
             tools: ToolCatalogue::default(),
             called_tools: HashMap::new(),
             conversation: Conversation::default(),
+            tasks: TaskLedger::default(),
         }
     }
 
@@ -279,6 +284,16 @@ impl FrameChecker {
                     self.called_tools.insert((sender, id.clone()), tool.to_owned());
                 }
                 self.note_request(sender, &id, &method, &mut found);
+                if self.version() == Some(ProtocolVersion::V2025_11_25) {
+                    let receiver = self.capabilities.get(&sender.other());
+                    self.tasks.note_request(
+                        (sender, id.clone()),
+                        &method,
+                        params.as_ref(),
+                        receiver,
+                        &mut found,
+                    );
+                }
                 self.check_method(sender, &method, MethodKind::Request, params.as_ref(), &mut found);
             }
             Classified::Notification { method, params } => {
@@ -313,12 +328,23 @@ impl FrameChecker {
                     self.check_role(sender, &mut found);
                 }
                 let request = self.conversation.answered(&id);
-                if let Some(method) = self.take_answered(sender, &id, &mut found) {
+                let key = (sender.other(), id.clone());
+                // A task keeps its request's progress token until it ends (TASK-008).
+                let created = self.tasks.creates_task(&key, &result).map(str::to_owned);
+                if let Some(method) = self.take_answered(sender, &id, created.is_some(), &mut found) {
                     if method == "initialize" {
                         self.note_initialize_result(&result);
                     }
-                    let tool = self.called_tools.remove(&(sender.other(), id.clone()));
-                    self.check_result(sender, &method, tool.as_deref(), &result, &mut found);
+                    let tool = self.called_tools.remove(&key);
+                    match (created, self.version()) {
+                        (Some(task_method), Some(version)) => {
+                            found.extend(CREATE_TASK_RESULT.check(&result, version, "/result"));
+                            self.tasks.note_created(sender, &task_method, &result, &mut found);
+                        }
+                        _ => self.check_result(sender, &method, tool.as_deref(), &result, &mut found),
+                    }
+                    self.check_task_payload(&key, &result, &mut found);
+                    self.tasks.answered(&key);
                     if let (Some(request), Some(version), PeerRole::Server) =
                         (request, self.version(), sender)
                         && version.era() == Era::Stateless
@@ -334,7 +360,10 @@ impl FrameChecker {
                 }
                 let request = id.as_ref().and_then(|id| self.conversation.answered(id));
                 let answering = match &id {
-                    Some(id) => self.take_answered(sender, id, &mut found),
+                    Some(id) => {
+                        self.tasks.answered(&(sender.other(), id.clone()));
+                        self.take_answered(sender, id, false, &mut found)
+                    }
                     None => None,
                 };
                 if let (Some(code), Some(version)) = (error.code, self.version()) {
@@ -390,15 +419,21 @@ impl FrameChecker {
     }
 
     /// Marks the request answered by a response from `responder`, and
-    /// returns its method; reports a response that answers nothing.
+    /// returns its method; reports a response that answers nothing. The
+    /// request's progress tokens end with it unless `keep_tokens`.
     fn take_answered(
         &mut self,
         responder: PeerRole,
         id: &RequestId,
+        keep_tokens: bool,
         out: &mut Vec<Violation>,
     ) -> Option<String> {
         let key = (responder.other(), id.clone());
         if let Some(method) = self.outstanding.remove(&key) {
+            if keep_tokens {
+                self.answered.insert(key);
+                return Some(method);
+            }
             let finished: Vec<String> = self
                 .tokens
                 .iter()
@@ -640,10 +675,28 @@ impl FrameChecker {
                     self.capabilities.insert(PeerRole::Server, capabilities.clone());
                 }
             }
-            ("tools/list", _) => self.tools.check_list(result, version, out),
+            ("tools/list", _) => {
+                self.tools.check_list(result, version, out);
+                self.tasks.note_tools(result);
+            }
+            ("tasks/get" | "tasks/cancel" | "tasks/list", _) => {
+                self.tasks.note_answer(responder, name, result, out);
+            }
             ("tools/call", Some(tool)) => self.tools.check_call(tool, result, version, out),
             ("resources/read", _) => content::check_resource_contents(result, out),
             _ => {}
+        }
+    }
+
+    /// The answer to a `tasks/result` for a task we saw created names it
+    /// (TASK-005) and has the shape of the result of the method the task runs.
+    fn check_task_payload(&self, key: &(PeerRole, RequestId), result: &Value, out: &mut Vec<Violation>) {
+        let Some(version) = self.version() else {
+            return;
+        };
+        let method = self.tasks.fetched(key, result, out);
+        if let Some(spec) = method.and_then(|m| method_in(m, version)) {
+            out.extend(spec.check_result(result, version));
         }
     }
 

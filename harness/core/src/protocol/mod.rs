@@ -18,6 +18,7 @@ mod model;
 pub mod official;
 pub mod shape;
 mod stateless;
+mod task_ledger;
 mod trace;
 mod violation;
 
@@ -25,7 +26,7 @@ pub use check::{FrameChecker, check_message};
 pub use model::{
     Flow, Gate, INPUT_REQUIRED, LOG_LEVELS, MemberGate, MethodKind, MethodSpec, PeerRole, Side,
     capability_declared, errors, input_requests, is_input_required, member_gates, method, method_in, methods,
-    methods_in, subscriptions,
+    methods_in, subscriptions, tasks,
 };
 pub use stateless::REMOVED_METHODS;
 pub use violation::Violation;
@@ -157,6 +158,12 @@ cites! {
     SUBS_002,
     SUBS_003,
     SUBS_006,
+    TASK_001,
+    TASK_002,
+    TASK_003,
+    TASK_004,
+    TASK_005,
+    TASK_007,
     TOOL_001,
     TOOL_002,
     TOOL_003,

@@ -17,9 +17,11 @@ use crate::span::Located;
 
 mod gateway;
 mod http;
+mod task;
 
 pub use gateway::{BackendSetup, ReplyStep, ScriptStep};
 pub use http::{HttpExpectation, HttpStep, TransportName};
+pub use task::TaskStep;
 
 /// A JSON value written by the scenario author; on the expected side it is a
 /// matcher (see the `matcher` module for operators such as `$type`).
@@ -274,6 +276,8 @@ pub enum Step {
     /// 2026-07-28: the server ends a subscription itself, with a complete
     /// result for its listen request or `notifications/cancelled` naming it.
     ExpectSubscriptionEnd(ExpectSubscriptionEndStep),
+    /// Run a request as a task and follow it to its end.
+    Task(Box<TaskStep>),
     /// `role: gateway`: a backend answers a request it holds.
     Reply(ReplyStep),
     /// `role: gateway`: a backend answers from new answers from now on.

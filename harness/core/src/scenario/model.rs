@@ -16,9 +16,11 @@ use crate::version::VersionSet;
 
 mod gateway;
 mod http;
+mod task;
 
 pub use gateway::{Backend, BackendAction, BackendStep};
 pub use http::{HttpBody, HttpCheck, HttpExchangeStep, SessionChoice};
+pub use task::TaskStep;
 
 /// A validated scenario.
 #[derive(Debug, Clone)]
@@ -202,6 +204,8 @@ pub enum StepKind {
         matcher: Matcher,
         tag: CheckTag,
     },
+    /// A request run as a task, followed to its end.
+    Task(Box<TaskStep>),
     /// `role: gateway`: a step on a backend's side.
     Backend(BackendStep),
 }

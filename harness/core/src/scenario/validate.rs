@@ -22,6 +22,7 @@ use crate::version::VersionSet;
 
 mod gateway;
 mod http;
+mod task;
 
 /// Budget of a whole scenario.
 pub const SCENARIO_TIMEOUT: Duration = Duration::from_secs(30);
@@ -753,6 +754,7 @@ impl Validator<'_> {
                 timeout: self.millis(a.timeout_ms, STEP_TIMEOUT, span),
                 tag: self.tag(a.level.as_ref(), a.requirement.as_ref(), span),
             },
+            file::Step::Task(t) => self.task_step(t, span),
             file::Step::Reply(r) => self.backend_reply(r),
             file::Step::Script(script) => self.backend_script(script),
         }

@@ -251,8 +251,27 @@ fn dynamic_tool(name: &str) -> ToolDef {
     )
 }
 
+/// The tool that runs only as a task (2025-11-25).
+pub(crate) const REPORT: &str = "report";
+
+fn report_tool() -> ToolDef {
+    def(
+        REPORT,
+        "Report",
+        "Waits `ms` milliseconds, then reports; runs only as a task.",
+        object_schema(
+            json!({ "ms": { "type": "integer", "minimum": 0, "maximum": 600000 } }),
+            &["ms"],
+        ),
+        true,
+    )
+}
+
 fn all_tools(host: &dyn Host) -> Vec<ToolDef> {
     let mut tools = static_tools(host.version().era());
+    if host.version() == super::tasks::VERSION {
+        tools.push(report_tool());
+    }
     tools.extend(host.dynamic_tools().iter().map(|name| dynamic_tool(name)));
     tools
 }
@@ -297,6 +316,9 @@ fn describe(tool: &ToolDef, version: ProtocolVersion) -> Value {
         if let Some(schema) = &tool.output_schema {
             out["outputSchema"] = schema.clone();
         }
+    }
+    if let Some(support) = super::tasks::support(&tool.name).filter(|_| version == super::tasks::VERSION) {
+        out["execution"] = json!({ "taskSupport": support });
     }
     out
 }
@@ -379,6 +401,7 @@ pub(crate) async fn run_local(call: Call<'_>, name: &str) -> Option<Result<Value
         "fail" => Ok(error_result("the fail tool always fails")),
         "progress" => local::progress(call).await,
         "slow" => local::slow(call).await,
+        REPORT if call.host.version() == super::tasks::VERSION => local::slow(call).await,
         "log" => local::log(call),
         "add_tool" => local::add_tool(call),
         "touch" => local::touch(call),

@@ -1,6 +1,7 @@
 //! Building blocks shared by every area: scalars, `_meta`, identities,
 //! annotations, content blocks and resource contents.
 
+use super::tasks::TASKS_CAPABILITY;
 use crate::protocol::cite;
 use crate::protocol::meta_key;
 use crate::protocol::shape::{Alt, Field, Named, SCHEMA_001, Shape, Tagged, Variant, Versions, opt, req};
@@ -128,7 +129,7 @@ pub(super) static CLIENT_CAPABILITIES: Shape = Shape::Named(&Named {
             ]),
         )
         .since(V2025_06_18),
-        opt("tasks", &OBJECT).since(V2025_11_25).until(V2025_11_25),
+        TASKS_CAPABILITY,
         opt("extensions", &Shape::Map(&OBJECT)).since(V2026_07_28),
     ]),
 });
@@ -146,7 +147,7 @@ pub(super) static SERVER_CAPABILITIES: Shape = Shape::Named(&Named {
             &Shape::Object(&[opt("subscribe", &BOOL), opt("listChanged", &BOOL)]),
         ),
         opt("tools", &Shape::Object(&[opt("listChanged", &BOOL)])),
-        opt("tasks", &OBJECT).since(V2025_11_25).until(V2025_11_25),
+        TASKS_CAPABILITY,
         opt("extensions", &Shape::Map(&OBJECT)).since(V2026_07_28),
     ]),
 });

@@ -5,6 +5,7 @@ use super::common::{
     BOOL, INT, NOTIFICATION_META_FIELD, NUM, RESULT_META_FIELD, SERVER_REQUEST_META_FIELD, STR, STR_ARRAY,
     array, variant,
 };
+use super::tasks::TASK_FIELD;
 use super::{Flow, Gate, MemberGate, MethodSpec, Side, input_request, notification, request};
 use crate::protocol::cite;
 use crate::protocol::shape::{Alt, Named, Shape, Tagged, Variant, Versions, opt, req};
@@ -97,6 +98,7 @@ static FORM_PARAMS: Shape = Shape::Named(&Named {
     shape: Shape::Object(&[
         req("message", &STR),
         req("requestedSchema", &REQUESTED_SCHEMA),
+        TASK_FIELD,
         SERVER_REQUEST_META_FIELD,
     ]),
 });
@@ -108,6 +110,7 @@ static URL_PARAMS: Shape = Shape::Named(&Named {
         req("message", &STR),
         req("url", &STR),
         req("elicitationId", &STR).until(V2025_11_25),
+        TASK_FIELD,
         SERVER_REQUEST_META_FIELD,
     ]),
 });

@@ -24,6 +24,7 @@ mod resources;
 mod roots;
 mod sampling;
 pub mod subscriptions;
+pub mod tasks;
 mod tools;
 mod utilities;
 
@@ -377,6 +378,11 @@ static METHODS: &[&MethodSpec] = &[
     &sampling::CREATE_MESSAGE_INPUT,
     &elicitation::CREATE_INPUT,
     &roots::LIST_INPUT,
+    &tasks::GET,
+    &tasks::RESULT,
+    &tasks::LIST,
+    &tasks::CANCEL,
+    &tasks::STATUS_NOTIFICATION,
 ];
 
 static MEMBER_GATES: &[&[MemberGate]] = &[sampling::MEMBER_GATES, elicitation::MEMBER_GATES];

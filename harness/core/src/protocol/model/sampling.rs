@@ -4,6 +4,7 @@ use super::common::{
     AUDIO_CONTENT, BOOL, CONTENT_BLOCK, IMAGE_CONTENT, INT, META, NUM, OBJECT, RESULT_META_FIELD, ROLE,
     SERVER_REQUEST_META_FIELD, STR, STR_ARRAY, TEXT_CONTENT, array, variant,
 };
+use super::tasks::TASK_FIELD;
 use super::tools::TOOL;
 use super::{Flow, Gate, MemberGate, MethodSpec, Side, input_request, request};
 use crate::protocol::cite;
@@ -107,6 +108,7 @@ static PARAMS: Shape = Shape::Named(&Named {
             &Shape::Object(&[opt("mode", &Shape::Enum(&["auto", "required", "none"]))]),
         )
         .since(V2025_11_25),
+        TASK_FIELD,
         SERVER_REQUEST_META_FIELD,
     ]),
 });

@@ -6,6 +6,7 @@ use super::common::{
     array,
 };
 use super::mrtr::{INPUT_RESPONSES_FIELD, REQUEST_STATE_FIELD};
+use super::tasks::{EXECUTION_FIELD, TASK_FIELD};
 use super::{Flow, MethodSpec, Side, notification, request};
 use crate::protocol::cite;
 use crate::protocol::shape::{Alt, Named, Shape, Versions, opt, req};
@@ -52,6 +53,7 @@ pub(super) static TOOL: Shape = Shape::Named(&Named {
         opt("outputSchema", &OUTPUT_SCHEMA).since(V2025_06_18),
         opt("annotations", &TOOL_ANNOTATIONS).since(V2025_03_26),
         ICONS,
+        EXECUTION_FIELD,
         META,
     ]),
 });
@@ -70,6 +72,7 @@ static CALL_PARAMS: Shape = Shape::Object(&[
     opt("arguments", &OBJECT),
     INPUT_RESPONSES_FIELD,
     REQUEST_STATE_FIELD,
+    TASK_FIELD,
     REQUEST_META_FIELD,
 ]);
 

@@ -1,0 +1,217 @@
+//! The `task` step: a request run as a task, polled to its end.
+
+use std::time::Duration;
+
+use mcp_conform_core::Verdict;
+use mcp_conform_core::judge::{summarize, unanswered};
+use mcp_conform_core::protocol::tasks::TaskStatus;
+use mcp_conform_core::scenario::model::{CheckTag, ScriptedAnswer, TaskStep};
+use mcp_mock_peers::session::WaitError;
+use serde_json::{Value, json};
+use tokio::time::Instant;
+
+use super::{StepRunner, Stop, Wait};
+use crate::runner::outcome::Check;
+use crate::runner::verify::{check_matcher, check_response};
+
+/// How often to poll a task whose receiver suggests no `pollInterval`.
+const DEFAULT_POLL: Duration = Duration::from_millis(200);
+
+/// The status of a task answer (`tasks/get`, `CreateTaskResult.task`).
+fn status_of(task: &Value) -> Option<TaskStatus> {
+    task.get("status")
+        .and_then(Value::as_str)
+        .and_then(TaskStatus::parse)
+}
+
+impl<'s> StepRunner<'s> {
+    pub(super) async fn task(&mut self, step: &'s TaskStep) -> Stop {
+        if self.is_stateless() {
+            let note = "the tasks extension of 2026-07-28 is not run by the task step yet";
+            return Stop::halted(Verdict::NotApplicable, note);
+        }
+        let tag = &step.tag;
+        let params = match self.render(step.params.as_ref()) {
+            Ok(params) => params,
+            Err(stop) => return stop,
+        };
+        let mut params = match step.progress {
+            true => self.with_progress_token(params, None),
+            false => params.unwrap_or_else(|| json!({})),
+        };
+        params["task"] = step.ttl.map_or_else(|| json!({}), |ttl| json!({"ttl": ttl}));
+        let before = self.session.peer_requests().len();
+        let response = match self.task_request(&step.method, params, step, step.timeout).await {
+            Ok(response) => response,
+            Err(stop) => return stop,
+        };
+        let Some(task) = response
+            .pointer("/result/task")
+            .filter(|t| t.get("taskId").is_some())
+        else {
+            let message = format!("no task was created: {}", summarize(&response));
+            self.checks.push(Check::broken_for("task created", tag, message));
+            return Stop::Done;
+        };
+        let task = task.clone();
+        self.checks.push(match &step.created {
+            Some(matcher) => check_matcher("task created".into(), tag, matcher, Some(&task), &mut self.ctx),
+            None => Check::pass_for("task created", tag),
+        });
+        let task_id = task["taskId"].clone();
+        self.ctx
+            .vars
+            .insert(format!("{}.task_id", step.name), task_id.clone());
+        let mut seen = Vec::new();
+        let deadline = Instant::now() + step.within;
+        let stop = self.follow(step, &task_id, task, deadline, &mut seen).await;
+        self.check_required_answers(&step.answers, before);
+        if stop != Stop::Done {
+            return stop;
+        }
+        let statuses: Vec<&str> = seen.iter().map(|s: &TaskStatus| s.name()).collect();
+        if let Some(matcher) = &step.statuses {
+            let check = check_matcher(
+                "task statuses".into(),
+                tag,
+                matcher,
+                Some(&json!(statuses)),
+                &mut self.ctx,
+            );
+            self.checks.push(check);
+        }
+        if let Some(matcher) = &step.status {
+            let last = statuses.last().map(|s| json!(s));
+            let check = check_matcher("task status".into(), tag, matcher, last.as_ref(), &mut self.ctx);
+            self.checks.push(check);
+        }
+        Stop::Done
+    }
+
+    /// Polls the task no faster than its `pollInterval` until it is
+    /// terminal or needs input, fetches its outcome with `tasks/result`
+    /// (which blocks until the task ends and carries the requests for
+    /// input), and polls once more when the end was not seen yet. `seen`
+    /// gets every status, consecutive repeats once.
+    async fn follow(
+        &mut self,
+        step: &'s TaskStep,
+        task_id: &Value,
+        mut task: Value,
+        deadline: Instant,
+        seen: &mut Vec<TaskStatus>,
+    ) -> Stop {
+        let tag = &step.tag;
+        loop {
+            let status = status_of(&task);
+            if let Some(status) = status.filter(|s| seen.last() != Some(s)) {
+                seen.push(status);
+            }
+            if status.is_none_or(|s| s.is_terminal() || s == TaskStatus::InputRequired) {
+                break;
+            }
+            let interval = task
+                .get("pollInterval")
+                .and_then(Value::as_u64)
+                .map_or(DEFAULT_POLL, Duration::from_millis);
+            if Instant::now() + interval > deadline {
+                let message = format!(
+                    "the task was still {} after {} ms",
+                    seen.last().map_or("unknown", |s| s.name()),
+                    step.within.as_millis()
+                );
+                self.checks
+                    .push(Check::broken_for("task reaches a terminal status", tag, message));
+                return Stop::Done;
+            }
+            if let Some(error) = self.idle(interval, &step.answers).await {
+                return self.peer_gone(tag, &error);
+            }
+            task = match self.task_answer("tasks/get", task_id, step, step.timeout).await {
+                Ok(task) => task,
+                Err(stop) => return stop,
+            };
+        }
+        let remaining = deadline.saturating_duration_since(Instant::now());
+        let outcome = json!({"taskId": task_id});
+        let response = match self
+            .task_request("tasks/result", outcome, step, remaining + step.timeout)
+            .await
+        {
+            Ok(response) => response,
+            Err(stop) => return stop,
+        };
+        self.checks.push(match &step.expect {
+            Some(expect) => check_response("task outcome".into(), expect, &response, &mut self.ctx),
+            None => Check::pass_for("task outcome", tag),
+        });
+        if seen.last().is_some_and(|s| s.is_terminal()) {
+            return Stop::Done;
+        }
+        match self.task_answer("tasks/get", task_id, step, step.timeout).await {
+            Ok(task) => {
+                seen.extend(status_of(&task).filter(|s| seen.last() != Some(s)));
+                Stop::Done
+            }
+            Err(stop) => stop,
+        }
+    }
+
+    /// The task state a `tasks/get` answers with; an error answer is a
+    /// broken check and ends the step.
+    async fn task_answer(
+        &mut self,
+        method: &str,
+        task_id: &Value,
+        step: &'s TaskStep,
+        timeout: Duration,
+    ) -> Result<Value, Stop> {
+        let response = self
+            .task_request(method, json!({"taskId": task_id}), step, timeout)
+            .await?;
+        match response.get("result") {
+            Some(task) => Ok(task.clone()),
+            None => {
+                let message = format!("{method} for task {task_id} failed: {}", summarize(&response));
+                self.checks
+                    .push(Check::broken_for("task can be polled", &step.tag, message));
+                Err(Stop::Done)
+            }
+        }
+    }
+
+    /// Sends one request of the step and waits for its response, serving
+    /// the peer meanwhile with the step's answers.
+    async fn task_request(
+        &mut self,
+        method: &str,
+        params: Value,
+        step: &'s TaskStep,
+        timeout: Duration,
+    ) -> Result<Value, Stop> {
+        let tag: &CheckTag = &step.tag;
+        let answers: &'s [ScriptedAnswer] = &step.answers;
+        let id = match self.session.request(method, Some(params), None).await {
+            Ok(id) => id,
+            Err(error) => return Err(self.peer_gone(tag, &WaitError::Transport(error.to_string()))),
+        };
+        let deadline = Instant::now() + timeout;
+        match self.wait(Wait::Response(&id), deadline, answers).await {
+            Ok(got) => Ok(got.message()),
+            Err(error @ (WaitError::TimedOut | WaitError::Stray(_))) => {
+                let message = format!(
+                    "no response to {method} (id {id}) within {} ms: {}",
+                    timeout.as_millis(),
+                    self.describe(&error)
+                );
+                self.checks.push(unanswered::no_response(
+                    format!("response to {method}"),
+                    tag,
+                    message,
+                ));
+                Err(Stop::Done)
+            }
+            Err(error) => Err(self.peer_gone(tag, &error)),
+        }
+    }
+}
