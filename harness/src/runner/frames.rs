@@ -4,7 +4,7 @@
 use std::collections::{BTreeMap, BTreeSet};
 
 use mcp_conform_core::Level;
-use mcp_conform_core::protocol::official::OfficialSchemas;
+use mcp_conform_core::protocol::official::{Answering, OfficialSchemas};
 use mcp_conform_core::protocol::{FrameChecker, PeerRole, Violation};
 use mcp_conform_core::requirements::RequirementId;
 use mcp_conform_core::span::Span;
@@ -78,8 +78,9 @@ pub fn check_frames(
     };
     checker.set_version(version);
     let mut by_requirement: BTreeMap<(RequirementId, Level), Vec<Violation>> = BTreeMap::new();
-    // Our requests by id, so a result can be checked against its method's result schema.
-    let mut asked: BTreeMap<String, String> = BTreeMap::new();
+    // Our requests by id (method, augmented with a task), so a result can be
+    // checked against the result schema of what it answers.
+    let mut asked: BTreeMap<String, (String, bool)> = BTreeMap::new();
     for (index, frame) in transcript.iter().enumerate() {
         let mut violations = checker.check(frame);
         let message = serde_json::from_slice::<Value>(&frame.raw).ok();
@@ -87,7 +88,8 @@ pub fn check_frames(
             && frame.direction == Direction::Sent
             && let Some(method) = message.get("method").and_then(Value::as_str)
         {
-            asked.insert(message["id"].to_string(), method.to_owned());
+            let as_task = message["params"]["task"].is_object();
+            asked.insert(message["id"].to_string(), (method.to_owned(), as_task));
         }
         if let Some(official) = &config.official
             && frame.direction == Direction::Received
@@ -96,7 +98,12 @@ pub fn check_frames(
                 version,
                 message,
                 false,
-                asked.get(&message["id"].to_string()).map(String::as_str),
+                asked
+                    .get(&message["id"].to_string())
+                    .map(|(method, as_task)| Answering {
+                        method,
+                        as_task: *as_task,
+                    }),
             )
         {
             violations.extend(OfficialSchemas::violations(errors, index));

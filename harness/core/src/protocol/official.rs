@@ -79,14 +79,14 @@ impl OfficialSchemas {
     /// Validates one JSON-RPC message sent by the client (`from_client`) or
     /// the server; `None` when no schema of `version` is loaded. A result is
     /// checked against the result type of the request it answers when
-    /// `result_of` names that request's method, else against the direction's
-    /// result union. Each error names the definition and the instance path.
+    /// `result_of` names that request, else against the direction's result
+    /// union. Each error names the definition and the instance path.
     pub fn check(
         &self,
         version: ProtocolVersion,
         message: &Value,
         from_client: bool,
-        result_of: Option<&str>,
+        result_of: Option<Answering<'_>>,
     ) -> Option<Vec<String>> {
         let document = self.documents.get(&version)?;
         let side = if from_client { "Client" } else { "Server" };
@@ -106,14 +106,21 @@ impl OfficialSchemas {
             Kind::Result => {
                 let requester = if from_client { "Server" } else { "Client" };
                 let specific = result_of
-                    .and_then(|method| document.member_for(&format!("{requester}Request"), method).ok())
+                    .and_then(|asked| {
+                        document
+                            .member_for(&format!("{requester}Request"), asked.method)
+                            .ok()
+                    })
                     .and_then(|request| Some(format!("{}Result", request.strip_suffix("Request")?)))
                     .filter(|pointer| document.resolve(pointer).is_some());
                 // From 2026-07-28 a call may answer with an interim result,
                 // which the schema defines on its own.
                 let interim = is_input_required(&message["result"]) && document.has("InputRequiredResult");
+                // A request augmented with a task is answered with the task.
+                let task = result_of.is_some_and(|asked| asked.as_task) && document.has("CreateTaskResult");
                 let target = match specific {
                     _ if interim => document.pointer("InputRequiredResult"),
+                    _ if task => document.pointer("CreateTaskResult"),
                     Some(specific) => specific,
                     None => document.pointer(&format!("{side}Result")),
                 };
@@ -125,6 +132,15 @@ impl OfficialSchemas {
         }
         Some(errors)
     }
+}
+
+/// The request a result answers, as far as the result's shape depends on it.
+#[derive(Debug, Clone, Copy)]
+pub struct Answering<'a> {
+    pub method: &'a str,
+    /// The request was augmented with a task (2025-11-25 `params.task`),
+    /// so it is answered with a `CreateTaskResult`.
+    pub as_task: bool,
 }
 
 /// The message as its envelope is judged. JSON-RPC 2.0 requires a null
@@ -371,7 +387,8 @@ mod tests {
                     "type": "object",
                     "properties": {"requestState": {"type": "string"}},
                     "required": ["resultType"]
-                }
+                },
+                "CreateTaskResult": {"type": "object", "required": ["task"]}
             }
         });
         std::fs::create_dir_all(dir.join(version)).unwrap();
@@ -386,18 +403,37 @@ mod tests {
         (dir, schemas)
     }
 
+    const LIST: Answering<'static> = Answering {
+        method: "tools/list",
+        as_task: false,
+    };
+
+    #[test]
+    fn the_answer_to_a_task_augmented_request_is_judged_as_the_task() {
+        let (_dir, schemas) = two_dialects();
+        let version = ProtocolVersion::V2025_11_25;
+        let created = json!({"jsonrpc": "2.0", "id": 1, "result": {"task": {"taskId": "t"}}});
+        let as_task = Answering {
+            method: "tools/list",
+            as_task: true,
+        };
+        assert_eq!(
+            schemas.check(version, &created, false, Some(as_task)),
+            Some(vec![])
+        );
+        let plain = schemas.check(version, &created, false, Some(LIST)).unwrap();
+        assert!(plain[0].starts_with("ListToolsResult"), "{plain:?}");
+    }
+
     #[test]
     fn interim_results_are_judged_as_input_required_results() {
         let (_dir, schemas) = two_dialects();
         let version = ProtocolVersion::V2025_11_25;
         let interim = json!({"jsonrpc": "2.0", "id": 1, "result": {"resultType": "input_required", "requestState": "s"}});
-        assert_eq!(
-            schemas.check(version, &interim, false, Some("tools/list")),
-            Some(vec![])
-        );
+        assert_eq!(schemas.check(version, &interim, false, Some(LIST)), Some(vec![]));
         let bad =
             json!({"jsonrpc": "2.0", "id": 1, "result": {"resultType": "input_required", "requestState": 1}});
-        let errors = schemas.check(version, &bad, false, Some("tools/list")).unwrap();
+        let errors = schemas.check(version, &bad, false, Some(LIST)).unwrap();
         assert!(
             errors[0].starts_with("InputRequiredResult: at /result/requestState"),
             "{errors:?}"
@@ -405,7 +441,7 @@ mod tests {
         let complete = json!({"jsonrpc": "2.0", "id": 1, "result": {"resultType": "complete"}});
         assert_eq!(
             schemas
-                .check(version, &complete, false, Some("tools/list"))
+                .check(version, &complete, false, Some(LIST))
                 .unwrap()
                 .len(),
             1
@@ -484,9 +520,7 @@ mod tests {
         let (_dir, schemas) = two_dialects();
         let version = ProtocolVersion::V2025_11_25;
         let result = json!({"jsonrpc": "2.0", "id": 1, "result": {"tools": 3}});
-        let errors = schemas
-            .check(version, &result, false, Some("tools/list"))
-            .unwrap();
+        let errors = schemas.check(version, &result, false, Some(LIST)).unwrap();
         assert_eq!(errors.len(), 1, "{errors:?}");
         assert!(
             errors[0].starts_with("ListToolsResult: at /result/tools:"),
