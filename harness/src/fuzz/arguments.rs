@@ -184,8 +184,11 @@ fn number(schema: &Value) -> BoxedStrategy<Value> {
 }
 
 fn string(schema: &Value) -> BoxedStrategy<Value> {
+    // proptest does not honour anchors; a string matching the pattern's body
+    // whole matches the anchored pattern too.
     if let Some(pattern) = schema.get("pattern").and_then(Value::as_str)
-        && let Ok(strategy) = proptest::string::string_regex(pattern)
+        && let Ok(strategy) =
+            proptest::string::string_regex(pattern.trim_start_matches('^').trim_end_matches('$'))
     {
         return strategy.prop_map(Value::String).boxed();
     }
