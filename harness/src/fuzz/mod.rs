@@ -1,7 +1,10 @@
 //! `mcp-conform fuzz` (issue 22): calls generated from a server's own
 //! declarations, judged by what the spec requires of every answer.
 //!
-//! - [`arguments`]: argument objects from a tool's `inputSchema` (or a
-//!   prompt's argument list), valid and near-valid, seeded.
+//! - [`arguments`]: argument objects from a tool's `inputSchema`, valid
+//!   and near-valid, seeded.
+//! - [`oracle`]: what the spec lets a server answer to each, and the
+//!   requirement a wrong answer breaks.
 
 pub mod arguments;
+pub mod oracle;
