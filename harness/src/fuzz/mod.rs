@@ -5,6 +5,8 @@
 //!   and near-valid, seeded.
 //! - [`oracle`]: what the spec lets a server answer to each, and the
 //!   requirement a wrong answer breaks.
+//! - [`reproducer`]: the scenario file that replays a finding.
 
 pub mod arguments;
 pub mod oracle;
+pub mod reproducer;
