@@ -15,7 +15,7 @@ pub fn scenario(name: &str, tool: &str, arguments: &Value, finding: &Finding) ->
     let level = requirement.requirement().level.to_string();
     let call = json!({
         "method": "tools/call",
-        "params": {"name": tool, "arguments": arguments},
+        "params": literal(&json!({"name": tool, "arguments": arguments})),
         "expect": {
             "level": level,
             "requirement": requirement.as_str(),
@@ -48,6 +48,22 @@ fn accepted_error(finding: &Finding) -> Value {
         json!({"code": {"$not": -32603}})
     } else {
         json!({})
+    }
+}
+
+/// `value` with every `${` in its strings written `$${`, so the scenario
+/// sends the generated text instead of interpolating it.
+fn literal(value: &Value) -> Value {
+    match value {
+        Value::String(text) => Value::String(text.replace("${", "$${")),
+        Value::Array(items) => Value::Array(items.iter().map(literal).collect()),
+        Value::Object(fields) => Value::Object(
+            fields
+                .iter()
+                .map(|(key, value)| (key.clone(), literal(value)))
+                .collect(),
+        ),
+        other => other.clone(),
     }
 }
 
@@ -99,6 +115,14 @@ mod tests {
         let text = scenario("x", "echo", &json!({}), &finding());
         assert!(text.contains("\"level\": \"SHOULD\""), "{text}");
         assert!(text.contains("-32603"), "{text}");
+    }
+
+    #[test]
+    fn generated_dollar_braces_are_sent_as_they_are() {
+        let arguments = json!({"text": ["${x}", "$${y}"]});
+        assert_eq!(literal(&arguments), json!({"text": ["$${x}", "$$${y}"]}));
+        let text = scenario("x", "echo", &arguments, &finding());
+        load_str(Path::new("fuzz.yaml"), &text).unwrap_or_else(|errors| panic!("{errors:?}"));
     }
 
     #[test]
