@@ -110,14 +110,43 @@ pub fn near_valid(schema: &Value) -> BoxedStrategy<NearValid> {
 /// `count` values drawn from `strategy` with a generator seeded by `seed`:
 /// the same seed always gives the same values.
 pub fn sample<S: Strategy>(strategy: &S, seed: u64, count: usize) -> Vec<S::Value> {
+    sample_trees(strategy, seed, count)
+        .iter()
+        .map(ValueTree::current)
+        .collect()
+}
+
+/// Like [`sample`], but each value with its tree, which [`shrink`] needs.
+pub fn sample_trees<S: Strategy>(strategy: &S, seed: u64, count: usize) -> Vec<S::Tree> {
     let mut seed_bytes = [0u8; 32];
     seed_bytes[..8].copy_from_slice(&seed.to_le_bytes());
     let rng = TestRng::from_seed(RngAlgorithm::ChaCha, &seed_bytes);
     let mut runner = TestRunner::new_with_rng(Config::default(), rng);
     (0..count)
         .filter_map(|_| strategy.new_tree(&mut runner).ok())
-        .map(|tree| tree.current())
         .collect()
+}
+
+/// The simplest value `tree` can shrink to that `still_fails` holds for,
+/// starting from its current value (which must fail): proptest's own
+/// simplify/complicate search.
+pub fn shrink<T: ValueTree>(mut tree: T, mut still_fails: impl FnMut(&T::Value) -> bool) -> T::Value {
+    let mut smallest = tree.current();
+    if !tree.simplify() {
+        return smallest;
+    }
+    loop {
+        let candidate = tree.current();
+        let advanced = if still_fails(&candidate) {
+            smallest = candidate;
+            tree.simplify()
+        } else {
+            tree.complicate()
+        };
+        if !advanced {
+            return smallest;
+        }
+    }
 }
 
 fn valid_at(schema: &Value, depth: usize) -> BoxedStrategy<Value> {
@@ -426,6 +455,24 @@ mod tests {
         let strategy = near_valid(&schema());
         assert_eq!(sample(&strategy, 42, 50), sample(&strategy, 42, 50));
         assert_ne!(sample(&strategy, 42, 50), sample(&strategy, 43, 50));
+    }
+
+    #[test]
+    fn shrinking_keeps_the_failure_and_drops_the_rest() {
+        let fails = |case: &NearValid| {
+            case.arguments["name"]
+                .as_str()
+                .is_some_and(|name| name.chars().count() > 1000)
+        };
+        let tree = sample_trees(&near_valid(&schema()), 4, 3000)
+            .into_iter()
+            .find(|tree| fails(&tree.current()))
+            .expect("a huge name among 3000 cases");
+        let smallest = shrink(tree, fails);
+        assert!(fails(&smallest));
+        let mut fields: Vec<&String> = smallest.arguments.as_object().unwrap().keys().collect();
+        fields.sort();
+        assert_eq!(fields, ["count", "name"], "only the required fields are left");
     }
 
     #[test]
