@@ -206,8 +206,20 @@ fn integer(schema: &Value) -> BoxedStrategy<Value> {
 }
 
 fn number(schema: &Value) -> BoxedStrategy<Value> {
-    let (low, high) = integer_bounds(schema);
-    (low as f64..=high as f64)
+    let bound = |key| schema.get(key).and_then(Value::as_f64);
+    let (exclusive_low, exclusive_high) = (bound("exclusiveMinimum"), bound("exclusiveMaximum"));
+    let low = bound("minimum").or(exclusive_low);
+    let high = bound("maximum").or(exclusive_high);
+    let (low, high) = match (low, high) {
+        (Some(low), Some(high)) => (low, high.max(low)),
+        (Some(low), None) => (low, low + 1000.0),
+        (None, Some(high)) => (high - 1000.0, high),
+        (None, None) => (-1000.0, 1000.0),
+    };
+    (low..=high)
+        .prop_filter("inside exclusive bounds", move |number| {
+            Some(*number) != exclusive_low && Some(*number) != exclusive_high
+        })
         .prop_map(|number| Number::from_f64(number).map_or(Value::Null, Value::Number))
         .boxed()
 }
@@ -392,7 +404,7 @@ mod tests {
                 "name": {"type": "string", "minLength": 1, "maxLength": 8},
                 "count": {"type": "integer", "minimum": 0, "maximum": 10},
                 "mode": {"enum": ["fast", "slow"]},
-                "ratio": {"type": "number"},
+                "ratio": {"type": "number", "minimum": 0, "exclusiveMaximum": 1.5},
                 "anything": {},
                 "code": {"type": "string", "pattern": "^[A-Z]{3}$"},
                 "tags": {"type": "array", "items": {"type": "string"}, "maxItems": 2},
