@@ -15,12 +15,14 @@
 //!   [`test_gateway`]: a gateway between the suite and the reference server.
 //! - [`schemas`]: fetching official schema files; [`coverage`]: which
 //!   requirements the suite checks.
+//! - [`fuzz`]: calls generated from a server's declarations.
 
 pub mod about;
 pub mod auth;
 pub mod bundled;
 pub mod cli;
 pub mod coverage;
+pub mod fuzz;
 pub mod interrupt;
 pub mod libtest;
 pub mod output;

@@ -320,7 +320,9 @@ impl Validator<'_> {
     fn template_variables(&mut self, value: &Located<Value>) {
         let mut undefined = BTreeSet::new();
         collect_strings(&value.value, &mut |s| {
-            for found in VARIABLE.captures_iter(s) {
+            // `$${` writes a literal `${` (matcher/template.rs): no variable.
+            let unescaped = s.replace("$${", "");
+            for found in VARIABLE.captures_iter(&unescaped) {
                 let name = &found[1];
                 if !self.defined.contains(name) {
                     undefined.insert(name.to_owned());

@@ -1,0 +1,139 @@
+//! The scenario file that replays one finding: the generated call, and the
+//! expectation the oracle found broken, at the requirement's own level, so
+//! `mcp-conform run` on it fails (or warns) the same way.
+
+use mcp_conform_core::requirements::id;
+use serde_json::{Value, json};
+
+use super::oracle::Finding;
+
+/// The reproducer for `finding`, raised by calling tool `tool` with
+/// `arguments`, as the text of a scenario file. `name` becomes its id
+/// (`fuzz.<name>`), so it should say which run and case it came from.
+pub fn scenario(name: &str, tool: &str, arguments: &Value, finding: &Finding) -> String {
+    let requirement = finding.requirement;
+    let level = requirement.requirement().level.to_string();
+    let call = json!({
+        "method": "tools/call",
+        "params": literal(&json!({"name": tool, "arguments": arguments})),
+        "expect": {
+            "level": level,
+            "requirement": requirement.as_str(),
+            "any_of": [{"result": {}}, {"error": accepted_error(finding)}],
+        },
+    });
+    // A server that survived the call must still answer: this is what
+    // catches one that went away or got stuck.
+    let ping = json!({
+        "method": "ping",
+        "expect": {"level": level, "requirement": requirement.as_str(), "result": {}},
+    });
+    let file = json!({
+        "id": format!("fuzz.{name}"),
+        "title": format!("fuzz finding: {}", finding.what),
+        "requirements": [requirement.as_str()],
+        "steps": [{"request": call}, {"request": ping}],
+    });
+    let body = serde_json::to_string_pretty(&file).expect("a JSON value always serializes");
+    format!(
+        "# Written by `mcp-conform fuzz`; replay with `mcp-conform run`.\n{}\n",
+        yaml_safe(&body)
+    )
+}
+
+/// The errors the call may earn without reproducing the finding: any, but
+/// -32603 for the one finding about that code.
+fn accepted_error(finding: &Finding) -> Value {
+    if finding.requirement == id::RPC_012 {
+        json!({"code": {"$not": -32603}})
+    } else {
+        json!({})
+    }
+}
+
+/// `value` with every `${` in its strings written `$${`, so the scenario
+/// sends the generated text instead of interpolating it.
+fn literal(value: &Value) -> Value {
+    match value {
+        Value::String(text) => Value::String(text.replace("${", "$${")),
+        Value::Array(items) => Value::Array(items.iter().map(literal).collect()),
+        Value::Object(fields) => Value::Object(
+            fields
+                .iter()
+                .map(|(key, value)| (key.clone(), literal(value)))
+                .collect(),
+        ),
+        other => other.clone(),
+    }
+}
+
+/// JSON is YAML, except that YAML forbids some characters (U+FFFF, most
+/// C1 controls…) even inside quoted strings, and generated strings carry
+/// them: every non-ASCII character is written as a YAML escape instead.
+/// Outside strings JSON text is ASCII, so this only touches string contents.
+fn yaml_safe(json: &str) -> String {
+    json.chars()
+        .map(|c| match u32::from(c) {
+            code if code < 0x80 => c.to_string(),
+            code if code <= 0xFFFF => format!("\\u{code:04X}"),
+            code => format!("\\U{code:08X}"),
+        })
+        .collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use std::path::Path;
+
+    use mcp_conform_core::scenario::load::load_str;
+    use mcp_conform_report::Verdict;
+
+    use super::*;
+
+    fn finding() -> Finding {
+        Finding {
+            requirement: id::RPC_012,
+            verdict: Verdict::NonStrict,
+            what: "WrongType earned -32603".into(),
+        }
+    }
+
+    #[test]
+    fn the_reproducer_is_a_valid_scenario_carrying_the_call() {
+        let arguments = json!({"name": "\u{0}\u{202e}\u{feff}e\u{301}\u{1f600}\u{ffff}", "n": 7});
+        let text = scenario("seed-1.case-3", "echo", &arguments, &finding());
+        let loaded =
+            load_str(Path::new("fuzz.yaml"), &text).unwrap_or_else(|errors| panic!("{errors:?}\n{text}"));
+        assert_eq!(loaded.id, "fuzz.seed-1.case-3");
+        assert_eq!(loaded.requirements, ["RPC-012"]);
+        assert_eq!(loaded.steps.len(), 2);
+        assert!(text.contains("\\u202E") && text.contains("\\U0001F600"));
+    }
+
+    #[test]
+    fn it_expects_at_the_requirement_level() {
+        let text = scenario("x", "echo", &json!({}), &finding());
+        assert!(text.contains("\"level\": \"SHOULD\""), "{text}");
+        assert!(text.contains("-32603"), "{text}");
+    }
+
+    #[test]
+    fn generated_dollar_braces_are_sent_as_they_are() {
+        let arguments = json!({"text": ["${x}", "$${y}"]});
+        assert_eq!(literal(&arguments), json!({"text": ["$${x}", "$$${y}"]}));
+        let text = scenario("x", "echo", &arguments, &finding());
+        load_str(Path::new("fuzz.yaml"), &text).unwrap_or_else(|errors| panic!("{errors:?}"));
+    }
+
+    #[test]
+    fn a_server_gone_finding_accepts_any_answer_to_the_call() {
+        let gone = Finding {
+            requirement: id::TOOL_006,
+            verdict: Verdict::Fail,
+            what: "the server went away".into(),
+        };
+        let text = scenario("x", "echo", &json!({}), &gone);
+        assert!(text.contains("\"level\": \"MUST\""), "{text}");
+        assert!(!text.contains("-32603"), "{text}");
+    }
+}
