@@ -101,28 +101,39 @@ impl AuthServer {
     /// left to the scenarios, which fail it as they would without auth
     /// (the auth scenarios do not apply, saying why).
     pub fn protect(&self, config: &mut RunConfig, scenarios: &[Scenario]) {
-        let within = config.startup_timeout;
-        let Target::Http { url, headers, mode } = &mut config.target else {
-            return;
-        };
-        let context = match probe_interruptibly(url, headers, *mode, within) {
-            Ok(answer) => AuthContext::mint(self.issuer.minter(), &answer, scenarios),
-            Err(why) => AuthContext {
-                protection: Protection::Unknown(why),
-                tokens: Vec::new(),
-            },
-        };
-        let users_own = headers
-            .iter()
-            .any(|(name, _)| name.eq_ignore_ascii_case("authorization"));
-        if context.protection == Protection::Protected
-            && !users_own
-            && let Some(token) = context.token(&TokenRequest::Minted(TokenChoice::Valid))
-        {
-            headers.push(("authorization".to_owned(), format!("Bearer {token}")));
-        }
-        config.auth = Some(Arc::new(context));
+        protect(config, TokenSource::MockIssuer, |answer| {
+            AuthContext::mint(self.issuer.minter(), answer, scenarios)
+        });
     }
+}
+
+/// Probes the server of `config` and records in `config.auth` the context
+/// `build` makes of the answer; a protected server's requests then carry
+/// its valid token (unless the user sends an `Authorization` header of
+/// their own).
+pub fn protect(config: &mut RunConfig, source: TokenSource, build: impl FnOnce(&ProbeAnswer) -> AuthContext) {
+    let within = config.startup_timeout;
+    let Target::Http { url, headers, mode } = &mut config.target else {
+        return;
+    };
+    let context = match probe_interruptibly(url, headers, *mode, within) {
+        Ok(answer) => build(&answer),
+        Err(why) => AuthContext {
+            protection: Protection::Unknown(why),
+            tokens: Vec::new(),
+            source,
+        },
+    };
+    let users_own = headers
+        .iter()
+        .any(|(name, _)| name.eq_ignore_ascii_case("authorization"));
+    if context.protection == Protection::Protected
+        && !users_own
+        && let Some(token) = context.token(&TokenRequest::Minted(TokenChoice::Valid))
+    {
+        headers.push(("authorization".to_owned(), format!("Bearer {token}")));
+    }
+    config.auth = Some(Arc::new(context));
 }
 
 /// The server's URL as a token audience: RFC 8707 §2 (scheme and host in
@@ -251,12 +262,38 @@ pub enum Protection {
     Unknown(String),
 }
 
+impl Protection {
+    /// What an answer of `status` to a request without a token shows.
+    fn of(status: u16) -> Protection {
+        match status {
+            401 => Protection::Protected,
+            _ => Protection::Open,
+        }
+    }
+}
+
+/// Why a step presenting a token of [`AuthContext::unavailable`] was left out.
+pub const ONLY_THE_MOCK_ISSUER: &str = "only the harness's mock issuer can mint it (--token gives a valid \
+     token, the same with its signature altered, and garbage)";
+
+/// Where a run's tokens come from.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum TokenSource {
+    /// Minted by the harness's mock issuer, any kind a scenario asks for;
+    /// outputs show them decoded, their signature elided.
+    MockIssuer,
+    /// The user's `--token` and what can be built from it without the
+    /// issuer's key; outputs never show them.
+    UsersToken,
+}
+
 /// Whether the server under test is protected, and the tokens a run
 /// presents to it.
 #[derive(Debug)]
 pub struct AuthContext {
     pub protection: Protection,
     tokens: Vec<(TokenRequest, String)>,
+    pub source: TokenSource,
 }
 
 impl AuthContext {
@@ -278,11 +315,11 @@ impl AuthContext {
                 }
             });
         }
-        let protection = match answer.status {
-            401 => Protection::Protected,
-            _ => Protection::Open,
-        };
-        AuthContext { protection, tokens }
+        AuthContext {
+            protection: Protection::of(answer.status),
+            tokens,
+            source: TokenSource::MockIssuer,
+        }
     }
 
     /// The token minted for `request` (`None` for [`TokenRequest::None`]).
@@ -291,6 +328,17 @@ impl AuthContext {
             .iter()
             .find(|(minted, _)| minted == request)
             .map(|(_, token)| token.as_str())
+    }
+
+    /// The token `request` asks for, named, when the run cannot present
+    /// it: with the user's token only some kinds can be built.
+    pub fn unavailable(&self, request: &TokenRequest) -> Option<String> {
+        match request {
+            TokenRequest::None => None,
+            _ if self.token(request).is_some() => None,
+            TokenRequest::Minted(choice) => Some(format!("the `{}` token", choice.name())),
+            TokenRequest::Scoped(scope) => Some(format!("a valid token with scope `{scope}`")),
+        }
     }
 
     /// Every token minted, for the redaction of outputs.
@@ -309,6 +357,9 @@ fn for_each_token(steps: &[mcp_conform_core::scenario::model::Step], visit: &mut
         }
     }
 }
+
+mod own_token;
+pub use own_token::{read_token, with_own_token};
 
 #[cfg(test)]
 mod tests;

@@ -19,7 +19,7 @@ use mcp_conform_report::{ExitCode, sanitize};
 use mcp_mock_peers::transport::http::headers::parse_header;
 use mcp_mock_peers::transport::{HttpMode, StdioCommand};
 
-use crate::auth::AuthServer;
+use crate::auth::{AuthServer, TokenSource};
 use crate::coverage::{self, Coverage};
 use crate::output;
 use crate::own_requirements;
@@ -178,6 +178,21 @@ pub struct RunArgs {
     /// `none` (no auth scenarios; pass a token with `--header`).
     #[arg(long, value_name = "ISSUER", default_value = "mock", requires = "url")]
     pub auth_issuer: AuthIssuer,
+    /// A valid access token for a server that trusts only its own
+    /// authorization server (instead of the mock issuer): sent on every
+    /// request, and the auth scenarios that need no other kind of token run
+    /// with it. Never printed.
+    #[arg(
+        long,
+        value_name = "TOKEN",
+        requires = "url",
+        conflicts_with = "token_command"
+    )]
+    pub token: Option<String>,
+    /// A command printing that token on its first line (`sh -c`), to keep it
+    /// off the command line.
+    #[arg(long, value_name = "COMMAND", requires = "url")]
+    pub token_command: Option<String>,
     /// The HTTP transport: `streamable` (Streamable HTTP), `sse` (the legacy
     /// HTTP+SSE of 2024-11-05) or `auto` (Streamable HTTP, falling back to
     /// HTTP+SSE when the server refuses the first POST).
@@ -425,8 +440,12 @@ fn run(args: RunArgs) -> Result<ExitCode, CliError> {
     config.startup_timeout = std::time::Duration::from_secs(args.startup_timeout);
     // Listening from here: a signal while the server starts stops the run too.
     crate::interrupt::flag();
+    let own_token = crate::auth::read_token(args.token.as_deref(), args.token_command.as_deref())
+        .map_err(CliError::Usage)?;
     let auth = match (&args.url, args.auth_issuer) {
-        (Some(url), AuthIssuer::Mock) if crate::auth::needed(&scenarios, args.start.as_deref()) => {
+        (Some(url), AuthIssuer::Mock)
+            if own_token.is_none() && crate::auth::needed(&scenarios, args.start.as_deref()) =>
+        {
             let auth = AuthServer::start(url).map_err(CliError::Infrastructure)?;
             eprintln!(
                 "mock authorization server: issuer {}, JWKS {}",
@@ -452,6 +471,14 @@ fn run(args: RunArgs) -> Result<ExitCode, CliError> {
     };
     if let Some(auth) = &auth {
         auth.protect(&mut config, &scenarios);
+    } else if let Some(token) = &own_token {
+        eprintln!(
+            "--token: auth scenarios presenting a token only an issuer can mint (expired, wrong audience, \
+             a given scope, …) are not-applicable"
+        );
+        crate::auth::protect(&mut config, TokenSource::UsersToken, |answer| {
+            crate::auth::with_own_token(token, answer)
+        });
     }
     let profile = args
         .profile

@@ -17,6 +17,7 @@ use mcp_conform_core::scenario::profile::unbound;
 use mcp_conform_core::version::ProtocolVersion;
 use mcp_conform_report::{Case, ExitCode, Verdict};
 
+use crate::auth::TokenSource;
 use crate::cli::{CliError, GateArgs};
 use crate::output::{self, LiveOutput};
 use crate::quiet;
@@ -139,10 +140,16 @@ impl Judged<'_> {
     /// secret-looking headers sent to the peer, and the tokens minted for it.
     fn secrets(&self, gate: &GateArgs) -> Secrets {
         let mut secrets = gate.secrets();
-        // A minted token is shown decoded, its signature elided.
-        for token in self.config.auth.iter().flat_map(|auth| auth.tokens()) {
-            let shown = mcp_conform_core::auth::readable(token);
-            secrets.add_shown_as(token, shown.as_deref().unwrap_or(REDACTED));
+        // A minted token is shown decoded, its signature elided; the user's
+        // token (and those built from it) not at all.
+        if let Some(auth) = &self.config.auth {
+            for token in auth.tokens() {
+                let shown = match auth.source {
+                    TokenSource::MockIssuer => mcp_conform_core::auth::readable(token),
+                    TokenSource::UsersToken => None,
+                };
+                secrets.add_shown_as(token, shown.as_deref().unwrap_or(REDACTED));
+            }
         }
         if let Target::Http { headers, .. } = &self.config.target {
             for (name, value) in headers {

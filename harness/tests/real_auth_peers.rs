@@ -31,8 +31,9 @@ const ANSWER: Duration = Duration::from_secs(15);
 /// peer serves over HTTP.
 const PROTOCOL: &str = "2025-11-25";
 
-/// A scope the mock issuer never grants, for the insufficient-scope row.
-const UNGRANTED_SCOPE: &str = "mcp-conform:never-granted";
+/// The scope a second instance of each peer requires, which the mock
+/// issuer grants only when asked.
+const REQUIRED_SCOPE: &str = "mcp-conform:required";
 
 /// Tokens no verifier may accept whatever it skips: a forged or unsigned
 /// one, one from a key nobody published, and no JWT at all.
@@ -209,7 +210,8 @@ fn protected(env: &PeersEnv, key: &str, snapshot: &str) {
     table.extend(misplaced_credentials(&peer));
     table.extend(within_session(&peer));
     drop(peer);
-    table.extend([missing_scope(env, key), String::new(), metadata]);
+    table.extend(missing_scope(env, key));
+    table.extend([String::new(), metadata]);
     insta::assert_snapshot!(snapshot, table.join("\n"));
 }
 
@@ -339,19 +341,33 @@ fn session_headers<'a>(session: &'a str, authorization: Option<&'a str>) -> Vec<
     headers
 }
 
-/// A valid token without the scope a second instance of the peer requires:
-/// refused (with 403 `insufficient_scope`, says RFC 6750 §3.1; an SDK that
-/// answers 401 shows in the table).
-fn missing_scope(env: &PeersEnv, key: &str) -> String {
-    let scoped = ProtectedPeer::start(env, key, &format!("--required-scope {UNGRANTED_SCOPE}"));
-    let answer = scoped.initialize_with(TokenChoice::Valid);
+/// A second instance of the peer requiring a scope: a valid token without
+/// it is refused (with 403 `insufficient_scope`, says RFC 6750 §3.1; an SDK
+/// that answers 401 shows in the table), and one granting it is served (so
+/// the refusal is about the scope, not the instance).
+fn missing_scope(env: &PeersEnv, key: &str) -> [String; 2] {
+    let scoped = ProtectedPeer::start(env, key, &format!("--required-scope {REQUIRED_SCOPE}"));
+    let refused = scoped.initialize_with(TokenChoice::Valid);
     assert!(
-        matches!(answer.status, 401 | 403),
+        matches!(refused.status, 401 | 403),
         "a token without the required scope was answered {}: {}",
-        answer.status,
-        answer.body
+        refused.status,
+        refused.body
     );
-    row(&scoped, "valid, scope missing", &answer)
+    let granted = scoped
+        .issuer
+        .minter()
+        .mint_scoped(TokenChoice::Valid, Some(REQUIRED_SCOPE));
+    let served = scoped.initialize(&[("Authorization", &format!("Bearer {granted}"))]);
+    assert_eq!(
+        served.status, 200,
+        "a token with the required scope: {}",
+        served.body
+    );
+    [
+        row(&scoped, "valid, scope missing", &refused),
+        row(&scoped, "valid, with the required scope", &served),
+    ]
 }
 
 fn main() -> std::process::ExitCode {

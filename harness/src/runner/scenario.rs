@@ -119,6 +119,19 @@ pub(super) async fn run_session(
     if let Stop::Halted { verdict, note } = stop {
         outcome.verdict = verdict;
         outcome.note = Some(note);
+    } else if let Some(first) = runner.skipped.first() {
+        // Judged on the steps that ran; with none, the case does not apply.
+        let why = crate::auth::ONLY_THE_MOCK_ISSUER;
+        outcome.note = Some(match runner.checks.is_empty() {
+            true => {
+                outcome.verdict = Verdict::NotApplicable;
+                format!("presents {first}: {why}")
+            }
+            false => format!(
+                "partly judged: left out the steps presenting {}: {why}",
+                runner.skipped.join(", ")
+            ),
+        });
     }
     runner.finish_answers();
     runner.session.shutdown(EXIT_GRACE).await;
@@ -310,7 +323,7 @@ pub(super) fn precondition(scenario: &Scenario, config: &RunConfig) -> Option<(V
 /// Why a scenario for protected servers does not apply, if it does not.
 fn unprotected(config: &RunConfig) -> Option<String> {
     let Some(auth) = config.auth.as_deref() else {
-        return Some("needs the harness as the server's authorization server (--auth-issuer mock)".into());
+        return Some("needs the harness as the server's authorization server (--auth-issuer mock) or a token of the server's own (--token)".into());
     };
     match &auth.protection {
         Protection::Protected => None,

@@ -133,6 +133,8 @@ pub struct StepRunner<'s> {
     pub foreign: bool,
     /// `role: gateway`: the mock servers behind the gateway.
     pub backends: Option<Hub>,
+    /// Why steps were left out (a token the run cannot build), in order.
+    pub skipped: Vec<String>,
     /// The backends' order when the step before the current one started.
     backend_mark: u64,
     /// Per backend, the order after the last request `expect_request` took.
@@ -185,6 +187,7 @@ impl<'s> StepRunner<'s> {
             subscriptions: BTreeMap::new(),
             foreign: false,
             backends: None,
+            skipped: Vec::new(),
             backend_mark: 0,
             backend_requests_seen: BTreeMap::new(),
             startup_timeout: config.startup_timeout,

@@ -31,6 +31,9 @@ pub struct Claims {
 /// token lives: an hour each, far beyond any verifier's clock leeway.
 const HOUR: u64 = 3600;
 
+/// The token that is no JWT at all ([`TokenChoice::Garbage`]).
+pub const GARBAGE_TOKEN: &str = "mcp-conform-garbage-token";
+
 /// Mints tokens for one protected resource on behalf of one issuer.
 #[derive(Debug)]
 pub struct Minter {
@@ -105,10 +108,11 @@ impl Minter {
                 claims.iss = format!("{}/another-issuer", self.issuer.trim_end_matches('/'));
                 self.sign(&claims, &self.key)
             }
-            TokenChoice::BadSignature => flip_signature_bit(&self.sign(&claims, &self.key)),
+            TokenChoice::BadSignature => flip_signature_bit(&self.sign(&claims, &self.key))
+                .expect("jsonwebtoken writes a compact JWS in base64url"),
             TokenChoice::AlgNone => unsigned(&claims),
             TokenChoice::UnknownKey => self.sign(&claims, &self.stranger),
-            TokenChoice::Garbage => "mcp-conform-garbage-token".to_owned(),
+            TokenChoice::Garbage => GARBAGE_TOKEN.to_owned(),
             TokenChoice::UpperCaseAudience => {
                 claims.aud = upper_case_origin(&self.audience);
                 self.sign(&claims, &self.key)
@@ -134,14 +138,13 @@ fn upper_case_origin(uri: &str) -> String {
     format!("{}{path}", origin.to_ascii_uppercase())
 }
 
-/// `token` with the first bit of its signature inverted.
-fn flip_signature_bit(token: &str) -> String {
-    let (signed, signature) = token.rsplit_once('.').expect("a compact JWS has three parts");
-    let mut bytes = URL_SAFE_NO_PAD
-        .decode(signature)
-        .expect("jsonwebtoken writes base64url");
-    bytes[0] ^= 0x80;
-    format!("{signed}.{}", URL_SAFE_NO_PAD.encode(bytes))
+/// `token` with the first bit of its signature inverted; `None` when it is
+/// no compact JWS with a signature (a user's `--token` may be opaque).
+pub fn flip_signature_bit(token: &str) -> Option<String> {
+    let (signed, signature) = token.rsplit_once('.')?;
+    let mut bytes = URL_SAFE_NO_PAD.decode(signature).ok()?;
+    *bytes.first_mut()? ^= 0x80;
+    Some(format!("{signed}.{}", URL_SAFE_NO_PAD.encode(bytes)))
 }
 
 /// The claims as an unsecured JWT (RFC 7519 §6): header `alg: none`, empty

@@ -14,5 +14,5 @@ mod resource;
 pub use issuer::{IssuerError, JWKS_PATH, METADATA_PATH, MockIssuer, TOKEN_PATH};
 pub use keys::{KeyGenerationFailed, SigningKey};
 pub use metadata::{authorization_server_metadata, jwks};
-pub use minter::{Claims, Minter, TokenChoice};
+pub use minter::{Claims, GARBAGE_TOKEN, Minter, TokenChoice, flip_signature_bit};
 pub use resource::{Rejection, ResourceGuard, Skipped, WELL_KNOWN};

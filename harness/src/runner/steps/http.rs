@@ -71,6 +71,13 @@ impl StepRunner<'_> {
                 "the server issued no session id, and sessions are optional (HTTP-015)",
             );
         }
+        // A token the run cannot build (with the user's `--token`): the
+        // step is left out, and the case says so.
+        let unavailable = self.auth.as_ref().zip(step.token.as_ref());
+        if let Some(why) = unavailable.and_then(|(auth, request)| auth.unavailable(request)) {
+            self.skipped.push(why);
+            return Stop::Done;
+        }
         self.bind_http_variables(&facts);
         let request = match self.raw_request(step, &facts) {
             Ok(request) => request,
