@@ -76,9 +76,10 @@ pub enum Command {
         #[arg(long, value_name = "DIR")]
         report_dir: PathBuf,
     },
-    /// Print a requirement, its spec page and what tests it.
+    /// Print a requirement, its spec page and what tests it; or a
+    /// scenario's purpose, requirements and steps in words.
     Explain {
-        /// A requirement ID such as `TOOL-002`, or one of your own.
+        /// A requirement ID such as `TOOL-002`, one of your own, or a scenario ID.
         id: String,
         /// Scenario files or directories (default: the bundled suite); a
         /// `requirements.yaml` among them is your catalogue.
@@ -549,6 +550,8 @@ fn explain(id: &str, paths: &[PathBuf], own: &CatalogueArg) -> Result<ExitCode, 
         print!("{}", coverage::explain(requirement, &selection.scenarios));
     } else if let Some(requirement) = selection.catalogue.get(id) {
         print!("{}", own_requirements::explain(requirement, &selection.scenarios));
+    } else if let Some(scenario) = selection.scenarios.iter().find(|s| s.id == id) {
+        print!("{}", crate::explain_scenario::explain(scenario, catalogue()));
     } else {
         return Err(CliError::Usage(format!(
             "unknown requirement `{id}` (see `mcp-conform list --requirements`; yours are read from \

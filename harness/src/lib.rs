@@ -20,6 +20,7 @@ pub mod about;
 pub mod bundled;
 pub mod cli;
 pub mod coverage;
+pub mod explain_scenario;
 pub mod interrupt;
 pub mod libtest;
 pub mod output;

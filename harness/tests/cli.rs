@@ -268,6 +268,31 @@ fn requirements_are_listed_with_coverage_and_explained() {
     );
 }
 
+/// `explain` given a scenario ID tells its purpose, what it checks and its
+/// steps in words, nested steps under their loop.
+#[test]
+fn a_scenario_is_explained_in_words() {
+    let explained = mcp_conform()
+        .args(["explain", "resources.read-listed"])
+        .output()
+        .unwrap();
+    let text = stdout_of(&explained);
+    assert_eq!(explained.status.code(), Some(0), "{text}");
+    assert!(text.contains("Every listed resource can be read"), "{text}");
+    assert!(text.contains("read-listed.yaml"), "{text}");
+    assert!(text.contains("checks RES-002: "), "{text}");
+    assert!(text.contains("needs capability resources"), "{text}");
+    assert!(
+        text.contains("1. page through resources/list collecting `resources`"),
+        "{text}"
+    );
+    assert!(text.contains("2. for each `resource` in `listed`:"), "{text}");
+    assert!(
+        text.contains("      1. send request resources/read, expecting a matching result"),
+        "{text}"
+    );
+}
+
 /// `--protocol all` asks the server which versions it speaks and runs each
 /// scenario once per version it applies to; every report says so.
 #[test]
