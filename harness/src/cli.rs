@@ -87,6 +87,11 @@ pub enum Command {
         #[command(flatten)]
         catalogue: CatalogueArg,
     },
+    /// Write a commented skeleton to start from.
+    New {
+        #[command(subcommand)]
+        what: NewCommand,
+    },
     /// Print the JSON Schema of scenario files.
     Schema,
     /// Official MCP schema files (for `run --schema-dir`).
@@ -126,6 +131,18 @@ pub enum Command {
         /// loopback address (`127.0.0.1:0` picks a port) instead of stdio.
         #[arg(long, value_name = "ADDRESS")]
         http: Option<String>,
+    },
+}
+
+#[derive(Debug, Subcommand)]
+pub enum NewCommand {
+    /// A scenario file `<DIR>/<ID>.yaml`, with the schema beside it for editors.
+    Scenario {
+        /// The scenario's ID, such as `acme.echo`.
+        id: String,
+        /// Where to write it.
+        #[arg(long, value_name = "DIR", default_value = ".")]
+        dir: PathBuf,
     },
 }
 
@@ -351,6 +368,13 @@ fn execute(command: Command) -> Result<ExitCode, CliError> {
         } => list_requirements(&paths, version),
         Command::Merge { reports, report_dir } => merge(&reports, &report_dir),
         Command::Explain { id, paths, catalogue } => explain(&id, &paths, &catalogue),
+        Command::New {
+            what: NewCommand::Scenario { id, dir },
+        } => {
+            let path = crate::new_scenario::write(&id, &dir).map_err(CliError::Usage)?;
+            println!("wrote {}", path.display());
+            Ok(ExitCode::Ok)
+        }
         Command::Schema => {
             let schema = mcp_conform_core::scenario::schema::scenario_json_schema();
             println!("{}", serde_json::to_string_pretty(&schema).unwrap_or_default());

@@ -23,6 +23,7 @@ pub mod coverage;
 pub mod explain_scenario;
 pub mod interrupt;
 pub mod libtest;
+pub mod new_scenario;
 pub mod output;
 pub mod own_requirements;
 pub mod pipeline;

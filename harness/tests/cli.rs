@@ -293,6 +293,44 @@ fn a_scenario_is_explained_in_words() {
     );
 }
 
+/// `new scenario` writes a skeleton that loads, runs to a not-applicable
+/// that names it a skeleton (never a pass), and runs its steps once the
+/// marked line is deleted; it never overwrites a file.
+#[test]
+fn a_new_scenario_skeleton_loads_and_is_not_passed_until_written() {
+    let dir = tempfile::tempdir().unwrap();
+    let dir_arg = dir.path().display().to_string();
+    let made = mcp_conform()
+        .args(["new", "scenario", "acme.echo", "--dir", &dir_arg])
+        .output()
+        .unwrap();
+    assert_eq!(made.status.code(), Some(0), "{}", stdout_of(&made));
+    let path = dir.path().join("acme.echo.yaml");
+    let skeleton = std::fs::read_to_string(&path).unwrap();
+    assert!(skeleton.starts_with("# yaml-language-server: $schema=scenario.schema.json"));
+    assert!(dir.path().join("scenario.schema.json").exists());
+    let run = mcp_conform().args(["run", &dir_arg]).output().unwrap();
+    let text = stdout_of(&run);
+    assert!(
+        text.contains("not-applicable acme.echo") && text.contains("unwritten-skeleton"),
+        "{text}"
+    );
+    assert!(!text.contains("1 pass"), "{text}");
+    let written: String = skeleton
+        .lines()
+        .filter(|l| !l.starts_with("requires:"))
+        .map(|l| format!("{l}\n"))
+        .collect();
+    std::fs::write(&path, written).unwrap();
+    let run = mcp_conform().args(["run", &dir_arg]).output().unwrap();
+    assert!(stdout_of(&run).contains("1 pass"), "{}", stdout_of(&run));
+    let again = mcp_conform()
+        .args(["new", "scenario", "acme.echo", "--dir", &dir_arg])
+        .output()
+        .unwrap();
+    assert_eq!(again.status.code(), Some(2));
+}
+
 /// `--protocol all` asks the server which versions it speaks and runs each
 /// scenario once per version it applies to; every report says so.
 #[test]
