@@ -53,6 +53,38 @@ fn the_bundled_suite_passes_against_the_reference_server() {
     );
 }
 
+/// What `cargo install --path harness` gives: the binary carries its
+/// scenarios, profiles and reference server, so run from a directory far
+/// from the repository it runs the whole bundled suite green, the same
+/// scenarios as from the repository.
+#[test]
+fn the_binary_runs_the_bundled_suite_green_from_any_directory() {
+    let elsewhere = tempfile::tempdir().unwrap();
+    let reports = elsewhere.path().join("reports");
+    let run = mcp_conform()
+        .current_dir(elsewhere.path())
+        .env_remove("CARGO_MANIFEST_DIR")
+        .args(["run", "--jobs", "2", "--report-dir"])
+        .arg(&reports)
+        .timeout(Duration::from_secs(300))
+        .output()
+        .unwrap();
+    assert_eq!(run.status.code(), Some(0), "{}", stdout_of(&run));
+    let report =
+        mcp_conform_report::json::read(&std::fs::read_to_string(reports.join("report.json")).unwrap())
+            .unwrap();
+    assert_all_green(&report, "from a directory outside the repository");
+    let from_repo = judge(&["run", "--jobs", "2"], Duration::from_secs(300));
+    let ids = |report: &Report| {
+        report
+            .cases
+            .iter()
+            .map(|c| c.scenario.clone())
+            .collect::<Vec<_>>()
+    };
+    assert_eq!(ids(&report), ids(&from_repo.report));
+}
+
 /// The correct reference server over both HTTP transports: every scenario
 /// passes, or says why it does not apply.
 #[test]
