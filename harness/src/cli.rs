@@ -77,15 +77,21 @@ pub enum Command {
         #[arg(long, value_name = "DIR")]
         report_dir: PathBuf,
     },
-    /// Print a requirement, its spec page and what tests it.
+    /// Print a requirement, its spec page and what tests it; or a
+    /// scenario's purpose, requirements and steps in words.
     Explain {
-        /// A requirement ID such as `TOOL-002`, or one of your own.
+        /// A requirement ID such as `TOOL-002`, one of your own, or a scenario ID.
         id: String,
         /// Scenario files or directories (default: the bundled suite); a
         /// `requirements.yaml` among them is your catalogue.
         paths: Vec<PathBuf>,
         #[command(flatten)]
         catalogue: CatalogueArg,
+    },
+    /// Write a commented skeleton to start from.
+    New {
+        #[command(subcommand)]
+        what: NewCommand,
     },
     /// Print the JSON Schema of scenario files.
     Schema,
@@ -133,6 +139,18 @@ pub enum Command {
         /// issuer (its URL) signs for the endpoint, which needs scope `mcp`.
         #[arg(long, value_name = "ISSUER_URL", requires = "http")]
         auth: Option<String>,
+    },
+}
+
+#[derive(Debug, Subcommand)]
+pub enum NewCommand {
+    /// A scenario file `<DIR>/<ID>.yaml`, with the schema beside it for editors.
+    Scenario {
+        /// The scenario's ID, such as `acme.echo`.
+        id: String,
+        /// Where to write it.
+        #[arg(long, value_name = "DIR", default_value = ".")]
+        dir: PathBuf,
     },
 }
 
@@ -391,6 +409,13 @@ fn execute(command: Command) -> Result<ExitCode, CliError> {
         } => list_requirements(&paths, version),
         Command::Merge { reports, report_dir } => merge(&reports, &report_dir),
         Command::Explain { id, paths, catalogue } => explain(&id, &paths, &catalogue),
+        Command::New {
+            what: NewCommand::Scenario { id, dir },
+        } => {
+            let path = crate::new_scenario::write(&id, &dir).map_err(CliError::Usage)?;
+            println!("wrote {}", path.display());
+            Ok(ExitCode::Ok)
+        }
         Command::Schema => {
             let schema = mcp_conform_core::scenario::schema::scenario_json_schema();
             println!("{}", serde_json::to_string_pretty(&schema).unwrap_or_default());
@@ -625,6 +650,8 @@ fn explain(id: &str, paths: &[PathBuf], own: &CatalogueArg) -> Result<ExitCode, 
         print!("{}", coverage::explain(requirement, &selection.scenarios));
     } else if let Some(requirement) = selection.catalogue.get(id) {
         print!("{}", own_requirements::explain(requirement, &selection.scenarios));
+    } else if let Some(scenario) = selection.scenarios.iter().find(|s| s.id == id) {
+        print!("{}", crate::explain_scenario::explain(scenario, catalogue()));
     } else {
         return Err(CliError::Usage(format!(
             "unknown requirement `{id}` (see `mcp-conform list --requirements`; yours are read from \

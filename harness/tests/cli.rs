@@ -53,6 +53,38 @@ fn the_bundled_suite_passes_against_the_reference_server() {
     );
 }
 
+/// What `cargo install --path harness` gives: the binary carries its
+/// scenarios, profiles and reference server, so run from a directory far
+/// from the repository it runs the whole bundled suite green, the same
+/// scenarios as from the repository.
+#[test]
+fn the_binary_runs_the_bundled_suite_green_from_any_directory() {
+    let elsewhere = tempfile::tempdir().unwrap();
+    let reports = elsewhere.path().join("reports");
+    let run = mcp_conform()
+        .current_dir(elsewhere.path())
+        .env_remove("CARGO_MANIFEST_DIR")
+        .args(["run", "--jobs", "2", "--report-dir"])
+        .arg(&reports)
+        .timeout(Duration::from_secs(300))
+        .output()
+        .unwrap();
+    assert_eq!(run.status.code(), Some(0), "{}", stdout_of(&run));
+    let report =
+        mcp_conform_report::json::read(&std::fs::read_to_string(reports.join("report.json")).unwrap())
+            .unwrap();
+    assert_all_green(&report, "from a directory outside the repository");
+    let from_repo = judge(&["run", "--jobs", "2"], Duration::from_secs(300));
+    let ids = |report: &Report| {
+        report
+            .cases
+            .iter()
+            .map(|c| c.scenario.clone())
+            .collect::<Vec<_>>()
+    };
+    assert_eq!(ids(&report), ids(&from_repo.report));
+}
+
 /// The correct reference server over both HTTP transports: every scenario
 /// passes, or says why it does not apply.
 #[test]
@@ -266,6 +298,69 @@ fn requirements_are_listed_with_coverage_and_explained() {
             .code(),
         Some(2)
     );
+}
+
+/// `explain` given a scenario ID tells its purpose, what it checks and its
+/// steps in words, nested steps under their loop.
+#[test]
+fn a_scenario_is_explained_in_words() {
+    let explained = mcp_conform()
+        .args(["explain", "resources.read-listed"])
+        .output()
+        .unwrap();
+    let text = stdout_of(&explained);
+    assert_eq!(explained.status.code(), Some(0), "{text}");
+    assert!(text.contains("Every listed resource can be read"), "{text}");
+    assert!(text.contains("read-listed.yaml"), "{text}");
+    assert!(text.contains("checks RES-002: "), "{text}");
+    assert!(text.contains("needs capability resources"), "{text}");
+    assert!(
+        text.contains("1. page through resources/list collecting `resources`"),
+        "{text}"
+    );
+    assert!(text.contains("2. for each `resource` in `listed`:"), "{text}");
+    assert!(
+        text.contains("      1. send request resources/read, expecting a matching result"),
+        "{text}"
+    );
+}
+
+/// `new scenario` writes a skeleton that loads, runs to a not-applicable
+/// that names it a skeleton (never a pass), and runs its steps once the
+/// marked line is deleted; it never overwrites a file.
+#[test]
+fn a_new_scenario_skeleton_loads_and_is_not_passed_until_written() {
+    let dir = tempfile::tempdir().unwrap();
+    let dir_arg = dir.path().display().to_string();
+    let made = mcp_conform()
+        .args(["new", "scenario", "acme.echo", "--dir", &dir_arg])
+        .output()
+        .unwrap();
+    assert_eq!(made.status.code(), Some(0), "{}", stdout_of(&made));
+    let path = dir.path().join("acme.echo.yaml");
+    let skeleton = std::fs::read_to_string(&path).unwrap();
+    assert!(skeleton.starts_with("# yaml-language-server: $schema=scenario.schema.json"));
+    assert!(dir.path().join("scenario.schema.json").exists());
+    let run = mcp_conform().args(["run", &dir_arg]).output().unwrap();
+    let text = stdout_of(&run);
+    assert!(
+        text.contains("not-applicable acme.echo") && text.contains("unwritten-skeleton"),
+        "{text}"
+    );
+    assert!(!text.contains("1 pass"), "{text}");
+    let written: String = skeleton
+        .lines()
+        .filter(|l| !l.starts_with("requires:"))
+        .map(|l| format!("{l}\n"))
+        .collect();
+    std::fs::write(&path, written).unwrap();
+    let run = mcp_conform().args(["run", &dir_arg]).output().unwrap();
+    assert!(stdout_of(&run).contains("1 pass"), "{}", stdout_of(&run));
+    let again = mcp_conform()
+        .args(["new", "scenario", "acme.echo", "--dir", &dir_arg])
+        .output()
+        .unwrap();
+    assert_eq!(again.status.code(), Some(2));
 }
 
 /// `--protocol all` asks the server which versions it speaks and runs each

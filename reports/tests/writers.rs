@@ -369,3 +369,32 @@ fn every_report_cuts_a_flood_at_its_first_frames_with_a_note() {
         Some(note)
     );
 }
+
+/// What the CI test views read from `junit.xml` (GitHub's junit-report
+/// actions, GitLab's `artifacts:reports:junit`): a failing check is a test
+/// case named by its requirement, classed by its scenario, whose `<failure>`
+/// carries a one-line message; its suite's `<system-out>` holds the transcript.
+#[test]
+fn junit_carries_what_ci_test_views_read() {
+    let junit = junit::write(&report());
+    let start = junit
+        .find(r#"<testsuite name="tools.broken@2025-11-25""#)
+        .expect("the failing case's suite");
+    let suite = &junit[start..start + junit[start..].find("</testsuite>").unwrap()];
+    assert!(suite.contains(r#"failures="1""#), "{suite}");
+    assert!(
+        suite.contains(r#"<testcase name="TOOL-003 response to TOOL-003" classname="tools.broken">"#),
+        "{suite}"
+    );
+    let failure = &suite[suite.find("<failure ").expect("a <failure>")..];
+    let message = failure
+        .split("message=\"")
+        .nth(1)
+        .and_then(|m| m.split('"').next())
+        .unwrap();
+    assert!(message.starts_with("fail: broken: "), "{message}");
+    assert!(!message.contains('\n'), "the message is one line: {message}");
+    assert!(failure.contains(r#"type="fail""#), "{failure}");
+    let out = &suite[suite.find("<system-out>").expect("the transcript")..];
+    assert!(out.contains("#0 → ") && out.contains("tools/call"), "{out}");
+}
