@@ -95,6 +95,13 @@ fn describe(kind: &StepKind) -> String {
         StepKind::ExpectSubscriptionEnd { name, .. } => format!("expect subscription `{name}` to end"),
         StepKind::ExpectValue { name, .. } => format!("expect `{name}` to match"),
         StepKind::Backend(step) => format!("on backend `{}`: a backend step", step.backend),
+        StepKind::Task(task) => format!(
+            "call {} as task `{}`, polling until it ends within {:?}{}",
+            task.method,
+            task.name,
+            task.within,
+            task.expect.as_ref().map(expectation).unwrap_or_default()
+        ),
     }
 }
 
