@@ -21,4 +21,6 @@ pub use metadata::{authorization_server_metadata, jwks};
 pub use minter::{Claims, GARBAGE_TOKEN, Minter, TokenChoice, flip_signature_bit};
 pub use pkce::s256_challenge;
 pub use resource::{Rejection, ResourceGuard, Skipped, WELL_KNOWN};
-pub use scripted::{AUTHORIZE_PATH, AuthScript, IssParameter, OAuthRequest, REGISTER_PATH, ScriptedIssuer};
+pub use scripted::{
+    AUTHORIZE_PATH, AuthScript, IssParameter, MetadataFetch, OAuthRequest, REGISTER_PATH, ScriptedIssuer,
+};

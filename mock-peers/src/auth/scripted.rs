@@ -3,10 +3,12 @@
 //! redirects at once to the client's `redirect_uri` (no browser, no user:
 //! an unmodified client with a headless redirect handler completes the
 //! flow), the `authorization_code` grant with PKCE, refresh tokens, and
-//! Dynamic Client Registration. The script says how it behaves where a
+//! Dynamic Client Registration, and Client ID Metadata Documents fetched
+//! from the client's URL. The script says how it behaves where a
 //! scenario varies it (the `iss` of the redirect, refresh, registration);
 //! every request is recorded for the judge.
 
+mod cimd;
 mod grants;
 mod record;
 
@@ -18,6 +20,7 @@ use hyper::{Method, Request, Response, StatusCode};
 use serde_json::{Value, json};
 use tokio::task::JoinHandle;
 
+pub use self::cimd::MetadataFetch;
 use self::grants::{Grants, PendingCode, Refused, random_handle};
 pub use self::record::OAuthRequest;
 use super::issuer::{loopback_listener, ok, serve_in_background};
@@ -53,6 +56,9 @@ pub struct AuthScript {
     pub refresh_tokens: bool,
     /// Whether `/register` (Dynamic Client Registration) exists.
     pub registration: bool,
+    /// `client_id_metadata_document_supported`; without it a URL client_id
+    /// is an opaque name, never fetched.
+    pub metadata_documents: bool,
 }
 
 impl Default for AuthScript {
@@ -62,6 +68,7 @@ impl Default for AuthScript {
             advertises_iss: true,
             refresh_tokens: true,
             registration: true,
+            metadata_documents: true,
         }
     }
 }
@@ -79,6 +86,7 @@ struct Shared {
     script: AuthScript,
     grants: Mutex<Grants>,
     log: Mutex<Vec<OAuthRequest>>,
+    documents: Mutex<Vec<MetadataFetch>>,
 }
 
 impl Drop for ScriptedIssuer {
@@ -97,6 +105,7 @@ impl ScriptedIssuer {
             script,
             grants: Mutex::default(),
             log: Mutex::default(),
+            documents: Mutex::default(),
         });
         let serving = Arc::clone(&shared);
         let task = serve_in_background(listener, "scripted authorization server", move |request| {
@@ -118,6 +127,11 @@ impl ScriptedIssuer {
     pub fn requests(&self) -> Vec<OAuthRequest> {
         lock(&self.shared.log).clone()
     }
+
+    /// Every Client ID Metadata Document fetched so far.
+    pub fn metadata_documents(&self) -> Vec<MetadataFetch> {
+        lock(&self.shared.documents).clone()
+    }
 }
 
 /// A poisoned lock only means a handler panicked; what it guards stays usable.
@@ -134,6 +148,7 @@ impl Shared {
             "grant_types_supported": ["authorization_code", "refresh_token", "client_credentials"],
             "token_endpoint_auth_methods_supported": ["none", "client_secret_post", "client_secret_basic"],
             "authorization_response_iss_parameter_supported": self.script.advertises_iss,
+            "client_id_metadata_document_supported": self.script.metadata_documents,
         });
         let object = metadata.as_object_mut().expect("metadata is an object");
         object.extend(fields.as_object().expect("an object").clone());
@@ -168,15 +183,16 @@ async fn answer(shared: Arc<Shared>, request: Request<Incoming>) -> Response<Bod
     match (parts.method, parts.uri.path()) {
         (Method::GET, METADATA_PATH) => ok(shared.metadata()),
         (Method::GET, JWKS_PATH) => ok(jwks(&[shared.minter.published_key()])),
-        (Method::GET, AUTHORIZE_PATH) => authorize(&shared, &recorded),
+        (Method::GET, AUTHORIZE_PATH) => authorize(&shared, &recorded).await,
         (Method::POST, TOKEN_PATH) => token(&shared, &recorded).unwrap_or_else(oauth_error),
         (Method::POST, REGISTER_PATH) if shared.script.registration => register(&body),
         _ => status_only(StatusCode::NOT_FOUND),
     }
 }
 
-/// Grants every well-formed request at once and redirects with the code.
-fn authorize(shared: &Shared, request: &OAuthRequest) -> Response<Body> {
+/// Grants every well-formed request at once and redirects with the code;
+/// a client_id that is a URL is granted only if its document admits it.
+async fn authorize(shared: &Shared, request: &OAuthRequest) -> Response<Body> {
     let (Some(client_id), Some(redirect_uri), Some("code")) = (
         request.param("client_id"),
         request.param("redirect_uri"),
@@ -184,6 +200,14 @@ fn authorize(shared: &Shared, request: &OAuthRequest) -> Response<Body> {
     ) else {
         return oauth_error(Refused("invalid_request"));
     };
+    if shared.script.metadata_documents && cimd::is_document_url(client_id) {
+        let fetched = cimd::fetch(client_id).await;
+        let admitted = fetched.admits(redirect_uri);
+        lock(&shared.documents).push(fetched);
+        if !admitted {
+            return oauth_error(Refused("invalid_client"));
+        }
+    }
     let code = lock(&shared.grants).hand_out(PendingCode {
         client_id: client_id.to_owned(),
         redirect_uri: redirect_uri.to_owned(),

@@ -232,3 +232,94 @@ async fn a_registration_gets_a_client_id_and_keeps_its_metadata() {
     let refused = register(&issuer, "[]".to_owned()).await;
     assert_eq!(refused.status(), reqwest::StatusCode::BAD_REQUEST);
 }
+
+/// Serves `document(url)` once, at the URL it returns, over plain HTTP.
+async fn serve_document_once(document: impl FnOnce(&str) -> Value) -> String {
+    use tokio::io::{AsyncReadExt as _, AsyncWriteExt as _};
+    let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+    let url = format!("http://{}/client.json", listener.local_addr().unwrap());
+    let body = document(&url).to_string();
+    tokio::spawn(async move {
+        let (mut tcp, _) = listener.accept().await.unwrap();
+        let mut request = [0_u8; 4096];
+        let _ = tcp.read(&mut request).await.unwrap();
+        let head = format!(
+            "HTTP/1.1 200 OK\r\ncontent-type: application/json\r\ncontent-length: {}\r\nconnection: close\r\n\r\n",
+            body.len()
+        );
+        tcp.write_all(format!("{head}{body}").as_bytes()).await.unwrap();
+    });
+    url
+}
+
+async fn authorize_as(issuer: &ScriptedIssuer, client_id: &str) -> reqwest::Response {
+    let query = [
+        ("response_type", "code"),
+        ("client_id", client_id),
+        ("redirect_uri", REDIRECT),
+    ];
+    let url = format!("{}{AUTHORIZE_PATH}", issuer.issuer());
+    client().get(url).query(&query).send().await.unwrap()
+}
+
+#[tokio::test]
+async fn a_metadata_document_is_fetched_and_must_name_itself_and_the_redirect() {
+    let issuer = ScriptedIssuer::start(RESOURCE, AuthScript::default())
+        .await
+        .unwrap();
+    let good = serve_document_once(
+        |url| serde_json::json!({"client_id": url, "client_name": "c", "redirect_uris": [REDIRECT]}),
+    )
+    .await;
+    assert_eq!(
+        authorize_as(&issuer, &good).await.status(),
+        reqwest::StatusCode::FOUND
+    );
+
+    let other = serve_document_once(
+        |_| serde_json::json!({"client_id": "https://elsewhere.invalid/c", "redirect_uris": [REDIRECT]}),
+    )
+    .await;
+    let refused = authorize_as(&issuer, &other).await;
+    assert_eq!(refused.status(), reqwest::StatusCode::BAD_REQUEST);
+    assert_eq!(json_of(refused).await["error"], "invalid_client");
+
+    let fetched = issuer.metadata_documents();
+    assert_eq!(fetched.len(), 2);
+    assert_eq!(fetched[0].url, good);
+    assert_eq!(fetched[0].outcome, Ok(200));
+    assert_eq!(fetched[0].document.as_ref().unwrap()["client_name"], "c");
+    assert_eq!(fetched[1].url, other);
+}
+
+#[tokio::test]
+async fn an_unreachable_document_refuses_and_without_support_nothing_is_fetched() {
+    let issuer = ScriptedIssuer::start(RESOURCE, AuthScript::default())
+        .await
+        .unwrap();
+    // A port nothing listens on: bound, then released.
+    let gone = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+    let url = format!("http://{}/client.json", gone.local_addr().unwrap());
+    drop(gone);
+    assert_eq!(
+        authorize_as(&issuer, &url).await.status(),
+        reqwest::StatusCode::BAD_REQUEST
+    );
+    let fetched = issuer.metadata_documents();
+    assert!(fetched[0].outcome.is_err(), "{fetched:?}");
+
+    let script = AuthScript {
+        metadata_documents: false,
+        ..AuthScript::default()
+    };
+    let without = ScriptedIssuer::start(RESOURCE, script).await.unwrap();
+    assert_eq!(
+        metadata_of(&without).await["client_id_metadata_document_supported"],
+        false
+    );
+    assert_eq!(
+        authorize_as(&without, &url).await.status(),
+        reqwest::StatusCode::FOUND
+    );
+    assert!(without.metadata_documents().is_empty());
+}
