@@ -7,6 +7,7 @@
 //! For client tests (issue 18), the scripted authorization server runs the
 //! authorization code flow with PKCE a client under test goes through.
 
+mod discovery;
 mod issuer;
 mod keys;
 mod metadata;
@@ -15,6 +16,9 @@ mod pkce;
 mod resource;
 mod scripted;
 
+pub use discovery::{
+    OPENID_CONFIGURATION, authorization_server_metadata_urls, protected_resource_metadata_urls,
+};
 pub use issuer::{IssuerError, JWKS_PATH, METADATA_PATH, MockIssuer, TOKEN_PATH};
 pub use keys::{KeyGenerationFailed, SigningKey};
 pub use metadata::{authorization_server_metadata, jwks};
