@@ -46,15 +46,11 @@ impl MockIssuer {
     /// Listens on a free loopback port and issues tokens for `audience`
     /// (the protected server's canonical URI).
     pub async fn start(audience: &str) -> Result<Self, IssuerError> {
-        let listener = TcpListener::bind("127.0.0.1:0").await?;
-        let issuer = format!("http://{}", listener.local_addr()?);
+        let (listener, issuer) = loopback_listener().await?;
         let minter = Arc::new(Minter::new(&issuer, audience)?);
         let serving = Arc::clone(&minter);
-        let task = tokio::spawn(async move {
-            let handle = move |request| answer(Arc::clone(&serving), request);
-            if let Err(error) = serve_with(listener, "mock authorization server", handle).await {
-                eprintln!("mock authorization server: {error}");
-            }
+        let task = serve_in_background(listener, "mock authorization server", move |request| {
+            answer(Arc::clone(&serving), request)
         });
         Ok(Self { minter, task })
     }
@@ -72,6 +68,27 @@ impl MockIssuer {
     pub fn minter(&self) -> &Arc<Minter> {
         &self.minter
     }
+}
+
+/// A listener on a free loopback port, and the base URL it serves.
+pub(super) async fn loopback_listener() -> std::io::Result<(TcpListener, String)> {
+    let listener = TcpListener::bind("127.0.0.1:0").await?;
+    let base = format!("http://{}", listener.local_addr()?);
+    Ok((listener, base))
+}
+
+/// Serves `handle` on `listener` in a task of its own; aborting the task
+/// stops the server, and a failure to accept is reported and ends it.
+pub(super) fn serve_in_background<H, F>(listener: TcpListener, who: &'static str, handle: H) -> JoinHandle<()>
+where
+    H: Fn(Request<Incoming>) -> F + Clone + Send + Sync + 'static,
+    F: Future<Output = Response<Body>> + Send + 'static,
+{
+    tokio::spawn(async move {
+        if let Err(error) = serve_with(listener, who, handle).await {
+            eprintln!("{who}: {error}");
+        }
+    })
 }
 
 async fn answer(minter: Arc<Minter>, request: Request<Incoming>) -> Response<Body> {
@@ -107,7 +124,7 @@ async fn answer(minter: Arc<Minter>, request: Request<Incoming>) -> Response<Bod
     }
 }
 
-fn ok(document: serde_json::Value) -> Response<Body> {
+pub(super) fn ok(document: serde_json::Value) -> Response<Body> {
     json_response(StatusCode::OK, document.to_string())
 }
 

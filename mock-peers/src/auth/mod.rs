@@ -4,15 +4,27 @@
 //! the JWKS), and the resource side a protected server runs (the token
 //! check, its metadata and challenges), and the issuer served on loopback
 //! HTTP. The reference server's protected mode builds on these pieces.
+//! For client tests (issue 18), the scripted authorization server runs the
+//! authorization code flow with PKCE a client under test goes through.
 
+mod discovery;
 mod issuer;
 mod keys;
 mod metadata;
 mod minter;
+mod pkce;
 mod resource;
+mod scripted;
 
+pub use discovery::{
+    OPENID_CONFIGURATION, authorization_server_metadata_urls, protected_resource_metadata_urls,
+};
 pub use issuer::{IssuerError, JWKS_PATH, METADATA_PATH, MockIssuer, TOKEN_PATH};
 pub use keys::{KeyGenerationFailed, SigningKey};
 pub use metadata::{authorization_server_metadata, jwks};
 pub use minter::{Claims, GARBAGE_TOKEN, Minter, TokenChoice, flip_signature_bit};
+pub use pkce::s256_challenge;
 pub use resource::{Rejection, ResourceGuard, Skipped, WELL_KNOWN};
+pub use scripted::{
+    AUTHORIZE_PATH, AuthScript, IssParameter, MetadataFetch, OAuthRequest, REGISTER_PATH, ScriptedIssuer,
+};

@@ -1,0 +1,280 @@
+//! The scripted authorization server that test-client runs for a client
+//! under test (issue 18): RFC 8414 metadata, an authorization endpoint that
+//! redirects at once to the client's `redirect_uri` (no browser, no user:
+//! an unmodified client with a headless redirect handler completes the
+//! flow), the `authorization_code` grant with PKCE, refresh tokens, and
+//! Dynamic Client Registration, and Client ID Metadata Documents fetched
+//! from the client's URL. The script says how it behaves where a
+//! scenario varies it (the `iss` of the redirect, refresh, registration);
+//! every request is recorded for the judge.
+
+mod cimd;
+mod grants;
+mod record;
+
+use std::sync::{Arc, Mutex, PoisonError};
+
+use hyper::body::Incoming;
+use hyper::header::{HeaderValue, LOCATION};
+use hyper::{Method, Request, Response, StatusCode};
+use serde_json::{Value, json};
+use tokio::task::JoinHandle;
+
+pub use self::cimd::MetadataFetch;
+use self::grants::{Grants, PendingCode, Refused, random_handle};
+pub use self::record::OAuthRequest;
+use super::issuer::{loopback_listener, ok, serve_in_background};
+use super::{IssuerError, JWKS_PATH, METADATA_PATH, Minter, TOKEN_PATH, TokenChoice};
+use super::{authorization_server_metadata, jwks};
+use crate::transport::http_server::request::read_body;
+use crate::transport::http_server::respond::{Body, json_response, status_only};
+
+pub const AUTHORIZE_PATH: &str = "/authorize";
+pub const REGISTER_PATH: &str = "/register";
+
+/// The `iss` parameter the authorization endpoint puts on its redirect
+/// (RFC 9207).
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub enum IssParameter {
+    /// The issuer, exactly.
+    #[default]
+    Correct,
+    /// Another authorization server's issuer.
+    Wrong,
+    /// The issuer with a trailing slash: equal only after a normalisation
+    /// the client must not make.
+    Normalized,
+    Missing,
+}
+
+/// How the scripted authorization server behaves where scenarios differ.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct AuthScript {
+    pub iss: IssParameter,
+    /// `authorization_response_iss_parameter_supported` in the metadata.
+    pub advertises_iss: bool,
+    pub refresh_tokens: bool,
+    /// Whether `/register` (Dynamic Client Registration) exists.
+    pub registration: bool,
+    /// `client_id_metadata_document_supported`; without it a URL client_id
+    /// is an opaque name, never fetched.
+    pub metadata_documents: bool,
+}
+
+impl Default for AuthScript {
+    fn default() -> Self {
+        Self {
+            iss: IssParameter::Correct,
+            advertises_iss: true,
+            refresh_tokens: true,
+            registration: true,
+            metadata_documents: true,
+        }
+    }
+}
+
+/// A running scripted authorization server; it stops when dropped.
+#[derive(Debug)]
+pub struct ScriptedIssuer {
+    shared: Arc<Shared>,
+    task: JoinHandle<()>,
+}
+
+#[derive(Debug)]
+struct Shared {
+    minter: Minter,
+    script: AuthScript,
+    grants: Mutex<Grants>,
+    log: Mutex<Vec<OAuthRequest>>,
+    documents: Mutex<Vec<MetadataFetch>>,
+}
+
+impl Drop for ScriptedIssuer {
+    fn drop(&mut self) {
+        self.task.abort();
+    }
+}
+
+impl ScriptedIssuer {
+    /// Listens on a free loopback port and issues tokens for `audience`
+    /// (the mock server's canonical URI), behaving as `script` says.
+    pub async fn start(audience: &str, script: AuthScript) -> Result<Self, IssuerError> {
+        let (listener, issuer) = loopback_listener().await?;
+        let shared = Arc::new(Shared {
+            minter: Minter::new(&issuer, audience)?,
+            script,
+            grants: Mutex::default(),
+            log: Mutex::default(),
+            documents: Mutex::default(),
+        });
+        let serving = Arc::clone(&shared);
+        let task = serve_in_background(listener, "scripted authorization server", move |request| {
+            answer(Arc::clone(&serving), request)
+        });
+        Ok(Self { shared, task })
+    }
+
+    /// The issuer identifier, which is also its base URL.
+    pub fn issuer(&self) -> &str {
+        self.shared.minter.issuer()
+    }
+
+    pub fn minter(&self) -> &Minter {
+        &self.shared.minter
+    }
+
+    /// Every request received so far, in arrival order.
+    pub fn requests(&self) -> Vec<OAuthRequest> {
+        lock(&self.shared.log).clone()
+    }
+
+    /// Every Client ID Metadata Document fetched so far.
+    pub fn metadata_documents(&self) -> Vec<MetadataFetch> {
+        lock(&self.shared.documents).clone()
+    }
+}
+
+/// A poisoned lock only means a handler panicked; what it guards stays usable.
+fn lock<T>(mutex: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
+    mutex.lock().unwrap_or_else(PoisonError::into_inner)
+}
+
+impl Shared {
+    fn metadata(&self) -> Value {
+        let issuer = self.minter.issuer();
+        let mut metadata = authorization_server_metadata(issuer);
+        let fields = json!({
+            "authorization_endpoint": format!("{issuer}{AUTHORIZE_PATH}"),
+            "grant_types_supported": ["authorization_code", "refresh_token", "client_credentials"],
+            "token_endpoint_auth_methods_supported": ["none", "client_secret_post", "client_secret_basic"],
+            "authorization_response_iss_parameter_supported": self.script.advertises_iss,
+            "client_id_metadata_document_supported": self.script.metadata_documents,
+        });
+        let object = metadata.as_object_mut().expect("metadata is an object");
+        object.extend(fields.as_object().expect("an object").clone());
+        if self.script.registration {
+            object.insert(
+                "registration_endpoint".into(),
+                json!(format!("{issuer}{REGISTER_PATH}")),
+            );
+        }
+        metadata
+    }
+
+    fn iss_value(&self) -> Option<String> {
+        let issuer = self.minter.issuer();
+        match self.script.iss {
+            IssParameter::Correct => Some(issuer.to_owned()),
+            IssParameter::Wrong => Some("https://another-authorization-server.invalid".to_owned()),
+            IssParameter::Normalized => Some(format!("{issuer}/")),
+            IssParameter::Missing => None,
+        }
+    }
+}
+
+async fn answer(shared: Arc<Shared>, request: Request<Incoming>) -> Response<Body> {
+    let (parts, body) = request.into_parts();
+    let body = match read_body(body).await {
+        Ok(body) => body,
+        Err(refusal) => return refusal.response(),
+    };
+    let recorded = OAuthRequest::of(&parts, &body);
+    lock(&shared.log).push(recorded.clone());
+    match (parts.method, parts.uri.path()) {
+        (Method::GET, METADATA_PATH) => ok(shared.metadata()),
+        (Method::GET, JWKS_PATH) => ok(jwks(&[shared.minter.published_key()])),
+        (Method::GET, AUTHORIZE_PATH) => authorize(&shared, &recorded).await,
+        (Method::POST, TOKEN_PATH) => token(&shared, &recorded).unwrap_or_else(oauth_error),
+        (Method::POST, REGISTER_PATH) if shared.script.registration => register(&body),
+        _ => status_only(StatusCode::NOT_FOUND),
+    }
+}
+
+/// Grants every well-formed request at once and redirects with the code;
+/// a client_id that is a URL is granted only if its document admits it.
+async fn authorize(shared: &Shared, request: &OAuthRequest) -> Response<Body> {
+    let (Some(client_id), Some(redirect_uri), Some("code")) = (
+        request.param("client_id"),
+        request.param("redirect_uri"),
+        request.param("response_type"),
+    ) else {
+        return oauth_error(Refused("invalid_request"));
+    };
+    if shared.script.metadata_documents && cimd::is_document_url(client_id) {
+        let fetched = cimd::fetch(client_id).await;
+        let admitted = fetched.admits(redirect_uri);
+        lock(&shared.documents).push(fetched);
+        if !admitted {
+            return oauth_error(Refused("invalid_client"));
+        }
+    }
+    let code = lock(&shared.grants).hand_out(PendingCode {
+        client_id: client_id.to_owned(),
+        redirect_uri: redirect_uri.to_owned(),
+        code_challenge: request.param("code_challenge").map(str::to_owned),
+        code_challenge_method: request.param("code_challenge_method").map(str::to_owned),
+        scope: request.param("scope").map(str::to_owned),
+    });
+    let mut query = form_urlencoded::Serializer::new(String::new());
+    query.append_pair("code", &code);
+    if let Some(state) = request.param("state") {
+        query.append_pair("state", state);
+    }
+    if let Some(iss) = shared.iss_value() {
+        query.append_pair("iss", &iss);
+    }
+    let separator = if redirect_uri.contains('?') { '&' } else { '?' };
+    let location = format!("{redirect_uri}{separator}{}", query.finish());
+    let Ok(location) = HeaderValue::from_str(&location) else {
+        return oauth_error(Refused("invalid_request"));
+    };
+    let mut response = status_only(StatusCode::FOUND);
+    response.headers_mut().insert(LOCATION, location);
+    response
+}
+
+fn token(shared: &Shared, request: &OAuthRequest) -> Result<Response<Body>, Refused> {
+    let scope = match request.param("grant_type") {
+        Some("authorization_code") => {
+            let code = request.param("code").ok_or(Refused("invalid_request"))?;
+            let pending = lock(&shared.grants).redeem(
+                code,
+                request.param("client_id"),
+                request.param("redirect_uri"),
+                request.param("code_verifier"),
+            )?;
+            pending.scope
+        }
+        Some("refresh_token") => {
+            let token = request.param("refresh_token").ok_or(Refused("invalid_request"))?;
+            lock(&shared.grants).refreshed_scope(token)?
+        }
+        Some("client_credentials") => request.param("scope").map(str::to_owned),
+        _ => return Err(Refused("unsupported_grant_type")),
+    };
+    let mut granted = json!({
+        "access_token": shared.minter.mint_scoped(TokenChoice::Valid, scope.as_deref()),
+        "token_type": "Bearer",
+        "expires_in": 3600,
+    });
+    if shared.script.refresh_tokens {
+        granted["refresh_token"] = json!(lock(&shared.grants).issue_refresh(scope));
+    }
+    Ok(ok(granted))
+}
+
+/// RFC 7591: any JSON object registers, and comes back with a client ID.
+fn register(body: &str) -> Response<Body> {
+    let Ok(Value::Object(mut metadata)) = serde_json::from_str(body) else {
+        return oauth_error(Refused("invalid_client_metadata"));
+    };
+    metadata.insert("client_id".into(), json!(random_handle()));
+    json_response(StatusCode::CREATED, Value::Object(metadata).to_string())
+}
+
+fn oauth_error(Refused(error): Refused) -> Response<Body> {
+    json_response(StatusCode::BAD_REQUEST, json!({ "error": error }).to_string())
+}
+
+#[cfg(test)]
+mod tests;
