@@ -149,6 +149,39 @@ fn a_scenario_whose_trigger_is_unbound_says_which_one_and_how_to_bind_it() {
 }
 
 #[test]
+fn a_missing_capability_decides_before_a_missing_trigger() {
+    // A mock server that declares tools only: no tasks.
+    let dir = tempfile::tempdir().unwrap();
+    let played = dir.path().join("tools-only.yaml");
+    let scenario = "id: fixture.tools-only\ntitle: declares tools only\nrole: client\n\
+                    server: { capabilities: { tools: {} } }\nsteps:\n  - sleep: 300\n";
+    std::fs::write(&played, scenario).unwrap();
+    let binary = assert_cmd::cargo::cargo_bin("mcp-conform");
+    let server = format!("{} serve {}", binary.display(), played.display());
+    let out = stdout(&[
+        "run",
+        "--stdio",
+        &server,
+        "--protocol",
+        "2025-11-25",
+        "--filter",
+        "tasks.",
+        "--show",
+        "not-applicable",
+    ]);
+    let cases: Vec<&str> = out.lines().filter(|l| l.contains(" tasks.")).collect();
+    assert!(cases.len() >= 7, "{out}");
+    for case in cases {
+        assert!(
+            case.starts_with("not-applicable")
+                && case.contains("does not declare the `tasks.requests.tools.call` capability"),
+            "{out}"
+        );
+    }
+    assert!(!out.contains("for want of a trigger"), "{out}");
+}
+
+#[test]
 fn list_shows_what_a_plain_run_runs_and_counts_the_rest() {
     let quiet = stdout(&["list"]);
     let verbose = stdout(&["list", "--verbose"]);

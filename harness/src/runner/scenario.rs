@@ -115,7 +115,8 @@ pub(super) async fn run_session(
 ) -> ScenarioOutcome {
     let mut runner = StepRunner::new(scenario, session, config);
     runner.backends = backends;
-    let stop = drive(&mut runner, scenario, config).await;
+    let untriggered = untriggered(scenario, config);
+    let stop = drive(&mut runner, scenario, config, untriggered.as_deref()).await;
     if let Stop::Halted { verdict, note } = stop {
         outcome.verdict = verdict;
         outcome.note = Some(note);
@@ -183,9 +184,9 @@ pub(super) async fn run_session(
         .into_iter()
         .partition(|check| check.level == Level::Must || scenario.requirements.contains(&check.requirement));
     outcome.checks.extend(checks);
-    if outcome.verdict == Verdict::NotApplicable {
-        // A case that does not apply judges nothing: what its frames broke
-        // is shown, and judged by the cases that do apply.
+    if outcome.verdict == Verdict::NotApplicable || untriggered.is_some() {
+        // A case that does not apply, or ran no step, judges nothing: what
+        // its frames broke is shown, and judged by the cases that do apply.
         remarks.splice(0..0, std::mem::take(&mut outcome.checks));
     }
     outcome.remarks = remarks;
@@ -206,8 +207,14 @@ pub(super) async fn run_session(
 }
 
 /// The handshake and the steps, within the scenario's budget. The session
-/// lives outside the budget so the transcript survives a timeout.
-async fn drive<'s>(runner: &mut StepRunner<'s>, scenario: &'s Scenario, config: &RunConfig) -> Stop {
+/// lives outside the budget so the transcript survives a timeout. A case
+/// missing a trigger (`untriggered`, why) stops after the handshake.
+async fn drive<'s>(
+    runner: &mut StepRunner<'s>,
+    scenario: &'s Scenario,
+    config: &RunConfig,
+    untriggered: Option<&str>,
+) -> Stop {
     let budget = scenario.timeout;
     let work = async {
         if scenario.handshake == Handshake::Auto {
@@ -220,6 +227,9 @@ async fn drive<'s>(runner: &mut StepRunner<'s>, scenario: &'s Scenario, config: 
                 Handshaken::Ready => {}
                 Handshaken::Stopped(stop) => return stop,
             }
+        }
+        if let Some(why) = untriggered {
+            return Stop::halted(Verdict::NotObserved, why.to_owned());
         }
         let steps = &scenario.steps;
         let stop = runner.run_steps(steps).await;
@@ -302,22 +312,38 @@ pub(super) fn precondition(scenario: &Scenario, config: &RunConfig) -> Option<(V
             ),
         ));
     }
+    // Without its capability the case does not apply whatever the profile
+    // binds: capability-gated cases learn that from the handshake first.
+    let note = untriggered(scenario, config).filter(|_| !capability_gated(scenario))?;
+    Some((Verdict::NotObserved, note))
+}
+
+/// Why the case cannot be provoked: a trigger it needs that the profile
+/// does not bind.
+fn untriggered(scenario: &Scenario, config: &RunConfig) -> Option<String> {
     let missing = unbound(
         &scenario.requires.triggers,
         config.profile.as_ref(),
         config.protocol.era(),
     );
-    if !missing.is_empty() {
-        let unbound = match &config.profile {
-            Some(profile) => format!("profile `{}` does not bind it", profile.name),
-            None => "no profile was given (--profile)".to_owned(),
-        };
-        return Some((
-            Verdict::NotObserved,
-            format!("needs trigger {}; {unbound}", missing.join(", ")),
-        ));
+    if missing.is_empty() || scenario.role == Role::Client {
+        return None;
     }
-    None
+    let unbound = match &config.profile {
+        Some(profile) => format!("profile `{}` does not bind it", profile.name),
+        None => "no profile was given (--profile)".to_owned(),
+    };
+    Some(format!("needs trigger {}; {unbound}", missing.join(", ")))
+}
+
+/// Whether the handshake decides that the case does not apply: it names
+/// capabilities the server must (or must not) declare.
+fn capability_gated(scenario: &Scenario) -> bool {
+    let requires = &scenario.requires;
+    scenario.handshake == Handshake::Auto
+        && !(requires.capabilities.is_empty()
+            && requires.absent_capabilities.is_empty()
+            && requires.any_capabilities.is_empty())
 }
 
 /// Why a scenario for protected servers does not apply, if it does not.
