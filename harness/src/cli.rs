@@ -102,6 +102,9 @@ pub enum Command {
     /// Put a gateway or bridge between the server suite and the bundled
     /// reference server, and judge what comes through.
     TestGateway(crate::test_gateway::TestGatewayArgs),
+    /// Call a server's allowed tools with generated arguments, judge every
+    /// answer, and write a reproducer scenario for each finding.
+    Fuzz(Box<crate::fuzz::run::FuzzArgs>),
     /// Relay between a client and a server, judge every frame as it passes,
     /// and write the conversation as a scenario that `run` replays.
     Record(crate::record::RecordArgs),
@@ -356,6 +359,7 @@ fn shown_error(error: &CliError, color: bool, secrets: &Secrets) -> String {
 fn execute(command: Command) -> Result<ExitCode, CliError> {
     match command {
         Command::Run(args) => run(*args),
+        Command::Fuzz(args) => crate::fuzz::run::fuzz(*args),
         Command::Serve(args) => crate::test_client::serve(args),
         Command::TestClient(args) => crate::test_client::test_client(args),
         Command::ReferenceClient(args) => crate::test_client::reference_client(args),
@@ -421,7 +425,13 @@ fn run(args: RunArgs) -> Result<ExitCode, CliError> {
         }
     }
     let bundled_server = args.stdio.is_none() && args.url.is_none();
-    let mut config = RunConfig::new(target(&args).map_err(CliError::Usage)?);
+    let target = target(
+        args.stdio.as_deref(),
+        args.url.as_deref(),
+        &args.headers,
+        args.transport,
+    );
+    let mut config = RunConfig::new(target.map_err(CliError::Usage)?);
     config.startup_timeout = std::time::Duration::from_secs(args.startup_timeout);
     // Listening from here: a signal while the server starts stops the run too.
     crate::interrupt::flag();
@@ -526,26 +536,30 @@ fn merge(reports: &[PathBuf], dir: &std::path::Path) -> Result<ExitCode, CliErro
 }
 
 /// The peer under test, from `--stdio`, `--url` or the bundled default.
-fn target(args: &RunArgs) -> Result<Target, String> {
-    if let Some(url) = &args.url {
-        let headers = args
-            .headers
+pub(crate) fn target(
+    stdio: Option<&str>,
+    url: Option<&str>,
+    headers: &[String],
+    transport: HttpMode,
+) -> Result<Target, String> {
+    if let Some(url) = url {
+        let headers = headers
             .iter()
             .map(|h| parse_header(h).map_err(|e| format!("--header: {e}")))
             .collect::<Result<Vec<_>, _>>()?;
         // Refuse a bad URL before the run, not once per scenario.
         mcp_mock_peers::transport::HttpTransport::new(mcp_mock_peers::transport::HttpOptions {
             headers: headers.clone(),
-            ..mcp_mock_peers::transport::HttpOptions::new(url.clone())
+            ..mcp_mock_peers::transport::HttpOptions::new(url.to_owned())
         })
         .map_err(|e| format!("--url: {e}"))?;
         return Ok(Target::Http {
-            url: url.clone(),
+            url: url.to_owned(),
             headers,
-            mode: args.transport,
+            mode: transport,
         });
     }
-    let command = match &args.stdio {
+    let command = match stdio {
         Some(line) => StdioCommand::parse(line),
         None => reference_server_command(),
     };
