@@ -7,16 +7,20 @@ use std::path::{Path, PathBuf};
 use std::process::Output;
 
 use assert_cmd::Command;
+use mcp_conform_core::Level;
+use mcp_conform_core::requirements::catalogue;
 use mcp_mock_peers::reference::Fault;
-
-mod faults;
 
 /// Enough for the hang fault: its first case with a long string comes
 /// early, and each hang costs the call and ping timeouts.
 const TIME_BUDGET: &str = "20";
 
+fn mcp_conform_bin() -> String {
+    assert_cmd::cargo::cargo_bin("mcp-conform").display().to_string()
+}
+
 fn server(fault: Option<&str>) -> String {
-    let mut line = format!("{} reference-server", faults::mcp_conform());
+    let mut line = format!("{} reference-server", mcp_conform_bin());
     if let Some(fault) = fault {
         line += &format!(" --fault {fault}");
     }
@@ -24,7 +28,7 @@ fn server(fault: Option<&str>) -> String {
 }
 
 fn mcp_conform(args: &[&str]) -> Output {
-    let output = Command::new(faults::mcp_conform()).args(args).output().unwrap();
+    let output = Command::new(mcp_conform_bin()).args(args).output().unwrap();
     println!("{}", String::from_utf8_lossy(&output.stdout));
     output
 }
@@ -54,35 +58,25 @@ fn reproducers(dir: &Path) -> Vec<PathBuf> {
 
 #[test]
 fn fuzz_finds_each_fuzz_fault_and_its_reproducer_fails_run_the_same_way() {
-    let fuzz_faults: Vec<faults::Fault> = faults::fault_list!(Fault)
-        .into_iter()
-        .filter(|f| f.name.parse::<Fault>().unwrap().is_fuzz())
-        .collect();
+    let fuzz_faults: Vec<Fault> = Fault::ALL.iter().copied().filter(|f| f.is_fuzz()).collect();
     assert!(!fuzz_faults.is_empty());
     for fault in fuzz_faults {
-        let must = fault.name.parse::<Fault>().unwrap() != Fault::FuzzInternalErrorOnWrongType;
-        let server = server(Some(fault.name));
+        let (name, requirement) = (fault.name(), fault.requirement());
+        // A broken MUST fails the fuzz run; a broken SHOULD only under --strict.
+        let must = catalogue().get(requirement).unwrap().level == Level::Must;
+        let server = server(Some(name));
         let out = tempfile::tempdir().unwrap();
         let found = fuzz(&server, out.path(), &["--time", TIME_BUDGET]);
         let stdout = String::from_utf8_lossy(&found.stdout);
-        assert!(stdout.contains(fault.requirement), "{}: {stdout}", fault.name);
-        assert_eq!(
-            found.status.code(),
-            Some(if must { 1 } else { 0 }),
-            "{}",
-            fault.name
-        );
+        assert!(stdout.contains(requirement), "{}: {stdout}", name);
+        assert_eq!(found.status.code(), Some(if must { 1 } else { 0 }), "{}", name);
         let written = reproducers(out.path());
-        assert_eq!(written.len(), 1, "{}: one finding, one reproducer", fault.name);
+        assert_eq!(written.len(), 1, "{}: one finding, one reproducer", name);
         let reproducer = written[0].display().to_string();
         let replayed = mcp_conform(&["run", "--stdio", &server, &reproducer, "--strict"]);
         let replayed_out = String::from_utf8_lossy(&replayed.stdout);
-        assert_eq!(replayed.status.code(), Some(1), "{}: {replayed_out}", fault.name);
-        assert!(
-            replayed_out.contains(fault.requirement),
-            "{}: {replayed_out}",
-            fault.name
-        );
+        assert_eq!(replayed.status.code(), Some(1), "{}: {replayed_out}", name);
+        assert!(replayed_out.contains(requirement), "{}: {replayed_out}", name);
     }
 }
 
