@@ -155,8 +155,9 @@ pub enum SchemasCommand {
     },
 }
 
+/// The server under test, as `run` and `fuzz` take it.
 #[derive(Debug, clap::Args)]
-pub struct RunArgs {
+pub struct ServerArgs {
     /// The server's command line, split like a shell would but run without
     /// one. Default: the bundled reference server.
     #[arg(long, value_name = "COMMAND", conflicts_with = "url")]
@@ -165,15 +166,26 @@ pub struct RunArgs {
     /// (`http://127.0.0.1:PORT/mcp`).
     #[arg(long, value_name = "URL")]
     pub url: Option<String>,
-    /// A command that starts the server at `--url` (a loopback address):
-    /// the run waits for its port, then kills its process group at the end.
-    #[arg(long, value_name = "COMMAND", requires = "url")]
-    pub start: Option<String>,
     /// A header sent on every HTTP request, `'Name: value'` (repeatable).
     /// Values of headers named like authorization, cookie, token, key or
     /// secret are shown as `<redacted>`.
     #[arg(long = "header", short = 'H', value_name = "HEADER", requires = "url")]
     pub headers: Vec<String>,
+    /// The HTTP transport: `streamable` (Streamable HTTP), `sse` (the legacy
+    /// HTTP+SSE of 2024-11-05) or `auto` (Streamable HTTP, falling back to
+    /// HTTP+SSE when the server refuses the first POST).
+    #[arg(long, value_name = "TRANSPORT", default_value = "auto", requires = "url")]
+    pub transport: HttpMode,
+}
+
+#[derive(Debug, clap::Args)]
+pub struct RunArgs {
+    #[command(flatten)]
+    pub server: ServerArgs,
+    /// A command that starts the server at `--url` (a loopback address):
+    /// the run waits for its port, then kills its process group at the end.
+    #[arg(long, value_name = "COMMAND", requires = "url")]
+    pub start: Option<String>,
     /// The authorization server for an OAuth-protected server at `--url`:
     /// `mock` (the harness runs one on loopback; `--start` gets its URLs as
     /// `{issuer}` and `{jwks}`, and the tokens' audience as `{audience}`,
@@ -181,11 +193,6 @@ pub struct RunArgs {
     /// `none` (no auth scenarios; pass a token with `--header`).
     #[arg(long, value_name = "ISSUER", default_value = "mock", requires = "url")]
     pub auth_issuer: AuthIssuer,
-    /// The HTTP transport: `streamable` (Streamable HTTP), `sse` (the legacy
-    /// HTTP+SSE of 2024-11-05) or `auto` (Streamable HTTP, falling back to
-    /// HTTP+SSE when the server refuses the first POST).
-    #[arg(long, value_name = "TRANSPORT", default_value = "auto", requires = "url")]
-    pub transport: HttpMode,
     /// Scenario files or directories (default: the bundled suite).
     pub paths: Vec<PathBuf>,
     #[command(flatten)]
@@ -302,7 +309,7 @@ pub(crate) fn secrets_from(values: &[String]) -> Secrets {
 /// `--header` values.
 fn secrets_of(command: &Command) -> Secrets {
     let (gate, headers) = match command {
-        Command::Run(args) => (&args.gate, args.headers.as_slice()),
+        Command::Run(args) => (&args.gate, args.server.headers.as_slice()),
         Command::TestClient(args) => (&args.gate, [].as_slice()),
         Command::TestGateway(args) => (&args.gate, [].as_slice()),
         Command::Record(args) => return secrets_from(&args.secrets),
@@ -424,18 +431,12 @@ fn run(args: RunArgs) -> Result<ExitCode, CliError> {
             )));
         }
     }
-    let bundled_server = args.stdio.is_none() && args.url.is_none();
-    let target = target(
-        args.stdio.as_deref(),
-        args.url.as_deref(),
-        &args.headers,
-        args.transport,
-    );
-    let mut config = RunConfig::new(target.map_err(CliError::Usage)?);
+    let bundled_server = args.server.is_bundled();
+    let mut config = RunConfig::new(args.server.target().map_err(CliError::Usage)?);
     config.startup_timeout = std::time::Duration::from_secs(args.startup_timeout);
     // Listening from here: a signal while the server starts stops the run too.
     crate::interrupt::flag();
-    let auth = match (&args.url, args.auth_issuer) {
+    let auth = match (&args.server.url, args.auth_issuer) {
         (Some(url), AuthIssuer::Mock) if crate::auth::needed(&scenarios, args.start.as_deref()) => {
             let auth = AuthServer::start(url).map_err(CliError::Infrastructure)?;
             eprintln!(
@@ -447,7 +448,7 @@ fn run(args: RunArgs) -> Result<ExitCode, CliError> {
         }
         _ => None,
     };
-    let _started = match (&args.start, &args.url) {
+    let _started = match (&args.start, &args.server.url) {
         (Some(command_line), Some(url)) => {
             let command_line = auth
                 .as_ref()
@@ -535,35 +536,38 @@ fn merge(reports: &[PathBuf], dir: &std::path::Path) -> Result<ExitCode, CliErro
     Ok(merged.gate.exit_code)
 }
 
-/// The peer under test, from `--stdio`, `--url` or the bundled default.
-pub(crate) fn target(
-    stdio: Option<&str>,
-    url: Option<&str>,
-    headers: &[String],
-    transport: HttpMode,
-) -> Result<Target, String> {
-    if let Some(url) = url {
-        let headers = headers
-            .iter()
-            .map(|h| parse_header(h).map_err(|e| format!("--header: {e}")))
-            .collect::<Result<Vec<_>, _>>()?;
-        // Refuse a bad URL before the run, not once per scenario.
-        mcp_mock_peers::transport::HttpTransport::new(mcp_mock_peers::transport::HttpOptions {
-            headers: headers.clone(),
-            ..mcp_mock_peers::transport::HttpOptions::new(url.to_owned())
-        })
-        .map_err(|e| format!("--url: {e}"))?;
-        return Ok(Target::Http {
-            url: url.to_owned(),
-            headers,
-            mode: transport,
-        });
+impl ServerArgs {
+    /// Whether the server is the bundled reference server (no `--stdio`, no `--url`).
+    pub(crate) fn is_bundled(&self) -> bool {
+        self.stdio.is_none() && self.url.is_none()
     }
-    let command = match stdio {
-        Some(line) => StdioCommand::parse(line),
-        None => reference_server_command(),
-    };
-    command.map(Target::Stdio).map_err(|e| format!("--stdio: {e}"))
+
+    /// The peer under test, from `--stdio`, `--url` or the bundled default.
+    pub(crate) fn target(&self) -> Result<Target, String> {
+        if let Some(url) = &self.url {
+            let headers = self
+                .headers
+                .iter()
+                .map(|h| parse_header(h).map_err(|e| format!("--header: {e}")))
+                .collect::<Result<Vec<_>, _>>()?;
+            // Refuse a bad URL before the run, not once per scenario.
+            mcp_mock_peers::transport::HttpTransport::new(mcp_mock_peers::transport::HttpOptions {
+                headers: headers.clone(),
+                ..mcp_mock_peers::transport::HttpOptions::new(url.to_owned())
+            })
+            .map_err(|e| format!("--url: {e}"))?;
+            return Ok(Target::Http {
+                url: url.to_owned(),
+                headers,
+                mode: self.transport,
+            });
+        }
+        let command = match &self.stdio {
+            Some(line) => StdioCommand::parse(line),
+            None => reference_server_command(),
+        };
+        command.map(Target::Stdio).map_err(|e| format!("--stdio: {e}"))
+    }
 }
 
 fn list(paths: &[PathBuf], verbose: bool) -> Result<ExitCode, CliError> {

@@ -12,7 +12,6 @@ use mcp_conform_core::scenario::load::load_str;
 use mcp_conform_core::version::ProtocolVersion;
 use mcp_conform_report::ExitCode;
 use mcp_mock_peers::session::WaitError;
-use mcp_mock_peers::transport::HttpMode;
 use proptest::prelude::*;
 use serde_json::{Value, json};
 use tokio::runtime::Runtime;
@@ -20,7 +19,7 @@ use tokio::runtime::Runtime;
 use super::arguments::{Flaw, near_valid, sample_trees, shrink, valid};
 use super::oracle::{Answer, Finding, judge_tool_call};
 use super::reproducer;
-use crate::cli::{CliError, at_least_one, target};
+use crate::cli::{CliError, ServerArgs, at_least_one};
 use crate::runner::{Check, Connected, RunConfig};
 use crate::select::load_profile;
 
@@ -52,18 +51,8 @@ steps:
 
 #[derive(Debug, clap::Args)]
 pub struct FuzzArgs {
-    /// The server's command line (default: the bundled reference server).
-    #[arg(long, value_name = "COMMAND", conflicts_with = "url")]
-    pub stdio: Option<String>,
-    /// The MCP endpoint of a server already listening over HTTP.
-    #[arg(long, value_name = "URL")]
-    pub url: Option<String>,
-    /// A header sent on every HTTP request, `'Name: value'` (repeatable).
-    #[arg(long = "header", short = 'H', value_name = "HEADER", requires = "url")]
-    pub headers: Vec<String>,
-    /// The HTTP transport: `streamable`, `sse` or `auto`.
-    #[arg(long, value_name = "TRANSPORT", default_value = "auto", requires = "url")]
-    pub transport: HttpMode,
+    #[command(flatten)]
+    pub server: ServerArgs,
     /// The protocol version to speak.
     #[arg(long, default_value = "2025-11-25", value_name = "VERSION")]
     pub protocol: ProtocolVersion,
@@ -107,14 +96,8 @@ struct Found {
 pub fn fuzz(args: FuzzArgs) -> Result<ExitCode, CliError> {
     let seed = args.seed.unwrap_or_else(clock_seed);
     println!("fuzz seed {seed} (replay these cases with --seed {seed})");
-    let bundled_server = args.stdio.is_none() && args.url.is_none();
-    let target = target(
-        args.stdio.as_deref(),
-        args.url.as_deref(),
-        &args.headers,
-        args.transport,
-    );
-    let mut config = RunConfig::new(target.map_err(CliError::Usage)?);
+    let bundled_server = args.server.is_bundled();
+    let mut config = RunConfig::new(args.server.target().map_err(CliError::Usage)?);
     config.protocol = args.protocol;
     let profile = args
         .profile
