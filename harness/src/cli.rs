@@ -108,6 +108,9 @@ pub enum Command {
     /// Put a gateway or bridge between the server suite and the bundled
     /// reference server, and judge what comes through.
     TestGateway(crate::test_gateway::TestGatewayArgs),
+    /// Call a server's allowed tools with generated arguments, judge every
+    /// answer, and write a reproducer scenario for each finding.
+    Fuzz(Box<crate::fuzz::run::FuzzArgs>),
     /// Relay between a client and a server, judge every frame as it passes,
     /// and write the conversation as a scenario that `run` replays.
     Record(crate::record::RecordArgs),
@@ -170,8 +173,9 @@ pub enum SchemasCommand {
     },
 }
 
+/// The server under test, as `run` and `fuzz` take it.
 #[derive(Debug, clap::Args)]
-pub struct RunArgs {
+pub struct ServerArgs {
     /// The server's command line, split like a shell would but run without
     /// one. Default: the bundled reference server.
     #[arg(long, value_name = "COMMAND", conflicts_with = "url")]
@@ -180,15 +184,26 @@ pub struct RunArgs {
     /// (`http://127.0.0.1:PORT/mcp`).
     #[arg(long, value_name = "URL")]
     pub url: Option<String>,
-    /// A command that starts the server at `--url` (a loopback address):
-    /// the run waits for its port, then kills its process group at the end.
-    #[arg(long, value_name = "COMMAND", requires = "url")]
-    pub start: Option<String>,
     /// A header sent on every HTTP request, `'Name: value'` (repeatable).
     /// Values of headers named like authorization, cookie, token, key or
     /// secret are shown as `<redacted>`.
     #[arg(long = "header", short = 'H', value_name = "HEADER", requires = "url")]
     pub headers: Vec<String>,
+    /// The HTTP transport: `streamable` (Streamable HTTP), `sse` (the legacy
+    /// HTTP+SSE of 2024-11-05) or `auto` (Streamable HTTP, falling back to
+    /// HTTP+SSE when the server refuses the first POST).
+    #[arg(long, value_name = "TRANSPORT", default_value = "auto", requires = "url")]
+    pub transport: HttpMode,
+}
+
+#[derive(Debug, clap::Args)]
+pub struct RunArgs {
+    #[command(flatten)]
+    pub server: ServerArgs,
+    /// A command that starts the server at `--url` (a loopback address):
+    /// the run waits for its port, then kills its process group at the end.
+    #[arg(long, value_name = "COMMAND", requires = "url")]
+    pub start: Option<String>,
     /// The authorization server for an OAuth-protected server at `--url`:
     /// `mock` (the harness runs one on loopback; `--start` gets its URLs as
     /// `{issuer}` and `{jwks}`, and the tokens' audience as `{audience}`,
@@ -211,11 +226,6 @@ pub struct RunArgs {
     /// off the command line.
     #[arg(long, value_name = "COMMAND", requires = "url")]
     pub token_command: Option<String>,
-    /// The HTTP transport: `streamable` (Streamable HTTP), `sse` (the legacy
-    /// HTTP+SSE of 2024-11-05) or `auto` (Streamable HTTP, falling back to
-    /// HTTP+SSE when the server refuses the first POST).
-    #[arg(long, value_name = "TRANSPORT", default_value = "auto", requires = "url")]
-    pub transport: HttpMode,
     /// Scenario files or directories (default: the bundled suite).
     pub paths: Vec<PathBuf>,
     #[command(flatten)]
@@ -332,7 +342,7 @@ pub(crate) fn secrets_from(values: &[String]) -> Secrets {
 /// `--header` values.
 fn secrets_of(command: &Command) -> Secrets {
     let (gate, headers) = match command {
-        Command::Run(args) => (&args.gate, args.headers.as_slice()),
+        Command::Run(args) => (&args.gate, args.server.headers.as_slice()),
         Command::TestClient(args) => (&args.gate, [].as_slice()),
         Command::TestGateway(args) => (&args.gate, [].as_slice()),
         Command::Record(args) => return secrets_from(&args.secrets),
@@ -389,6 +399,7 @@ fn shown_error(error: &CliError, color: bool, secrets: &Secrets) -> String {
 fn execute(command: Command) -> Result<ExitCode, CliError> {
     match command {
         Command::Run(args) => run(*args),
+        Command::Fuzz(args) => crate::fuzz::run::fuzz(*args),
         Command::Serve(args) => crate::test_client::serve(args),
         Command::TestClient(args) => crate::test_client::test_client(args),
         Command::ReferenceClient(args) => crate::test_client::reference_client(args),
@@ -460,14 +471,14 @@ fn run(args: RunArgs) -> Result<ExitCode, CliError> {
             )));
         }
     }
-    let bundled_server = args.stdio.is_none() && args.url.is_none();
-    let mut config = RunConfig::new(target(&args).map_err(CliError::Usage)?);
+    let bundled_server = args.server.is_bundled();
+    let mut config = RunConfig::new(args.server.target().map_err(CliError::Usage)?);
     config.startup_timeout = std::time::Duration::from_secs(args.startup_timeout);
     // Listening from here: a signal while the server starts stops the run too.
     crate::interrupt::flag();
     let own_token = crate::auth::read_token(args.token.as_deref(), args.token_command.as_deref())
         .map_err(CliError::Usage)?;
-    let auth = match (&args.url, args.auth_issuer) {
+    let auth = match (&args.server.url, args.auth_issuer) {
         (Some(url), AuthIssuer::Mock)
             if own_token.is_none() && crate::auth::needed(&scenarios, args.start.as_deref()) =>
         {
@@ -481,7 +492,7 @@ fn run(args: RunArgs) -> Result<ExitCode, CliError> {
         }
         _ => None,
     };
-    let _started = match (&args.start, &args.url) {
+    let _started = match (&args.start, &args.server.url) {
         (Some(command_line), Some(url)) => {
             let command_line = auth
                 .as_ref()
@@ -577,31 +588,38 @@ fn merge(reports: &[PathBuf], dir: &std::path::Path) -> Result<ExitCode, CliErro
     Ok(merged.gate.exit_code)
 }
 
-/// The peer under test, from `--stdio`, `--url` or the bundled default.
-fn target(args: &RunArgs) -> Result<Target, String> {
-    if let Some(url) = &args.url {
-        let headers = args
-            .headers
-            .iter()
-            .map(|h| parse_header(h).map_err(|e| format!("--header: {e}")))
-            .collect::<Result<Vec<_>, _>>()?;
-        // Refuse a bad URL before the run, not once per scenario.
-        mcp_mock_peers::transport::HttpTransport::new(mcp_mock_peers::transport::HttpOptions {
-            headers: headers.clone(),
-            ..mcp_mock_peers::transport::HttpOptions::new(url.clone())
-        })
-        .map_err(|e| format!("--url: {e}"))?;
-        return Ok(Target::Http {
-            url: url.clone(),
-            headers,
-            mode: args.transport,
-        });
+impl ServerArgs {
+    /// Whether the server is the bundled reference server (no `--stdio`, no `--url`).
+    pub(crate) fn is_bundled(&self) -> bool {
+        self.stdio.is_none() && self.url.is_none()
     }
-    let command = match &args.stdio {
-        Some(line) => StdioCommand::parse(line),
-        None => reference_server_command(),
-    };
-    command.map(Target::Stdio).map_err(|e| format!("--stdio: {e}"))
+
+    /// The peer under test, from `--stdio`, `--url` or the bundled default.
+    pub(crate) fn target(&self) -> Result<Target, String> {
+        if let Some(url) = &self.url {
+            let headers = self
+                .headers
+                .iter()
+                .map(|h| parse_header(h).map_err(|e| format!("--header: {e}")))
+                .collect::<Result<Vec<_>, _>>()?;
+            // Refuse a bad URL before the run, not once per scenario.
+            mcp_mock_peers::transport::HttpTransport::new(mcp_mock_peers::transport::HttpOptions {
+                headers: headers.clone(),
+                ..mcp_mock_peers::transport::HttpOptions::new(url.to_owned())
+            })
+            .map_err(|e| format!("--url: {e}"))?;
+            return Ok(Target::Http {
+                url: url.to_owned(),
+                headers,
+                mode: self.transport,
+            });
+        }
+        let command = match &self.stdio {
+            Some(line) => StdioCommand::parse(line),
+            None => reference_server_command(),
+        };
+        command.map(Target::Stdio).map_err(|e| format!("--stdio: {e}"))
+    }
 }
 
 fn list(paths: &[PathBuf], verbose: bool) -> Result<ExitCode, CliError> {

@@ -3,7 +3,8 @@
 //! stdio) is flagged under the requirement the fault breaks by each bundled
 //! scenario its declaration names (`caught_by`), and by no other (on the
 //! whole suite, for one fault). The `http-` faults are judged over HTTP
-//! (broken_http_servers.rs); the correct server passing everything is
+//! (broken_http_servers.rs), the `fuzz-` faults by `mcp-conform fuzz`
+//! (fuzz.rs); the correct server passing everything is
 //! asserted by `conformance.rs`. fixtures/broken-servers/README.md lists the
 //! faults; a test keeps it true.
 
@@ -31,7 +32,10 @@ fn version(fault: Fault) -> ProtocolVersion {
 fn every_broken_server_is_caught_by_exactly_its_scenarios() {
     let stdio: Vec<faults::Fault> = faults::fault_list!(Fault)
         .into_iter()
-        .filter(|f| !f.name.parse::<Fault>().unwrap().is_http())
+        .filter(|f| {
+            let fault = f.name.parse::<Fault>().unwrap();
+            !fault.is_http() && !fault.is_fuzz()
+        })
         .collect();
     faults::sweep("servers", Role::Server, &stdio, |fault| {
         let target = Target::Stdio(StdioCommand {

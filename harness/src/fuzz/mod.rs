@@ -6,7 +6,9 @@
 //! - [`oracle`]: what the spec lets a server answer to each, and the
 //!   requirement a wrong answer breaks.
 //! - [`reproducer`]: the scenario file that replays a finding.
+//! - [`run`]: the command's driver.
 
 pub mod arguments;
 pub mod oracle;
 pub mod reproducer;
+pub mod run;

@@ -9,9 +9,11 @@
 //!   the session as responses, or as input responses of a retry).
 //! - [`verify`]: matcher results turned into checks.
 //! - [`suite`]: many scenarios on worker threads, reported as events.
+//! - [`connected`]: a handshaken session for a driver of its own (`fuzz`).
 //! - [`failfast`]: when a run stops starting scenarios on an unusable peer.
 
 mod answers;
+mod connected;
 mod discover;
 mod failfast;
 mod frames;
@@ -33,6 +35,7 @@ use mcp_conform_core::scenario::profile::Profile;
 use mcp_conform_core::version::ProtocolVersion;
 use mcp_mock_peers::transport::{HttpMode, StdioCommand, http::headers};
 
+pub(crate) use connected::Connected;
 pub use gateway::{GatewayUnderTest, free_loopback_port, shell_word, wait_for_port};
 pub use mock_server::{ClientUnderTest, serve_connected, serve_http, serve_stdio};
 pub use outcome::{Check, ScenarioOutcome};

@@ -82,7 +82,7 @@ pub(super) fn open_transport(config: &RunConfig) -> Result<Transport, TransportE
 
 /// The mock client's session; in the stateless era every request carries
 /// the scenario's client (its capabilities and info) and the version.
-fn client_session(transport: Transport, scenario: &Scenario, config: &RunConfig) -> MockSession {
+pub(super) fn client_session(transport: Transport, scenario: &Scenario, config: &RunConfig) -> MockSession {
     let mut session = MockSession::new(transport);
     if config.protocol.era() == Era::Stateless {
         let client = &scenario.client;

@@ -8,6 +8,7 @@
 //! The faults of the stateless revision (`modern-…`) live in `stateless.rs`
 //! and act only once the connection speaks 2026-07-28.
 
+mod fuzz;
 mod stateless;
 mod tasks;
 
@@ -259,6 +260,9 @@ crate::faults::faults! {
     RequiredToolServedPlain = "required-tool-served-plain", "TASK-002", "A tool that runs only as a task answers a plain call with a result instead of -32601." => ["tasks.required-tool"];
     ForbiddenToolServedAsTask = "forbidden-tool-served-as-task", "TASK-002", "A tool without task support called as a task is served as an ordinary call instead of refused with -32601." => ["tasks.forbidden-tool"];
     ModernHttpUnrelatedNotification = "modern-http-unrelated-notification", "HTTP-028", "Over HTTP under 2026-07-28, add_tool's own response stream carries a tools/list_changed notification, which is about no request." => ["http.stateless-request-stream"];
+    FuzzCrashOnEmptyString = "fuzz-crash-on-empty-string", "TOOL-006", "A tools/call with an empty string argument kills the server (found by `mcp-conform fuzz`).";
+    FuzzHangOnLongString = "fuzz-hang-on-long-string", "TOOL-006", "A tools/call with a string argument of 10000 bytes or more leaves the server stuck, answering nothing, not even ping (found by `mcp-conform fuzz`).";
+    FuzzInternalErrorOnWrongType = "fuzz-internal-error-on-wrong-type", "RPC-012", "echo called with a `text` that is not a string gets -32603 instead of -32602 (found by `mcp-conform fuzz`).";
 }
 
 impl Fault {
@@ -272,6 +276,12 @@ impl Fault {
     /// server run with `--auth`); it does nothing to an open server.
     pub fn is_auth(self) -> bool {
         self.name().starts_with("auth-")
+    }
+
+    /// Whether only generated arguments set the fault off (`mcp-conform
+    /// fuzz`, swept by harness/tests/fuzz.rs): no bundled scenario does.
+    pub fn is_fuzz(self) -> bool {
+        self.name().starts_with("fuzz-")
     }
 
     /// Whether the fault breaks a rule of the stateless revision
@@ -448,6 +458,9 @@ impl FaultLayer {
             None => {}
         }
         if let Some(inbound) = self.stateless_incoming(&mut message, &method) {
+            return inbound;
+        }
+        if let Some(inbound) = self.fuzz_incoming(&message, &method) {
             return inbound;
         }
         if self.fault == Fault::UpdatedAfterUnsubscribe && method == "resources/unsubscribe" {

@@ -1,0 +1,87 @@
+//! A session opened and handshaken by the engine, for a driver that sends
+//! its own requests (`mcp-conform fuzz`) instead of a scenario's steps:
+//! the same transport, handshake (or `server/discover`) and frame checks a
+//! scenario run gets.
+
+use mcp_conform_core::Verdict;
+use mcp_conform_core::protocol::PeerRole;
+use mcp_conform_core::scenario::Scenario;
+use mcp_mock_peers::session::WaitError;
+use serde_json::Value;
+use tokio::time::{Duration, Instant};
+
+use super::RunConfig;
+use super::discover::discover;
+use super::frames::check_frames;
+use super::handshake::{Handshaken, handshake};
+use super::outcome::Check;
+use super::scenario::{client_session, open_transport};
+use super::steps::{StepRunner, Stop, Wait};
+
+/// How long a peer gets to exit by itself once we close its stdin.
+const EXIT_GRACE: Duration = Duration::from_millis(500);
+
+/// A live session with the server under test, past its handshake.
+pub(crate) struct Connected<'s> {
+    runner: StepRunner<'s>,
+    config: &'s RunConfig,
+}
+
+impl<'s> Connected<'s> {
+    /// Opens the transport and performs the handshake `scenario` (which
+    /// carries the client's capabilities and info) asks for. An `Err` says
+    /// why no session could be had.
+    pub async fn open(scenario: &'s Scenario, config: &'s RunConfig) -> Result<Connected<'s>, String> {
+        let transport = open_transport(config).map_err(|error| error.to_string())?;
+        let session = client_session(transport, scenario, config);
+        let mut runner = StepRunner::new(scenario, session, config);
+        let handshaken = match runner.is_stateless() {
+            true => discover(&mut runner, config).await,
+            false => handshake(&mut runner, config).await,
+        };
+        let failed = runner.checks.iter().find(|check| check.verdict == Verdict::Fail);
+        match (handshaken, failed) {
+            (Handshaken::Stopped(Stop::Halted { note, .. }), _) => Err(note),
+            (_, Some(check)) => Err(format!(
+                "handshake: {}",
+                check.message.clone().unwrap_or_else(|| check.name.clone())
+            )),
+            (Handshaken::Stopped(_), None) => Err("the handshake did not complete".into()),
+            (Handshaken::Ready, None) => Ok(Connected { runner, config }),
+        }
+    }
+
+    /// Sends a request and waits for its response until `within` has passed.
+    pub async fn request(
+        &mut self,
+        method: &str,
+        params: Value,
+        within: Duration,
+    ) -> Result<Value, WaitError> {
+        let deadline = Instant::now() + within;
+        let id = self
+            .runner
+            .session
+            .request(method, Some(params), None)
+            .await
+            .map_err(|error| WaitError::Transport(error.to_string()))?;
+        self.runner
+            .wait(Wait::Response(&id), deadline, &[])
+            .await
+            .map(|got| got.message())
+    }
+
+    /// Ends the session and judges every frame the server sent in it.
+    pub async fn close(mut self) -> Vec<Check> {
+        self.runner.session.shutdown(EXIT_GRACE).await;
+        let mut checks = std::mem::take(&mut self.runner.checks);
+        checks.extend(check_frames(
+            self.runner.session.transcript(),
+            self.runner.version,
+            self.config.target.frames_on_stdio(),
+            self.config,
+            PeerRole::Client,
+        ));
+        checks
+    }
+}
