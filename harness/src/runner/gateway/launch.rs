@@ -148,10 +148,12 @@ pub fn free_loopback_port() -> std::io::Result<u16> {
     // kernel hands out (bind to port 0, outgoing connections) come from its
     // ephemeral range, where any process may take ours in between, or be
     // told the same port (another test binary's peer, which our readiness
-    // probe would then reach). So pick at random below that range, and
-    // never hand out a port twice in one process.
-    static HANDED_OUT: std::sync::Mutex<std::collections::BTreeSet<u16>> =
-        std::sync::Mutex::new(std::collections::BTreeSet::new());
+    // probe would then reach). So pick at random below that range, never
+    // hand out a port twice in one process, and claim it across processes
+    // with a lock file held for this process's lifetime (two test binaries
+    // once drew the same port in the same second).
+    static HANDED_OUT: std::sync::Mutex<std::collections::BTreeMap<u16, Option<std::fs::File>>> =
+        std::sync::Mutex::new(std::collections::BTreeMap::new());
     const LOWEST: u16 = 20_000;
     let mut handed_out = HANDED_OUT
         .lock()
@@ -159,8 +161,14 @@ pub fn free_loopback_port() -> std::io::Result<u16> {
     let below = ephemeral_range_start().max(LOWEST + 1000);
     for _ in 0..1000 {
         let port = LOWEST + u16::try_from(random() % u64::from(below - LOWEST)).unwrap_or(0);
-        if !handed_out.contains(&port) && std::net::TcpListener::bind(("127.0.0.1", port)).is_ok() {
-            handed_out.insert(port);
+        if handed_out.contains_key(&port) {
+            continue;
+        }
+        let Ok(claim) = claim_across_processes(port) else {
+            continue;
+        };
+        if std::net::TcpListener::bind(("127.0.0.1", port)).is_ok() {
+            handed_out.insert(port, claim);
             return Ok(port);
         }
     }
@@ -168,6 +176,27 @@ pub fn free_loopback_port() -> std::io::Result<u16> {
         std::io::ErrorKind::AddrInUse,
         format!("no free loopback port between {LOWEST} and {below}"),
     ))
+}
+
+/// An exclusive lock on a file named after `port` in the temporary
+/// directory: `Err` while another process holds it, `Ok(None)` where no lock
+/// file can be made (the bind check alone then decides).
+fn claim_across_processes(port: u16) -> Result<Option<std::fs::File>, ()> {
+    let directory = std::env::temp_dir().join("mcp-conform-ports");
+    let file = std::fs::create_dir_all(&directory).and_then(|()| {
+        std::fs::OpenOptions::new()
+            .create(true)
+            .truncate(false)
+            .write(true)
+            .open(directory.join(port.to_string()))
+    });
+    match file {
+        Ok(file) => match file.try_lock() {
+            Ok(()) => Ok(Some(file)),
+            Err(_) => Err(()),
+        },
+        Err(_) => Ok(None),
+    }
 }
 
 /// The first port of the kernel's ephemeral range (Linux; 32768 elsewhere).
@@ -220,6 +249,14 @@ mod tests {
         let ports: Vec<u16> = (0..200).map(|_| free_loopback_port().unwrap()).collect();
         let distinct: std::collections::BTreeSet<&u16> = ports.iter().collect();
         assert_eq!(distinct.len(), ports.len());
+    }
+
+    #[test]
+    fn a_port_handed_out_is_claimed_against_other_processes() {
+        // flock conflicts between open file descriptions, so a second
+        // claim in this process stands in for another process's.
+        let port = free_loopback_port().unwrap();
+        assert!(claim_across_processes(port).is_err());
     }
 
     #[test]
