@@ -11,10 +11,6 @@ use mcp_conform_core::Level;
 use mcp_conform_core::requirements::catalogue;
 use mcp_mock_peers::reference::Fault;
 
-/// Enough for the hang fault: its first case with a long string comes
-/// early, and each hang costs the call and ping timeouts.
-const TIME_BUDGET: &str = "20";
-
 fn mcp_conform_bin() -> String {
     assert_cmd::cargo::cargo_bin("mcp-conform").display().to_string()
 }
@@ -66,10 +62,15 @@ fn fuzz_finds_each_fuzz_fault_and_its_reproducer_fails_run_the_same_way() {
         let must = catalogue().get(requirement).unwrap().level == Level::Must;
         let server = server(Some(name));
         let out = tempfile::tempdir().unwrap();
-        let found = fuzz(&server, out.path(), &["--time", TIME_BUDGET]);
+        // The default budget: 200 cases, no time limit.
+        let found = fuzz(&server, out.path(), &[]);
         let stdout = String::from_utf8_lossy(&found.stdout);
         assert!(stdout.contains(requirement), "{}: {stdout}", name);
         assert_eq!(found.status.code(), Some(if must { 1 } else { 0 }), "{}", name);
+        if fault == Fault::FuzzHangOnLongString {
+            // The calls like the one that hung are not sent again.
+            assert!(stdout.contains("cases not sent"), "{stdout}");
+        }
         let written = reproducers(out.path());
         assert_eq!(written.len(), 1, "{}: one finding, one reproducer", name);
         let reproducer = written[0].display().to_string();
@@ -80,17 +81,26 @@ fn fuzz_finds_each_fuzz_fault_and_its_reproducer_fails_run_the_same_way() {
     }
 }
 
+/// Ten thousand calls of every tool the correct server has that needs no
+/// client capability, in both eras: no finding, and no session ended as a
+/// flood (one session takes in at most 10,000 frames; the fuzzer opens a
+/// fresh one well before).
 #[test]
-fn the_correct_server_earns_no_finding() {
-    let out = tempfile::tempdir().unwrap();
-    let found = fuzz(&server(None), out.path(), &["--cases", "100", "--strict"]);
-    let stdout = String::from_utf8_lossy(&found.stdout);
-    assert_eq!(found.status.code(), Some(0), "{stdout}");
-    assert!(
-        stdout.contains("100 cases") && stdout.contains("0 findings"),
-        "{stdout}"
-    );
-    assert!(reproducers(out.path()).is_empty());
+fn ten_thousand_cases_on_the_correct_server_earn_no_finding() {
+    for protocol in ["2025-11-25", "2026-07-28"] {
+        let out = tempfile::tempdir().unwrap();
+        let tools = ["--allow-tool", "add", "--allow-tool", "fail"];
+        let mut extra = vec!["--cases", "10000", "--strict", "--protocol", protocol];
+        extra.extend(tools);
+        let found = fuzz(&server(None), out.path(), &extra);
+        let stdout = String::from_utf8_lossy(&found.stdout);
+        assert_eq!(found.status.code(), Some(0), "{protocol}: {stdout}");
+        assert!(
+            stdout.contains("10000 cases") && stdout.contains("0 findings, 0 frame check findings"),
+            "{protocol}: {stdout}"
+        );
+        assert!(reproducers(out.path()).is_empty());
+    }
 }
 
 #[test]

@@ -71,6 +71,13 @@ impl<'s> Connected<'s> {
             .map(|got| got.message())
     }
 
+    /// Whether this session has taken in half of what one session may: a
+    /// driver sending thousands of requests opens another before the
+    /// received-frames budget would end a correct server as a flood.
+    pub fn worn(&self) -> bool {
+        self.runner.session.budget_half_spent()
+    }
+
     /// Ends the session and judges every frame the server sent in it.
     pub async fn close(mut self) -> Vec<Check> {
         self.runner.session.shutdown(EXIT_GRACE).await;
