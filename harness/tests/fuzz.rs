@@ -81,25 +81,48 @@ fn fuzz_finds_each_fuzz_fault_and_its_reproducer_fails_run_the_same_way() {
     }
 }
 
-/// Ten thousand calls of every tool the correct server has that needs no
-/// client capability, in both eras: no finding, and no session ended as a
-/// flood (one session takes in at most 10,000 frames; the fuzzer opens a
-/// fresh one well before).
+/// Over ten thousand requests, in both eras, to every subject of the
+/// correct server that needs no client capability (its tools but
+/// `elicit` and the like, its prompts, templates, completions, and unknown
+/// methods): no finding, and no session ended as a flood (one session
+/// takes in at most 10,000 frames; the fuzzer opens a fresh one well
+/// before).
 #[test]
 fn ten_thousand_cases_on_the_correct_server_earn_no_finding() {
     for protocol in ["2025-11-25", "2026-07-28"] {
         let out = tempfile::tempdir().unwrap();
         let tools = ["--allow-tool", "add", "--allow-tool", "fail"];
-        let mut extra = vec!["--cases", "10000", "--strict", "--protocol", protocol];
+        let mut extra = vec!["--cases", "1200", "--strict", "--protocol", protocol];
         extra.extend(tools);
         let found = fuzz(&server(None), out.path(), &extra);
         let stdout = String::from_utf8_lossy(&found.stdout);
         assert_eq!(found.status.code(), Some(0), "{protocol}: {stdout}");
         assert!(
-            stdout.contains("10000 cases") && stdout.contains("0 findings, 0 frame check findings"),
+            stdout.contains("0 findings, 0 frame check findings"),
             "{protocol}: {stdout}"
         );
+        let sent: usize = stdout
+            .lines()
+            .find_map(|line| line.split_once(" cases in ")?.0.parse().ok())
+            .unwrap_or_else(|| panic!("{stdout}"));
+        assert!(sent >= 10_000, "{protocol}: {sent} cases\n{stdout}");
         assert!(reproducers(out.path()).is_empty());
+    }
+}
+
+/// Faults of the suite's sweep that fuzzing reaches too, from subjects
+/// other than tools: a prompt made without its required argument, an
+/// unknown method answered with the wrong code. Both break a SHOULD, so
+/// they fail the run only under `--strict`.
+#[test]
+fn fuzz_finds_prompt_and_method_faults_the_suite_also_catches() {
+    for fault in [Fault::MissingArgumentAccepted, Fault::UnknownMethodCode] {
+        let out = tempfile::tempdir().unwrap();
+        let found = fuzz(&server(Some(fault.name())), out.path(), &["--strict"]);
+        let stdout = String::from_utf8_lossy(&found.stdout);
+        assert_eq!(found.status.code(), Some(1), "{}: {stdout}", fault.name());
+        assert!(stdout.contains(fault.requirement()), "{}: {stdout}", fault.name());
+        assert_eq!(reproducers(out.path()).len(), 1, "{}: {stdout}", fault.name());
     }
 }
 

@@ -1,6 +1,8 @@
-//! `mcp-conform fuzz` against real servers nobody here wrote: each runs
-//! within its budget with no harness error, and what the oracle and the
-//! frame checker find is snapshotted (docs/fuzz.md explains it). Without
+//! `mcp-conform fuzz` against real servers nobody here wrote (every
+//! subject kind: the safe tools, prompts, resource templates, completions,
+//! unknown methods): each runs within its budget with no harness error,
+//! and what the oracle and the frame checker find is snapshotted
+//! (docs/fuzz.md explains it). Without
 //! the peers the tests are ignored with the reason (see `common::needs`).
 
 use std::time::Duration;
@@ -35,7 +37,7 @@ fn fuzzed(env: &PeersEnv, command_key: &str, protocol: &str, tools: &[&str]) -> 
         "--seed",
         "1",
         "--cases",
-        "1000",
+        "200",
         "--time",
         &budget,
     ];
