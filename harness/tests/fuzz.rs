@@ -112,11 +112,18 @@ fn ten_thousand_cases_on_the_correct_server_earn_no_finding() {
 
 /// Faults of the suite's sweep that fuzzing reaches too, from subjects
 /// other than tools: a prompt made without its required argument, an
-/// unknown method answered with the wrong code. Both break a SHOULD, so
-/// they fail the run only under `--strict`.
+/// unknown method answered with the wrong code, text that is not JSON and
+/// an invalid request left unanswered. Each breaks a SHOULD, so it fails
+/// the run only under `--strict`.
 #[test]
-fn fuzz_finds_prompt_and_method_faults_the_suite_also_catches() {
-    for fault in [Fault::MissingArgumentAccepted, Fault::UnknownMethodCode] {
+fn fuzz_finds_faults_of_the_suite_from_other_subjects() {
+    let faults = [
+        Fault::MissingArgumentAccepted,
+        Fault::UnknownMethodCode,
+        Fault::NoParseError,
+        Fault::InvalidRequestIgnored,
+    ];
+    for fault in faults {
         let out = tempfile::tempdir().unwrap();
         let found = fuzz(&server(Some(fault.name())), out.path(), &["--strict"]);
         let stdout = String::from_utf8_lossy(&found.stdout);

@@ -11,11 +11,12 @@
 //! generated text may fail with any error: the text may name nothing.
 
 use mcp_conform_core::requirements::{RequirementId, id};
+use mcp_conform_core::wire::jsonrpc::code;
 use mcp_conform_report::Verdict;
 use serde_json::Value;
 
 use super::arguments::Flaw;
-use super::subject::{Kind, Subject};
+use super::subject::{Kind, Subject, raw_frame};
 
 /// JSON-RPC "internal error": meant for failures the receiver did not foresee.
 const INTERNAL_ERROR: i64 = -32603;
@@ -34,6 +35,8 @@ pub enum Answer {
     NoAnswer { still_answers_ping: bool },
     /// The server's process exited or its connection closed.
     PeerGone,
+    /// Malformed input met no answer, though the `ping` after it did.
+    Ignored,
 }
 
 /// A broken requirement, and what the server did.
@@ -54,10 +57,13 @@ impl Finding {
     }
 }
 
-/// Judges the answer to a request to `subject` whose arguments carry
-/// `flaw` (`None`: valid arguments).
-pub fn judge(subject: &Subject, flaw: Option<Flaw>, answer: &Answer) -> Option<Finding> {
+/// Judges the answer to a request to `subject` made of `arguments`, which
+/// carry `flaw` (`None`: valid arguments).
+pub fn judge(subject: &Subject, arguments: &Value, flaw: Option<Flaw>, answer: &Answer) -> Option<Finding> {
     let described = flaw.map_or("valid arguments".to_owned(), |flaw| format!("{flaw:?}"));
+    if *subject == Subject::Frame {
+        return judge_frame(raw_frame(arguments).1, answer);
+    }
     // A tool's crash breaks the tool rule; any other request left without
     // its response breaks JSON-RPC's, as a scenario's silence does.
     let alive = match subject.kind() {
@@ -77,9 +83,37 @@ pub fn judge(subject: &Subject, flaw: Option<Flaw>, answer: &Answer) -> Option<F
         )),
         Answer::NoAnswer {
             still_answers_ping: true,
-        } => None,
+        }
+        | Answer::Ignored => None,
         Answer::Response(frame) => judge_response(subject, flaw, &described, frame),
     }
+}
+
+/// The answer to a malformed frame that JSON-RPC gives `expects`: that
+/// error, at RPC-009's or RPC-010's level, SHOULD, whatever else happened
+/// (MCP forbids a client to write such lines on stdio, so even a server
+/// that goes away on one breaks only the SHOULD to answer it).
+fn judge_frame(expects: i64, answer: &Answer) -> Option<Finding> {
+    let requirement = match expects {
+        code::PARSE_ERROR => id::RPC_009,
+        _ => id::RPC_010,
+    };
+    let what = match answer {
+        Answer::Response(frame) => {
+            let code = frame.pointer("/error/code").and_then(Value::as_i64);
+            if code == Some(expects) {
+                return None;
+            }
+            format!("earned {}", answered(code))
+        }
+        Answer::Ignored => "met no answer (the ping after it did)".to_owned(),
+        Answer::NoAnswer { .. } => "left the server answering nothing, not even ping".to_owned(),
+        Answer::PeerGone => "made the server go away".to_owned(),
+    };
+    Some(Finding::new(
+        requirement,
+        format!("a malformed frame {what}, not error {expects}"),
+    ))
 }
 
 /// The error code (if any) of a response, judged.
@@ -143,7 +177,7 @@ mod tests {
 
     #[test]
     fn a_server_that_goes_away_fails_tool_006() {
-        let finding = judge(&tool(), Some(Flaw::Huge), &Answer::PeerGone).unwrap();
+        let finding = judge(&tool(), &json!({}), Some(Flaw::Huge), &Answer::PeerGone).unwrap();
         assert_eq!(finding.requirement, id::TOOL_006);
         assert_eq!(finding.verdict, Verdict::Fail);
     }
@@ -156,13 +190,16 @@ mod tests {
         let slow = Answer::NoAnswer {
             still_answers_ping: true,
         };
-        assert_eq!(judge(&tool(), None, &stuck).unwrap().requirement, id::TOOL_006);
-        assert_eq!(judge(&tool(), None, &slow), None);
+        assert_eq!(
+            judge(&tool(), &json!({}), None, &stuck).unwrap().requirement,
+            id::TOOL_006
+        );
+        assert_eq!(judge(&tool(), &json!({}), None, &slow), None);
     }
 
     #[test]
     fn internal_error_for_a_schema_violation_is_non_strict() {
-        let finding = judge(&tool(), Some(Flaw::WrongType), &error(-32603)).unwrap();
+        let finding = judge(&tool(), &json!({}), Some(Flaw::WrongType), &error(-32603)).unwrap();
         assert_eq!(finding.requirement, id::RPC_012);
         assert_eq!(finding.verdict, Verdict::NonStrict);
     }
@@ -174,11 +211,11 @@ mod tests {
             "result": {"content": [], "isError": true}
         }));
         for flaw in [Flaw::Missing, Flaw::WrongType, Flaw::OutOfRange] {
-            assert_eq!(judge(&tool(), Some(flaw), &error(-32602)), None);
-            assert_eq!(judge(&tool(), Some(flaw), &is_error), None);
+            assert_eq!(judge(&tool(), &json!({}), Some(flaw), &error(-32602)), None);
+            assert_eq!(judge(&tool(), &json!({}), Some(flaw), &is_error), None);
         }
         for flaw in [None, Some(Flaw::Huge), Some(Flaw::Unicode)] {
-            assert_eq!(judge(&tool(), flaw, &error(-32603)), None);
+            assert_eq!(judge(&tool(), &json!({}), flaw, &error(-32603)), None);
         }
     }
 
@@ -188,26 +225,29 @@ mod tests {
             name: "greet".into(),
             schema: json!({}),
         };
-        let finding = judge(&prompt, None, &Answer::PeerGone).unwrap();
+        let finding = judge(&prompt, &json!({}), None, &Answer::PeerGone).unwrap();
         assert_eq!(
             (finding.requirement, finding.verdict),
             (id::RPC_004, Verdict::Fail)
         );
-        let missing = judge(&prompt, Some(Flaw::Missing), &error(-32603)).unwrap();
+        let missing = judge(&prompt, &json!({}), Some(Flaw::Missing), &error(-32603)).unwrap();
         assert_eq!(
             (missing.requirement, missing.verdict),
             (id::PROM_003, Verdict::NonStrict)
         );
-        assert_eq!(judge(&prompt, Some(Flaw::Missing), &error(-32602)), None);
+        assert_eq!(
+            judge(&prompt, &json!({}), Some(Flaw::Missing), &error(-32602)),
+            None
+        );
         let made_anyway = Answer::Response(json!({"jsonrpc": "2.0", "id": 1, "result": {"messages": []}}));
         assert_eq!(
-            judge(&prompt, Some(Flaw::Missing), &made_anyway)
+            judge(&prompt, &json!({}), Some(Flaw::Missing), &made_anyway)
                 .unwrap()
                 .requirement,
             id::PROM_003
         );
         assert_eq!(
-            judge(&prompt, Some(Flaw::Missing), &error(0))
+            judge(&prompt, &json!({}), Some(Flaw::Missing), &error(0))
                 .unwrap()
                 .requirement,
             id::PROM_003
@@ -221,24 +261,51 @@ mod tests {
             schema: json!({}),
         };
         for code in [-32603, -32602, -32002] {
-            assert_eq!(judge(&template, Some(Flaw::WrongType), &error(code)), None);
+            assert_eq!(
+                judge(&template, &json!({}), Some(Flaw::WrongType), &error(code)),
+                None
+            );
         }
     }
 
     #[test]
     fn an_unknown_method_earns_method_not_found_or_a_non_strict_finding() {
-        assert_eq!(judge(&Subject::UnknownMethod, None, &error(-32601)), None);
-        let wrong = judge(&Subject::UnknownMethod, None, &error(-32602)).unwrap();
+        assert_eq!(
+            judge(&Subject::UnknownMethod, &json!({}), None, &error(-32601)),
+            None
+        );
+        let wrong = judge(&Subject::UnknownMethod, &json!({}), None, &error(-32602)).unwrap();
         assert_eq!(
             (wrong.requirement, wrong.verdict),
             (id::RPC_011, Verdict::NonStrict)
         );
         let answered = Answer::Response(json!({"jsonrpc": "2.0", "id": 1, "result": {}}));
         assert_eq!(
-            judge(&Subject::UnknownMethod, None, &answered)
+            judge(&Subject::UnknownMethod, &json!({}), None, &answered)
                 .unwrap()
                 .requirement,
             id::RPC_011
+        );
+    }
+
+    #[test]
+    fn a_malformed_frame_should_earn_its_error_whatever_else_happens() {
+        let frame = json!({"raw": "{", "expects": -32700});
+        assert_eq!(judge(&Subject::Frame, &frame, None, &error(-32700)), None);
+        for answer in [error(-32600), Answer::Ignored, Answer::PeerGone] {
+            let finding = judge(&Subject::Frame, &frame, None, &answer).unwrap();
+            assert_eq!(
+                (finding.requirement, finding.verdict),
+                (id::RPC_009, Verdict::NonStrict)
+            );
+        }
+        let request = json!({"raw": "7", "expects": -32600});
+        assert_eq!(judge(&Subject::Frame, &request, None, &error(-32600)), None);
+        assert_eq!(
+            judge(&Subject::Frame, &request, None, &error(-32700))
+                .unwrap()
+                .requirement,
+            id::RPC_010
         );
     }
 }

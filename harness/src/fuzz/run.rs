@@ -21,7 +21,7 @@ use tokio::runtime::Runtime;
 use super::arguments::{Flaw, near_valid, sample_trees, shrink, valid};
 use super::oracle::{Answer, Finding, judge};
 use super::reproducer;
-use super::subject::{Kind, Subject, subjects, unknown_method_names};
+use super::subject::{FRAME_ID, Kind, Subject, malformed_frames, raw_frame, subjects, unknown_method_names};
 use crate::cli::{CliError, ServerArgs, at_least_one};
 use crate::runner::{Check, Connected, RunConfig};
 use crate::select::load_profile;
@@ -34,6 +34,9 @@ const PING_TIMEOUT: Duration = Duration::from_secs(2);
 const SHRINK_CALLS: usize = 32;
 /// Most time spent shrinking one finding: a hang costs both timeouts each.
 const SHRINK_TIME: Duration = Duration::from_secs(15);
+/// How long an answer to a malformed frame may trail the answer to the
+/// `ping` sent after it.
+const LATE_ANSWER: Duration = Duration::from_millis(200);
 /// Most pages of one list read (a server whose cursors never end).
 const MAX_PAGES: usize = 20;
 /// How much of a finding's arguments the summary shows.
@@ -96,9 +99,8 @@ type Case = (Value, Option<Flaw>);
 /// A finding of the oracle, shrunk, with where its reproducer went.
 struct Found {
     subject: String,
-    /// The shrunk request's method and params.
-    method: String,
-    params: Value,
+    /// What was sent, shrunk: method and params, or a malformed line.
+    sent: String,
     finding: Finding,
     reproducer: Option<PathBuf>,
 }
@@ -130,6 +132,8 @@ pub fn fuzz(args: FuzzArgs) -> Result<ExitCode, CliError> {
         config: &config,
         live: None,
         checks: Vec::new(),
+        frames_sent: 0,
+        ignored: Vec::new(),
     };
     let kinds = match args.kinds.is_empty() {
         true => Kind::ALL.to_vec(),
@@ -137,10 +141,14 @@ pub fn fuzz(args: FuzzArgs) -> Result<ExitCode, CliError> {
     };
     let listed = peer.listings(&kinds).map_err(CliError::Infrastructure)?;
     // Completion requests only to a server that declared completions: the
-    // frame checker rightly fails one that serves them undeclared.
+    // frame checker rightly fails one that serves them undeclared. Malformed
+    // lines only on stdio: over HTTP a body is refused by status first
+    // (HTTP-027), which the suite's scenarios judge.
+    let stdio = config.target.frames_on_stdio();
     let kinds: Vec<Kind> = kinds
         .into_iter()
         .filter(|kind| *kind != Kind::Completions || listed.completions)
+        .filter(|kind| *kind != Kind::Frames || stdio)
         .collect();
     let safe = config
         .profile
@@ -189,7 +197,7 @@ pub fn fuzz(args: FuzzArgs) -> Result<ExitCode, CliError> {
             ) {
                 stuck.push((index, flaw));
             }
-            let Some(finding) = judge(subject, flaw, &answer) else {
+            let Some(finding) = judge(subject, &arguments, flaw, &answer) else {
                 continue;
             };
             // One finding per subject and requirement: the cases after it
@@ -212,19 +220,24 @@ pub fn fuzz(args: FuzzArgs) -> Result<ExitCode, CliError> {
                     && peer
                         .send(subject, candidate)
                         .ok()
-                        .and_then(|answer| judge(subject, *flaw, &answer))
+                        .and_then(|answer| judge(subject, candidate, *flaw, &answer))
                         .is_some_and(|again| again.requirement == finding.requirement)
             });
-            let (method, params) = subject.request(&arguments);
             let name = format!("seed-{seed}.case-{cases}");
             let reproducer = match &args.out {
-                Some(dir) => Some(write_reproducer(dir, &name, &method, &params, &finding)?),
+                Some(dir) => Some(write_reproducer(dir, &name, subject, &arguments, &finding)?),
                 None => None,
+            };
+            let sent = match subject {
+                Subject::Frame => raw_frame(&arguments).0.to_owned(),
+                _ => {
+                    let (method, params) = subject.request(&arguments);
+                    format!("{method} {params}")
+                }
             };
             found.push(Found {
                 subject: label,
-                method,
-                params,
+                sent,
                 finding,
                 reproducer,
             });
@@ -284,12 +297,13 @@ fn allowed_tools(
 }
 
 /// Valid and near-valid argument objects, half and half.
-/// The generated cases of `subject`: argument objects from its schema, or
-/// method names.
+/// The generated cases of `subject`: argument objects from its schema,
+/// method names, or malformed frames.
 fn case_strategy(subject: &Subject) -> BoxedStrategy<Case> {
-    match subject.schema() {
-        Some(schema) => argument_cases(&schema),
-        None => unknown_method_names().prop_map(|name| (name, None)).boxed(),
+    match (subject, subject.schema()) {
+        (_, Some(schema)) => argument_cases(&schema),
+        (Subject::Frame, None) => malformed_frames().prop_map(|frame| (frame, None)).boxed(),
+        (_, None) => unknown_method_names().prop_map(|name| (name, None)).boxed(),
     }
 }
 
@@ -318,6 +332,10 @@ struct Peer<'s> {
     live: Option<Connected<'s>>,
     /// The frame checker's findings of the sessions closed so far.
     checks: Vec<Check>,
+    /// Malformed frames sent so far, numbering their ids.
+    frames_sent: u64,
+    /// The error codes due to malformed frames that met no answer.
+    ignored: Vec<i64>,
 }
 
 impl<'s> Peer<'s> {
@@ -392,9 +410,31 @@ impl<'s> Peer<'s> {
         if self.live.as_ref().is_some_and(Connected::worn) {
             self.close();
         }
+        // Each malformed frame's id is new, as a sender's ids must be.
+        self.frames_sent += 1;
+        let unique_id = format!("\"{FRAME_ID}-{}\"", self.frames_sent);
+        let (text, expects) = raw_frame(arguments);
+        // Once a frame of this kind met no answer, the next ones cannot show
+        // it again: only whether the server survives them, and the ping
+        // says that without waiting for a late answer.
+        let grace = match self.ignored.contains(&expects) {
+            true => Duration::ZERO,
+            false => LATE_ANSWER,
+        };
         let connected = self.connected()?;
         let (method, params) = subject.request(arguments);
-        let answer = match runtime.block_on(connected.request(&method, params, CALL_TIMEOUT)) {
+        let sent = match subject {
+            Subject::Frame => runtime
+                .block_on(connected.send_raw(
+                    &text.replace(&format!("\"{FRAME_ID}\""), &unique_id),
+                    CALL_TIMEOUT,
+                    grace,
+                ))
+                .map(|answer| answer.unwrap_or(Value::Null)),
+            _ => runtime.block_on(connected.request(&method, params, CALL_TIMEOUT)),
+        };
+        let answer = match sent {
+            Ok(Value::Null) => Answer::Ignored,
             Ok(frame) => Answer::Response(frame),
             Err(WaitError::Stray(received)) => Answer::Response(received.message),
             Err(WaitError::TimedOut) => Answer::NoAnswer {
@@ -404,6 +444,9 @@ impl<'s> Peer<'s> {
             },
             Err(WaitError::Closed(_) | WaitError::Transport(_)) => Answer::PeerGone,
         };
+        if answer == Answer::Ignored {
+            self.ignored.push(expects);
+        }
         if matches!(
             answer,
             Answer::PeerGone
@@ -435,13 +478,13 @@ impl<'s> Peer<'s> {
 fn write_reproducer(
     dir: &std::path::Path,
     name: &str,
-    method: &str,
-    params: &Value,
+    subject: &Subject,
+    arguments: &Value,
     finding: &Finding,
 ) -> Result<PathBuf, CliError> {
     let path = dir.join(format!("fuzz-{name}.yaml"));
     std::fs::create_dir_all(dir)
-        .and_then(|()| std::fs::write(&path, reproducer::scenario(name, method, params, finding)))
+        .and_then(|()| std::fs::write(&path, reproducer::scenario(name, subject, arguments, finding)))
         .map_err(|e| CliError::Infrastructure(format!("--out {}: {e}", path.display())))?;
     Ok(path)
 }
@@ -456,13 +499,12 @@ fn print_summary(cases: usize, seconds: f64, found: &[Found], checks: &[Check], 
     for f in found {
         let requirement = f.finding.requirement;
         println!(
-            "{} {requirement} ({}) {}: {}\n  request (shrunk): {} {}",
+            "{} {requirement} ({}) {}: {}\n  sent (shrunk): {}",
             f.finding.verdict,
             requirement.requirement().level,
             f.subject,
             f.finding.what,
-            shortened(&f.method),
-            shortened(&f.params.to_string())
+            shortened(&f.sent)
         );
         match &f.reproducer {
             Some(path) => println!("  reproducer: {} (mcp-conform run it)", path.display()),

@@ -6,6 +6,7 @@
 use std::fmt;
 
 use mcp_conform_core::protocol;
+use mcp_conform_core::wire::jsonrpc::code;
 use proptest::prelude::*;
 use serde_json::{Map, Value, json};
 
@@ -24,15 +25,18 @@ pub enum Kind {
     Completions,
     /// Requests of methods no version of the spec defines.
     Methods,
+    /// Lines that are not JSON, or not a request (stdio only).
+    Frames,
 }
 
 impl Kind {
-    pub const ALL: [Kind; 5] = [
+    pub const ALL: [Kind; 6] = [
         Kind::Tools,
         Kind::Prompts,
         Kind::Resources,
         Kind::Completions,
         Kind::Methods,
+        Kind::Frames,
     ];
 }
 
@@ -60,6 +64,8 @@ pub enum Subject {
     },
     /// Methods no version defines, drawn by name.
     UnknownMethod,
+    /// Malformed lines, drawn by [`malformed_frames`].
+    Frame,
 }
 
 impl Subject {
@@ -70,18 +76,20 @@ impl Subject {
             Subject::Template { .. } => Kind::Resources,
             Subject::Completion { .. } => Kind::Completions,
             Subject::UnknownMethod => Kind::Methods,
+            Subject::Frame => Kind::Frames,
         }
     }
 
-    /// The schema generated arguments follow; `None` for unknown methods,
-    /// whose names come from [`unknown_method_names`].
+    /// The schema generated arguments follow; `None` for unknown methods
+    /// and malformed frames, drawn by [`unknown_method_names`] and
+    /// [`malformed_frames`].
     pub fn schema(&self) -> Option<Value> {
         match self {
             Subject::Tool { schema, .. }
             | Subject::Prompt { schema, .. }
             | Subject::Template { schema, .. } => Some(schema.clone()),
             Subject::Completion { .. } => Some(strings_schema([("value", true)])),
-            Subject::UnknownMethod => None,
+            Subject::UnknownMethod | Subject::Frame => None,
         }
     }
 
@@ -94,7 +102,8 @@ impl Subject {
         }
     }
 
-    /// The request `arguments` become: method and params.
+    /// The request `arguments` become: method and params (a malformed
+    /// frame is sent as its raw text instead: see [`raw_frame`]).
     pub fn request(&self, arguments: &Value) -> (String, Value) {
         match self {
             Subject::Tool { name, .. } => {
@@ -116,6 +125,7 @@ impl Subject {
                 unknown_method(arguments).unwrap_or_default().to_owned(),
                 json!({}),
             ),
+            Subject::Frame => (String::new(), arguments.clone()),
         }
     }
 
@@ -125,7 +135,10 @@ impl Subject {
         match self {
             Subject::Tool { .. } | Subject::Prompt { .. } => flaw.is_some_and(Flaw::breaks_schema),
             // The URI and the completion value are text whatever was drawn.
-            Subject::Template { .. } | Subject::Completion { .. } | Subject::UnknownMethod => false,
+            Subject::Template { .. }
+            | Subject::Completion { .. }
+            | Subject::UnknownMethod
+            | Subject::Frame => false,
         }
     }
 }
@@ -141,6 +154,7 @@ impl fmt::Display for Subject {
                 write!(f, "completion of {} argument {argument}", of.unwrap_or("?"))
             }
             Subject::UnknownMethod => write!(f, "unknown methods"),
+            Subject::Frame => write!(f, "malformed frames"),
         }
     }
 }
@@ -225,6 +239,9 @@ pub fn subjects(
     }
     if wanted(Kind::Methods) {
         subjects.push(Subject::UnknownMethod);
+    }
+    if wanted(Kind::Frames) {
+        subjects.push(Subject::Frame);
     }
     subjects
 }
@@ -340,6 +357,64 @@ pub fn unknown_method_names() -> BoxedStrategy<Value> {
     .boxed()
 }
 
+/// A generated malformed frame: its text, and the error code JSON-RPC
+/// gives it (-32700 parse error, -32600 invalid request).
+pub fn raw_frame(arguments: &Value) -> (&str, i64) {
+    (
+        arguments["raw"].as_str().unwrap_or_default(),
+        arguments["expects"].as_i64().unwrap_or(code::PARSE_ERROR),
+    )
+}
+
+/// The id of the generated malformed frames; the driver makes it unique
+/// per frame sent (`<FRAME_ID>-<n>`).
+pub const FRAME_ID: &str = "mcp-conform-fuzz";
+/// A request that is valid but for what each malformed frame breaks.
+const PING: &str = r#"{"jsonrpc": "2.0", "id": "mcp-conform-fuzz", "method": "ping"}"#;
+
+/// Lines a client may not send (MCP forbids anything but valid messages on
+/// stdio), each on one line: text that does not parse as JSON (a request
+/// cut short, a trailing comma, single quotes, any printable text), and
+/// JSON that is not a request (a wrong or missing `jsonrpc`, a `method`
+/// that is not a string, an id that is no string, number or null, a
+/// scalar). Arrays are left out (2025-03-26 allowed batches), and so is an
+/// object with an id and no method, which a server may take for a response.
+pub fn malformed_frames() -> BoxedStrategy<Value> {
+    let not_json = prop_oneof![
+        (1..PING.len()).prop_map(|cut| PING[..cut].to_owned()),
+        Just(PING.replace("\"ping\"", "\"ping\",")),
+        Just(PING.replace('"', "'")),
+        "\\PC{1,40}",
+    ]
+    .prop_filter("not JSON", |text| {
+        !text.trim().is_empty() && serde_json::from_str::<Value>(text).is_err()
+    })
+    .prop_map(|text| json!({"raw": text, "expects": code::PARSE_ERROR}));
+    let id = || json!(FRAME_ID);
+    let invalid = prop_oneof![
+        prop_oneof![Just(json!("1.0")), Just(json!(2)), Just(Value::Null)]
+            .prop_map(move |version| json!({"jsonrpc": version, "id": id(), "method": "ping"})),
+        Just(json!({"id": id(), "method": "ping"})),
+        prop_oneof![
+            Just(json!(7)),
+            Just(Value::Null),
+            Just(json!({})),
+            Just(json!(["ping"]))
+        ]
+        .prop_map(move |method| json!({"jsonrpc": "2.0", "id": id(), "method": method})),
+        prop_oneof![Just(json!({})), Just(json!([1])), Just(json!(true))]
+            .prop_map(|bad| json!({"jsonrpc": "2.0", "id": bad, "method": "ping"})),
+        prop_oneof![
+            Just(json!(7)),
+            Just(json!("ping")),
+            Just(Value::Null),
+            Just(json!(true))
+        ],
+    ]
+    .prop_map(|frame| json!({"raw": frame.to_string(), "expects": code::INVALID_REQUEST}));
+    prop_oneof![not_json, invalid].boxed()
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -369,7 +444,8 @@ mod tests {
                 Kind::Completions,
                 Kind::Resources,
                 Kind::Completions,
-                Kind::Methods
+                Kind::Methods,
+                Kind::Frames
             ]
         );
         let Subject::Prompt { schema, .. } = &all[1] else {
@@ -404,5 +480,21 @@ mod tests {
         assert_eq!(params["argument"], json!({"name": "who", "value": "a"}));
         assert!(!Subject::UnknownMethod.admits(&json!({"method": "tools/list"})));
         assert!(Subject::UnknownMethod.admits(&json!({"method": "tools/frobnicate"})));
+    }
+
+    #[test]
+    fn malformed_frames_are_one_line_and_what_they_claim() {
+        let frames = super::super::arguments::sample(&malformed_frames(), 3, 300);
+        let codes: Vec<i64> = frames.iter().map(|f| raw_frame(f).1).collect();
+        assert!(codes.contains(&code::PARSE_ERROR) && codes.contains(&code::INVALID_REQUEST));
+        for frame in &frames {
+            let (text, expects) = raw_frame(frame);
+            assert!(!text.contains('\n') && !text.is_empty(), "{text:?}");
+            let parsed = serde_json::from_str::<Value>(text);
+            match expects {
+                code::PARSE_ERROR => assert!(parsed.is_err(), "{text}"),
+                _ => assert!(!parsed.unwrap().is_array(), "{text}"),
+            }
+        }
     }
 }
