@@ -11,7 +11,7 @@
 use std::time::Duration;
 
 use common::report::judge;
-use doc_pages::{generated, links, pages, prose_lines, root, verdict_tables};
+use doc_pages::{generated, links, pages, paths, prose_lines, root, verdict_tables};
 use mcp_conform_report::Verdict;
 use regex::Regex;
 
@@ -40,6 +40,22 @@ fn the_readme_fits_its_budget() {
 fn every_relative_link_leads_somewhere() {
     let broken: Vec<String> = pages().iter().flat_map(links::broken).collect();
     assert!(broken.is_empty(), "broken links:\n{}", broken.join("\n"));
+}
+
+/// ARCHITECTURE.md is a map of the tree: a path it names that moved or went
+/// away sends a newcomer nowhere.
+#[test]
+fn every_path_the_architecture_names_exists() {
+    let architecture = pages()
+        .into_iter()
+        .find(|page| page.path == std::path::Path::new("ARCHITECTURE.md"))
+        .expect("ARCHITECTURE.md");
+    let missing = paths::missing(&architecture);
+    assert!(
+        missing.is_empty(),
+        "paths that do not exist:\n{}",
+        missing.join("\n")
+    );
 }
 
 #[test]
