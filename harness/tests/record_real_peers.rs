@@ -6,7 +6,7 @@
 
 use std::time::Duration;
 
-use assert_cmd::Command;
+use common::cli::mcp_conform;
 use common::needs::{PeersEnv, Tests, peers_with};
 use mcp_conform_core::requirements::UserCatalogue;
 use mcp_conform_core::scenario::load::load_file;
@@ -15,12 +15,6 @@ mod common;
 
 /// Lists, then calls a tool without side effects.
 const PLAN: &str = r#"{"list": ["tools", "prompts", "resources"], "calls": [{"name": "echo", "arguments": {"message": "hi"}}, {"name": "get-sum", "arguments": {"a": 1, "b": 2}}], "linger_ms": 300}"#;
-
-fn mcp_conform() -> Command {
-    let mut command = Command::cargo_bin("mcp-conform").expect("binary built");
-    command.env_remove("CI").env("NO_COLOR", "1");
-    command
-}
 
 fn python_client_against_everything_server(env: PeersEnv) {
     let server = &env["EVERYTHING_SERVER_CMD"];

@@ -5,6 +5,7 @@
 // Every test binary compiles this module and uses a part of it.
 #![allow(dead_code)]
 
+pub mod cli;
 pub mod findings;
 pub mod needs;
 pub mod report;

@@ -42,9 +42,7 @@ impl Judged {
 /// killed after `budget`.
 pub fn judge(args: &[&str], budget: Duration) -> Judged {
     let dir = TempDir::new().unwrap();
-    let output = assert_cmd::Command::cargo_bin("mcp-conform")
-        .unwrap()
-        .env("NO_COLOR", "1")
+    let output = super::cli::mcp_conform()
         .args(args)
         .arg("--report-dir")
         .arg(dir.path())
