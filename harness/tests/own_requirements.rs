@@ -11,6 +11,7 @@ use std::path::{Path, PathBuf};
 use std::time::Duration;
 
 use common::cli::{self, Ran, bin, ran};
+use common::golden;
 use common::report::{read, schema_errors};
 use mcp_conform_report::{Scope, Verdict};
 use tempfile::TempDir;
@@ -74,16 +75,9 @@ fn the_example_runs_as_product_checks_and_its_report_is_checked_in() {
     let markdown = std::fs::read_to_string(dir.path().join("report.md"))
         .unwrap()
         .replace(&bin(), "mcp-conform");
-    let path = repo().join("examples/own-product/report.md");
-    let checked_in = std::fs::read_to_string(&path).unwrap_or_default();
-    if checked_in != markdown {
-        let fresh = Path::new(env!("CARGO_TARGET_TMPDIR")).join("own-product-report.md");
-        std::fs::write(&fresh, &markdown).unwrap();
-        assert_eq!(
-            checked_in,
-            markdown,
-            "examples/own-product/report.md is out of date; to accept: cp {} examples/own-product/report.md",
-            fresh.display()
+    if let Err(stale) = golden::current(&repo().join("examples/own-product/report.md"), &markdown) {
+        panic!(
+            "{stale}\nto accept: INSTA_UPDATE=always cargo nextest run -p mcp-conform --test own_requirements"
         );
     }
 }

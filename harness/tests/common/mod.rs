@@ -7,6 +7,7 @@
 
 pub mod cli;
 pub mod findings;
+pub mod golden;
 pub mod needs;
 pub mod report;
 pub mod scripted_http;
