@@ -6,25 +6,24 @@
 use std::path::{Path, PathBuf};
 use std::process::Output;
 
-use assert_cmd::Command;
+use common::cli::{self, bin};
 use mcp_conform_core::Level;
 use mcp_conform_core::requirements::catalogue;
 use mcp_mock_peers::reference::Fault;
 
-fn mcp_conform_bin() -> String {
-    assert_cmd::cargo::cargo_bin("mcp-conform").display().to_string()
-}
+mod common;
 
 fn server(fault: Option<&str>) -> String {
-    let mut line = format!("{} reference-server", mcp_conform_bin());
+    let mut line = format!("{} reference-server", bin());
     if let Some(fault) = fault {
         line += &format!(" --fault {fault}");
     }
     line
 }
 
-fn mcp_conform(args: &[&str]) -> Output {
-    let output = Command::new(mcp_conform_bin()).args(args).output().unwrap();
+/// `mcp-conform ARGS`, its stdout printed for a failing test to show.
+fn shown(args: &[&str]) -> Output {
+    let output = cli::mcp_conform().args(args).output().unwrap();
     println!("{}", String::from_utf8_lossy(&output.stdout));
     output
 }
@@ -43,7 +42,7 @@ fn fuzz(server: &str, out: &Path, extra: &[&str]) -> Output {
         &out,
     ];
     args.extend(extra);
-    mcp_conform(&args)
+    shown(&args)
 }
 
 fn reproducers(dir: &Path) -> Vec<PathBuf> {
@@ -74,7 +73,7 @@ fn fuzz_finds_each_fuzz_fault_and_its_reproducer_fails_run_the_same_way() {
         let written = reproducers(out.path());
         assert_eq!(written.len(), 1, "{}: one finding, one reproducer", name);
         let reproducer = written[0].display().to_string();
-        let replayed = mcp_conform(&["run", "--stdio", &server, &reproducer, "--strict"]);
+        let replayed = shown(&["run", "--stdio", &server, &reproducer, "--strict"]);
         let replayed_out = String::from_utf8_lossy(&replayed.stdout);
         assert_eq!(replayed.status.code(), Some(1), "{}: {replayed_out}", name);
         assert!(replayed_out.contains(requirement), "{}: {replayed_out}", name);

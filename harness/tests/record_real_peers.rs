@@ -9,7 +9,7 @@
 
 use std::time::Duration;
 
-use assert_cmd::Command;
+use common::cli::mcp_conform;
 use common::needs::{PeersEnv, Tests, peers_with};
 use mcp_conform::runner::free_loopback_port;
 use mcp_conform::start::StartedServer;
@@ -22,12 +22,6 @@ mod common;
 const EVERYTHING_PLAN: &str = r#"{"list": ["tools", "prompts", "resources"], "calls": [{"name": "echo", "arguments": {"message": "hi"}}, {"name": "get-sum", "arguments": {"a": 1, "b": 2}}], "linger_ms": 300}"#;
 /// The Python SDK fixture server: the same with its `echo`.
 const PYTHON_PLAN: &str = r#"{"list": ["tools", "prompts", "resources"], "calls": [{"name": "echo", "arguments": {"text": "hi"}}], "linger_ms": 300}"#;
-
-fn mcp_conform() -> Command {
-    let mut command = Command::cargo_bin("mcp-conform").expect("binary built");
-    command.env_remove("CI").env("NO_COLOR", "1");
-    command
-}
 
 /// How `record` and `run` reach the server: `--stdio CMD` or `--url URL`.
 type Server = [String; 2];
