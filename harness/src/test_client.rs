@@ -54,7 +54,21 @@ pub struct TestClientArgs {
     #[arg(long, value_name = "COMMAND")]
     pub command: String,
     /// Scenario files or directories (default: the bundled `role: client` scenarios).
+    #[arg(conflicts_with = "fuzz")]
     pub paths: Vec<PathBuf>,
+    /// Instead of scenario files: this many generated ones (unusual
+    /// listings, unasked-for notifications, requests with odd ids), each
+    /// written to `--fuzz-out` so a failing one can be replayed.
+    #[arg(long, value_name = "N", value_parser = crate::cli::at_least_one::<usize>)]
+    pub fuzz: Option<usize>,
+    /// The generator's seed for `--fuzz` (default: from the clock; always
+    /// printed). The same seed gives the same scenarios.
+    #[arg(long, requires = "fuzz")]
+    pub seed: Option<u64>,
+    /// Where `--fuzz` writes its scenarios (default: a new directory in
+    /// the system's temporary directory, printed).
+    #[arg(long, value_name = "DIR", requires = "fuzz")]
+    pub fuzz_out: Option<PathBuf>,
     #[command(flatten)]
     pub catalogue: CatalogueArg,
     /// Only scenarios whose id contains this text (repeatable).
@@ -180,7 +194,11 @@ pub fn test_client(args: TestClientArgs) -> Result<ExitCode, CliError> {
             "--command has both {server} and {url}; give the one the client uses".into(),
         ));
     }
-    let mut scenarios = load_selection(&args.paths, args.catalogue.requirements.as_deref(), &args.filters)
+    let paths = match args.fuzz {
+        Some(count) => vec![fuzzed_scenarios(count, args.seed, args.fuzz_out.clone())?],
+        None => args.paths.clone(),
+    };
+    let mut scenarios = load_selection(&paths, args.catalogue.requirements.as_deref(), &args.filters)
         .map_err(CliError::scenarios)?
         .scenarios;
     keep_role(&mut scenarios, Role::Client);
@@ -210,4 +228,22 @@ pub fn test_client(args: TestClientArgs) -> Result<ExitCode, CliError> {
         shard: None,
     };
     judged.run(&args.gate)
+}
+
+/// Writes `count` generated client scenarios from `seed` into `out` (or a
+/// new temporary directory), says where, and returns the directory.
+fn fuzzed_scenarios(count: usize, seed: Option<u64>, out: Option<PathBuf>) -> Result<PathBuf, CliError> {
+    let seed = seed.unwrap_or_else(crate::fuzz::run::clock_seed);
+    let dir = out.unwrap_or_else(|| std::env::temp_dir().join(format!("mcp-conform-fuzz-client-{seed}")));
+    let written = std::fs::create_dir_all(&dir).and_then(|()| {
+        crate::fuzz::client::scenarios(seed, count)
+            .into_iter()
+            .try_for_each(|(name, text)| std::fs::write(dir.join(name), text))
+    });
+    written.map_err(|e| CliError::Infrastructure(format!("--fuzz-out {}: {e}", dir.display())))?;
+    println!(
+        "fuzz seed {seed}: {count} generated scenarios in {} (replay one with test-client --command … FILE)",
+        dir.display()
+    );
+    Ok(dir)
 }

@@ -68,20 +68,20 @@ fn the_reference_client_passes_every_client_scenario_over_http() {
 
 #[test]
 fn every_broken_client_is_caught_by_exactly_its_scenarios() {
-    faults::sweep(
-        "clients",
-        Role::Client,
-        &faults::fault_list!(ClientFault),
-        |fault| {
-            let declared: ClientFault = fault.name.parse().unwrap();
-            let target = Target::Client(client(&command(Some(fault.name), declared.is_http())));
-            let config = RunConfig {
-                protocol: version(declared),
-                ..RunConfig::new(target)
-            };
-            (config, ())
-        },
-    );
+    // The `fuzz-` faults only generated scenarios set off (fuzz.rs).
+    let swept: Vec<faults::Fault> = faults::fault_list!(ClientFault)
+        .into_iter()
+        .filter(|f| !f.name.parse::<ClientFault>().unwrap().is_fuzz())
+        .collect();
+    faults::sweep("clients", Role::Client, &swept, |fault| {
+        let declared: ClientFault = fault.name.parse().unwrap();
+        let target = Target::Client(client(&command(Some(fault.name), declared.is_http())));
+        let config = RunConfig {
+            protocol: version(declared),
+            ..RunConfig::new(target)
+        };
+        (config, ())
+    });
 }
 
 /// The whole suite through the CLI, for a fault that fails fast.

@@ -1,7 +1,8 @@
-//! `mcp-conform fuzz`, proven on the reference server's `fuzz-` faults
-//! (which no bundled scenario sets off, so broken_servers.rs leaves them
-//! here): each is found under its requirement, its reproducer makes `run`
-//! fail the same way, and the correct server earns no finding.
+//! `mcp-conform fuzz` and `test-client --fuzz`, proven on the reference
+//! server's and client's `fuzz-` faults (which no bundled scenario sets
+//! off, so the broken_* sweeps leave them here): each is found under its
+//! requirement, its reproducer fails the same way when replayed, and the
+//! correct peer earns no finding.
 
 use std::path::{Path, PathBuf};
 use std::process::Output;
@@ -10,6 +11,7 @@ use common::cli::{self, bin};
 use mcp_conform_core::Level;
 use mcp_conform_core::requirements::catalogue;
 use mcp_mock_peers::reference::Fault;
+use mcp_mock_peers::reference_client::ClientFault;
 
 mod common;
 
@@ -147,4 +149,59 @@ fn the_same_seed_calls_the_same_cases() {
     };
     assert!(summary(&first).contains("TOOL-006"));
     assert_eq!(summary(&first), summary(&again));
+}
+
+/// `test-client --fuzz 20 --seed 1` against the reference client (with
+/// `fault`), writing the generated scenarios to `out`.
+fn fuzz_client(fault: Option<ClientFault>, out: &Path, extra: &[&str]) -> Output {
+    let fault = fault
+        .map(|f| format!(" --fault {}", f.name()))
+        .unwrap_or_default();
+    let command = format!("{} reference-client{fault} {{server}}", bin());
+    let out = out.display().to_string();
+    let mut args = vec![
+        "test-client",
+        "--command",
+        &command,
+        "--fuzz",
+        "20",
+        "--seed",
+        "1",
+        "--fuzz-out",
+        &out,
+        // Each client waits out its linger: many at once cost no CPU.
+        "--jobs",
+        "6",
+    ];
+    args.extend(extra);
+    shown(&args)
+}
+
+/// Each `fuzz-` fault of the reference client is found by generated
+/// scenarios under its requirement, and the generated file that found it
+/// fails again when replayed; the correct client passes them all.
+#[test]
+fn test_client_fuzz_finds_each_fuzz_client_fault_and_its_file_replays_it() {
+    let correct = tempfile::tempdir().unwrap();
+    let passed = fuzz_client(None, correct.path(), &["--strict"]);
+    let stdout = String::from_utf8_lossy(&passed.stdout);
+    assert_eq!(passed.status.code(), Some(0), "{stdout}");
+    assert!(stdout.contains("20 scenarios: 20 pass"), "{stdout}");
+    let fuzz_faults: Vec<ClientFault> = ClientFault::ALL.iter().copied().filter(|f| f.is_fuzz()).collect();
+    assert!(!fuzz_faults.is_empty());
+    for fault in fuzz_faults {
+        let out = tempfile::tempdir().unwrap();
+        let found = fuzz_client(Some(fault), out.path(), &["--strict"]);
+        let stdout = String::from_utf8_lossy(&found.stdout);
+        assert_eq!(found.status.code(), Some(1), "{}: {stdout}", fault.name());
+        let line = stdout
+            .lines()
+            .find(|line| line.contains(&format!("[{} ", fault.requirement())))
+            .unwrap_or_else(|| panic!("{}: {stdout}", fault.name()));
+        // `… at FILE:LINE:COLUMN`: the generated file that found it.
+        let file = line.rsplit_once(" at ").unwrap().1.split(':').next().unwrap();
+        let command = format!("{} reference-client --fault {} {{server}}", bin(), fault.name());
+        let replayed = shown(&["test-client", "--command", &command, file, "--strict"]);
+        assert_eq!(replayed.status.code(), Some(1), "{}: {file}", fault.name());
+    }
 }

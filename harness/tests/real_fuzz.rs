@@ -1,4 +1,5 @@
-//! `mcp-conform fuzz` against real servers nobody here wrote (every
+//! `mcp-conform fuzz` against real servers nobody here wrote, and
+//! `test-client --fuzz` against real clients (every
 //! subject kind: the safe tools, prompts, resource templates, completions,
 //! unknown methods): each runs within its budget with no harness error,
 //! and what the oracle and the frame checker find is snapshotted
@@ -7,6 +8,7 @@
 
 use std::time::Duration;
 
+use common::cli::mcp_conform;
 use common::needs::{PeersEnv, Tests, peers};
 
 mod common;
@@ -20,6 +22,25 @@ const RMCP_PROFILE: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/../fixtures/pee
 
 /// The run's own limit; the process is killed a minute later.
 const TIME_BUDGET_SECONDS: u64 = 60;
+
+/// `mcp-conform ARGS` run against the `peer`: its stdout. Exit 0 (nothing
+/// found) or 1 (a finding); 2 and 3 are the harness's or the invocation's
+/// failure, never a verdict on the peer.
+fn finished(args: &[&str], peer: &str) -> String {
+    let output = mcp_conform()
+        .args(args)
+        .timeout(Duration::from_secs(TIME_BUDGET_SECONDS + 60))
+        .output()
+        .unwrap();
+    let stdout = String::from_utf8_lossy(&output.stdout).into_owned();
+    assert!(
+        matches!(output.status.code(), Some(0 | 1)),
+        "{peer}: {:?}\n{stdout}\n{}",
+        output.status,
+        String::from_utf8_lossy(&output.stderr)
+    );
+    stdout
+}
 
 /// `fuzz` on the `command_key` server with `tools` allowed: its summary
 /// without the rate, which depends on the machine.
@@ -42,28 +63,54 @@ fn fuzzed(env: &PeersEnv, command_key: &str, protocol: &str, tools: &[&str]) -> 
         &budget,
     ];
     args.extend(tools);
-    let output = assert_cmd::Command::cargo_bin("mcp-conform")
-        .unwrap()
-        .env("NO_COLOR", "1")
-        .args(&args)
-        .timeout(Duration::from_secs(TIME_BUDGET_SECONDS + 60))
-        .output()
-        .unwrap();
-    let stdout = String::from_utf8_lossy(&output.stdout).into_owned();
-    // 0: nothing found, 1: a MUST finding; 2 and 3 are the harness's or the
-    // invocation's failure, never a verdict on the server.
-    assert!(
-        matches!(output.status.code(), Some(0 | 1)),
-        "{command_key}: {:?}\n{stdout}\n{}",
-        output.status,
-        String::from_utf8_lossy(&output.stderr)
-    );
+    let stdout = finished(&args, command_key);
     assert!(stdout.contains(" cases in "), "{stdout}");
     stdout
         .lines()
         .map(|line| match line.split_once(" cases in ") {
             Some((cases, rest)) => format!("{cases} cases:{}", rest.split_once("):").map_or("", |(_, r)| r)),
             None => line.to_owned(),
+        })
+        .collect::<Vec<_>>()
+        .join("\n")
+}
+
+/// `test-client --fuzz 10 --seed 1` against the `command_key` client:
+/// its verdict lines.
+fn fuzzed_client(env: &PeersEnv, command_key: &str) -> String {
+    let command = env
+        .get(command_key)
+        .unwrap_or_else(|| panic!("{command_key} missing from peers.env"));
+    let out = tempfile::tempdir().unwrap();
+    let dir = out.path().display().to_string();
+    let stdout = finished(
+        &[
+            "test-client",
+            "--command",
+            command,
+            "--fuzz",
+            "10",
+            "--seed",
+            "1",
+            "--jobs",
+            "2",
+            "--startup-timeout",
+            "30",
+            "--fuzz-out",
+            &dir,
+        ],
+        command_key,
+    );
+    assert!(!stdout.contains("ERROR "), "{command_key}: {stdout}");
+    // The verdict lines, without timings and the temporary directory.
+    stdout
+        .lines()
+        .filter(|line| !line.starts_with("fuzz seed") && !line.starts_with("mcp-conform "))
+        .map(|line| {
+            line.split(" in ")
+                .next()
+                .unwrap_or(line)
+                .replace(&out.path().display().to_string(), "DIR")
         })
         .collect::<Vec<_>>()
         .join("\n")
@@ -118,5 +165,11 @@ fn main() -> std::process::ExitCode {
                 "fuzz_rmcp",
             ),
         )
+        .needing(&peers, "typescript_sdk_client", |env| {
+            insta::assert_snapshot!("fuzz_client_typescript", fuzzed_client(&env, "TS_CLIENT_CMD"));
+        })
+        .needing(&peers, "python_sdk_client", |env| {
+            insta::assert_snapshot!("fuzz_client_python", fuzzed_client(&env, "PY_CLIENT_CMD"));
+        })
         .run()
 }

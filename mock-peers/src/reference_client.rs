@@ -229,6 +229,8 @@ crate::faults::faults! {
     ];
     ModernHttpNoParamHeader = "modern-http-no-param-header", "HTTP-023", "Over HTTP under 2026-07-28, tools/call leaves out the Mcp-Param-{Name} headers of x-mcp-header arguments." => ["client.http.stateless"];
     ModernHttpKeepsInvalidTool = "modern-http-keeps-invalid-tool", "HTTP-024", "Over HTTP under 2026-07-28, a tool whose x-mcp-header use is invalid stays in its list and is called." => ["client.http.stateless"];
+    FuzzUnknownMethodResult = "fuzz-unknown-method-result", "RPC-019", "A request of a method outside MCP's namespaces (`x-…/…`, `mcp-conform/…`) gets an empty result instead of -32601 (found by `test-client --fuzz`).";
+    FuzzUnansweredEmptyId = "fuzz-unanswered-empty-id", "PING-001", "A ping whose id is the empty string is never answered (found by `test-client --fuzz`).";
 }
 
 impl ClientFault {
@@ -242,6 +244,12 @@ impl ClientFault {
     /// (2026-07-28); it does nothing to a legacy conversation.
     pub fn is_modern(self) -> bool {
         self.name().starts_with("modern-")
+    }
+
+    /// Whether only generated scenarios set the fault off (`test-client
+    /// --fuzz`, swept by harness/tests/fuzz.rs): no bundled scenario does.
+    pub fn is_fuzz(self) -> bool {
+        self.name().starts_with("fuzz-")
     }
 }
 

@@ -9,8 +9,10 @@
 //!   requirement a wrong answer breaks.
 //! - [`reproducer`]: the scenario file that replays a finding.
 //! - [`run`]: the command's driver.
+//! - [`client`]: `test-client --fuzz`, generated `role: client` scenarios.
 
 pub mod arguments;
+pub mod client;
 pub mod oracle;
 pub mod reproducer;
 pub mod run;

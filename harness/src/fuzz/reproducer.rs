@@ -80,7 +80,7 @@ fn tag(finding: &Finding) -> Value {
 
 /// `value` with every `${` in its strings written `$${`, so the scenario
 /// sends the generated text instead of interpolating it.
-fn literal(value: &Value) -> Value {
+pub(super) fn literal(value: &Value) -> Value {
     match value {
         Value::String(text) => Value::String(text.replace("${", "$${")),
         Value::Array(items) => Value::Array(items.iter().map(literal).collect()),
@@ -98,7 +98,7 @@ fn literal(value: &Value) -> Value {
 /// C1 controls…) even inside quoted strings, and generated strings carry
 /// them: every non-ASCII character is written as a YAML escape instead.
 /// Outside strings JSON text is ASCII, so this only touches string contents.
-fn yaml_safe(json: &str) -> String {
+pub(super) fn yaml_safe(json: &str) -> String {
     json.chars()
         .map(|c| match u32::from(c) {
             code if code < 0x80 => c.to_string(),

@@ -555,7 +555,7 @@ fn exit_code(verdicts: impl IntoIterator<Item = Verdict>, strict: bool) -> ExitC
     }
 }
 
-fn clock_seed() -> u64 {
+pub(crate) fn clock_seed() -> u64 {
     SystemTime::now()
         .duration_since(UNIX_EPOCH)
         .map_or(0, |d| d.as_nanos() as u64)

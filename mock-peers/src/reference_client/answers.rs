@@ -267,6 +267,12 @@ impl Answers {
         }
         match request.method.as_str() {
             "ping" if self.stalled => Reply::NoReply,
+            "ping"
+                if self.fault == Some(ClientFault::FuzzUnansweredEmptyId)
+                    && request.id.to_value() == serde_json::json!("") =>
+            {
+                Reply::NoReply
+            }
             "ping" if self.fault == Some(ClientFault::PingWithContent) => {
                 Reply::Result(json!({"pong": true}))
             }
@@ -274,6 +280,12 @@ impl Answers {
             "roots/list" => self.roots(),
             "elicitation/create" => self.elicit(request, &params),
             "sampling/createMessage" => self.sample(request, &params),
+            other
+                if self.fault == Some(ClientFault::FuzzUnknownMethodResult)
+                    && (other.starts_with("x-") || other.starts_with("mcp-conform/")) =>
+            {
+                Reply::Result(json!({}))
+            }
             other => refusal(-32601, &format!("the reference client does not serve {other}")),
         }
     }
