@@ -5,11 +5,18 @@
 //! server was its own authorization server), and turns away
 //! every other request whose bearer token the [`ResourceGuard`] refuses:
 //! 401 with a challenge naming the scope and the metadata, 403
-//! `insufficient_scope`, 400 for a malformed credential, each with an
-//! OAuth error body (OAuth 2.1 §5.3). Whatever the era, the token is
-//! checked before the request is read as MCP.
+//! `insufficient_scope`, 400 for a malformed credential (or a token sent
+//! both in the header and the query), each with an OAuth error body
+//! (OAuth 2.1 §5.3). Whatever the era, the token is checked before the
+//! request is read as MCP. A session belongs to the user whose token
+//! opened it: another user's token naming it gets 404, as if sessions
+//! were keyed by user and id.
 //!
 //! The `auth-…` faults bend this layer, and only it.
+
+use std::collections::HashMap;
+use std::sync::Mutex;
+use std::sync::atomic::{AtomicU64, Ordering};
 
 use hyper::header::{self, HeaderValue};
 use hyper::{Method, Response, StatusCode};
@@ -28,8 +35,9 @@ pub const NEEDED_SCOPE: &str = "mcp";
 
 /// What the layer does with one request.
 pub(super) enum Gate {
-    /// On to the server.
-    Admit,
+    /// On to the server, for this user (`sub`; none for a request let
+    /// through without a valid token, by a fault).
+    Admit(Option<String>),
     /// Answered here; the server never sees it.
     Answer(Response<Body>),
     /// The server serves it, then this answer replaces the server's
@@ -41,6 +49,9 @@ pub(super) enum Gate {
 #[derive(Debug)]
 pub struct Protection {
     guard: ResourceGuard,
+    /// The user each session was opened for: a session is that user's
+    /// state, which another user's token must not reach (AUTH-020).
+    owners: Mutex<HashMap<String, String>>,
 }
 
 impl Protection {
@@ -48,7 +59,20 @@ impl Protection {
     pub fn new(guard: ResourceGuard) -> Self {
         Self {
             guard: guard.requiring_scope(NEEDED_SCOPE),
+            owners: Mutex::default(),
         }
+    }
+
+    /// Records that `user` opened the session `id`.
+    pub(super) fn bind_session(&self, id: &str, user: &str) {
+        let mut owners = self.owners.lock().expect("session owners lock");
+        owners.insert(id.to_owned(), user.to_owned());
+    }
+
+    /// Whether the session `id` was opened by someone other than `user`.
+    fn owned_by_another(&self, id: &str, user: &str) -> bool {
+        let owners = self.owners.lock().expect("session owners lock");
+        owners.get(id).is_some_and(|owner| owner != user)
     }
 
     pub(super) fn gate(&self, fault: Option<Fault>, request: &Inbound) -> Gate {
@@ -65,18 +89,23 @@ impl Protection {
             return Gate::Answer(json_response(StatusCode::OK, document.to_string()));
         }
         let mut authorization = header_str(&parts.headers, header::AUTHORIZATION.as_str()).map(str::to_owned);
+        let in_query = query_token(parts.uri.query());
+        // A token sent two ways is a malformed request (RFC 6750 §2, §3.1).
+        let two_ways = authorization.is_some() && in_query.is_some();
         if fault == Some(Fault::AuthQueryToken) && authorization.is_none() {
-            authorization = query_token(parts.uri.query()).map(|token| format!("Bearer {token}"));
+            authorization = in_query.map(|token| format!("Bearer {token}"));
         }
         let skipped = match fault {
             Some(Fault::AuthIgnoresAudience) => Some(Skipped::Audience),
             Some(Fault::AuthAcceptsExpired) => Some(Skipped::Expiry),
             _ => None,
         };
-        let checked = match (
-            fault,
-            self.guard.check_skipping(authorization.as_deref(), skipped),
-        ) {
+        let checked = if two_ways {
+            Err(Rejection::Malformed)
+        } else {
+            self.guard.check_skipping(authorization.as_deref(), skipped)
+        };
+        let checked = match (fault, checked) {
             (Some(Fault::AuthAudienceCaseSensitive), Ok(claims))
                 if claims.aud != self.guard.resource().as_str() =>
             {
@@ -84,24 +113,34 @@ impl Protection {
             }
             (_, checked) => checked,
         };
-        let Err(rejection) = checked else {
-            return Gate::Admit;
+        let session = header_str(&parts.headers, SESSION_ID);
+        let rejection = match checked {
+            Ok(claims) => match session {
+                Some(id)
+                    if self.owned_by_another(id, &claims.sub)
+                        && fault != Some(Fault::AuthSessionSharedByUsers) =>
+                {
+                    // Keyed by user and id, the session does not exist for this user.
+                    return Gate::Answer(status_only(StatusCode::NOT_FOUND));
+                }
+                _ => return Gate::Admit(Some(claims.sub)),
+            },
+            Err(rejection) => rejection,
         };
         let mut status = rejection.status();
         match (fault, &rejection) {
-            (Some(Fault::AuthAcceptsAnyToken), Rejection::InvalidToken(_)) => return Gate::Admit,
-            (Some(Fault::AuthSessionAuthenticates), Rejection::NoToken)
-                if parts.headers.contains_key(SESSION_ID) =>
-            {
-                return Gate::Admit;
+            (Some(Fault::AuthAcceptsAnyToken), Rejection::InvalidToken(_)) => return Gate::Admit(None),
+            (Some(Fault::AuthSessionAuthenticates), Rejection::NoToken) if session.is_some() => {
+                return Gate::Admit(None);
             }
             (Some(Fault::AuthStateAuthenticates), Rejection::NoToken)
                 if carries_request_state(&request.body) =>
             {
-                return Gate::Admit;
+                return Gate::Admit(None);
             }
             (Some(Fault::AuthInvalidToken403), Rejection::InvalidToken(_)) => status = 403,
             (Some(Fault::AuthInsufficientScope401), Rejection::InsufficientScope) => status = 401,
+            (Some(Fault::AuthMalformed401), Rejection::Malformed) => status = 401,
             _ => {}
         }
         let refusal = self.refusal(fault, status, &rejection);
@@ -147,6 +186,13 @@ impl Protection {
         response.headers_mut().insert(header::WWW_AUTHENTICATE, value);
         response
     }
+}
+
+/// A session id anyone can guess: the sessions counted from 1
+/// (`auth-predictable-session-ids` only).
+pub(super) fn predictable_session_id() -> String {
+    static OPENED: AtomicU64 = AtomicU64::new(0);
+    format!("session-{}", OPENED.fetch_add(1, Ordering::Relaxed) + 1)
 }
 
 /// Whether a JSON-RPC request body echoes a `requestState` (a retry of
