@@ -34,11 +34,15 @@ fn exposure(fault: Fault) -> ProtocolVersion {
 
 /// The command line that serves the protected reference server with
 /// `fault` on a free loopback port (`{issuer}` still to fill in), and its
-/// endpoint URL.
+/// endpoint URL. A fault of validation by introspection needs that mode.
 fn served(fault: Fault) -> (String, String) {
     let port = free_loopback_port().unwrap();
+    let introspecting = match fault {
+        Fault::AuthIntrospectionIgnoresActive => " --auth-introspect",
+        _ => "",
+    };
     let command = format!(
-        "{} reference-server --http 127.0.0.1:{port} --auth {{issuer}} --fault {fault}",
+        "{} reference-server --http 127.0.0.1:{port} --auth {{issuer}}{introspecting} --fault {fault}",
         faults::mcp_conform()
     );
     (command, format!("http://127.0.0.1:{port}/mcp"))

@@ -29,7 +29,7 @@ mod protect;
 mod stateless;
 
 use protect::Gate;
-pub use protect::{NEEDED_SCOPE, Protection};
+pub use protect::{NEEDED_SCOPE, Protection, TokenValidation};
 
 use std::collections::HashMap;
 use std::sync::{Arc, Mutex};
@@ -261,7 +261,10 @@ impl Handler for Shared {
             Ok(body) => Inbound { parts, body },
             Err(refused) => return refused.response(),
         };
-        let gate = self.protection.as_ref().map(|p| p.gate(self.fault, &request));
+        let gate = match &self.protection {
+            Some(protection) => Some(protection.gate(self.fault, &request).await),
+            None => None,
+        };
         match gate {
             None => self.serve(request).await,
             Some(Gate::Admit(user)) => {

@@ -45,20 +45,32 @@ pub(super) enum Gate {
     ServeThenAnswer(Response<Body>),
 }
 
+/// How the protected mode validates a token.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum TokenValidation {
+    /// Verifies the JWT against the issuer's published keys.
+    Jwks,
+    /// Asks the issuer's RFC 7662 introspection endpoint.
+    Introspection,
+}
+
 /// The protected mode of one server.
 #[derive(Debug)]
 pub struct Protection {
     guard: ResourceGuard,
+    validation: TokenValidation,
     /// The user each session was opened for: a session is that user's
     /// state, which another user's token must not reach (AUTH-020).
     owners: Mutex<HashMap<String, String>>,
 }
 
 impl Protection {
-    /// Protects with `guard`, which also needs [`NEEDED_SCOPE`].
-    pub fn new(guard: ResourceGuard) -> Self {
+    /// Protects with `guard`, which also needs [`NEEDED_SCOPE`], validating
+    /// tokens as `validation` says.
+    pub fn new(guard: ResourceGuard, validation: TokenValidation) -> Self {
         Self {
             guard: guard.requiring_scope(NEEDED_SCOPE),
+            validation,
             owners: Mutex::default(),
         }
     }
@@ -75,7 +87,7 @@ impl Protection {
         owners.get(id).is_some_and(|owner| owner != user)
     }
 
-    pub(super) fn gate(&self, fault: Option<Fault>, request: &Inbound) -> Gate {
+    pub(super) async fn gate(&self, fault: Option<Fault>, request: &Inbound) -> Gate {
         let parts = &request.parts;
         let path = parts.uri.path();
         if parts.method == Method::GET && self.guard.serves_metadata_at(path) {
@@ -100,10 +112,14 @@ impl Protection {
             Some(Fault::AuthAcceptsExpired) => Some(Skipped::Expiry),
             _ => None,
         };
-        let checked = if two_ways {
-            Err(Rejection::Malformed)
-        } else {
-            self.guard.check_skipping(authorization.as_deref(), skipped)
+        let checked = match (two_ways, self.validation) {
+            (true, _) => Err(Rejection::Malformed),
+            (false, TokenValidation::Jwks) => self.guard.check_skipping(authorization.as_deref(), skipped),
+            (false, TokenValidation::Introspection) => {
+                self.guard
+                    .introspect_skipping(authorization.as_deref(), skipped)
+                    .await
+            }
         };
         let checked = match (fault, checked) {
             (Some(Fault::AuthAudienceCaseSensitive), Ok(claims))
@@ -129,7 +145,8 @@ impl Protection {
         };
         let mut status = rejection.status();
         match (fault, &rejection) {
-            (Some(Fault::AuthAcceptsAnyToken), Rejection::InvalidToken(_)) => return Gate::Admit(None),
+            (Some(Fault::AuthAcceptsAnyToken), Rejection::InvalidToken(_))
+            | (Some(Fault::AuthIntrospectionIgnoresActive), Rejection::Inactive) => return Gate::Admit(None),
             (Some(Fault::AuthSessionAuthenticates), Rejection::NoToken) if session.is_some() => {
                 return Gate::Admit(None);
             }
@@ -177,6 +194,9 @@ impl Protection {
         let challenge = format!("Bearer {}", parameters.join(", "));
         let body = match (rejection.error_code(), rejection) {
             (Some(code), Rejection::InvalidToken(why)) => json!({"error": code, "error_description": why}),
+            (Some(code), Rejection::Inactive) => {
+                json!({"error": code, "error_description": "the authorization server says the token is not active"})
+            }
             (Some(code), _) => json!({"error": code}),
             (None, _) => json!({"error": "invalid_token", "error_description": "no access token"}),
         };
