@@ -152,6 +152,9 @@ async fn answer(issuing: Arc<Issuing>, request: Request<Incoming>) -> Response<B
 
 /// Grants a well-formed authorization request at once, which must carry
 /// an S256 PKCE challenge (OAuth 2.1 §4.1.1), and redirects with the code.
+/// Every client counts as registered with loopback redirect URIs only (a
+/// native client's, RFC 8252 §7.3): any other `redirect_uri` is refused
+/// without a redirect, so the issuer is no open redirector.
 fn authorize(issuing: &Issuing, request: &OAuthRequest) -> Result<Response<Body>, Refused> {
     let (Some(client_id), Some(redirect_uri), Some("code"), Some(challenge), Some("S256")) = (
         request.param("client_id"),
@@ -162,6 +165,9 @@ fn authorize(issuing: &Issuing, request: &OAuthRequest) -> Result<Response<Body>
     ) else {
         return Err(Refused("invalid_request"));
     };
+    if !is_loopback(redirect_uri) {
+        return Err(Refused("invalid_request"));
+    }
     let code = issuing.grants().hand_out(PendingCode {
         client_id: client_id.to_owned(),
         redirect_uri: redirect_uri.to_owned(),
@@ -213,6 +219,13 @@ fn introspect(issuing: &Issuing, request: &OAuthRequest) -> Value {
         }
         _ => json!({ "active": false }),
     }
+}
+
+/// Whether `uri` is an `http` URL of a loopback host.
+fn is_loopback(uri: &str) -> bool {
+    reqwest::Url::parse(uri).is_ok_and(|url| {
+        url.scheme() == "http" && matches!(url.host_str(), Some("127.0.0.1" | "localhost" | "[::1]"))
+    })
 }
 
 fn oauth_error(Refused(error): Refused) -> Response<Body> {

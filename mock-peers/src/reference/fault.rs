@@ -130,6 +130,7 @@ crate::faults::faults! {
     AuthSessionSharedByUsers = "auth-session-shared-by-users", "AUTH-020", "In protected mode, a session opened with one user's token is served to another user's valid token naming it." => ["auth.session-bound-to-user"];
     AuthPredictableSessionIds = "auth-predictable-session-ids", "AUTH-019", "In protected mode, session ids are counted: session-1, session-2, …" => ["auth.session-ids"];
     AuthIntrospectionIgnoresActive = "auth-introspection-ignores-active", "AUTH-003", "In protected mode validating by introspection (--auth-introspect), a token is accepted whenever the introspection endpoint answers, even with active: false." => ["auth.invalid-tokens"];
+    AuthOpenRedirect = "auth-open-redirect", "AUTH-029", "In protected mode, the metadata at the server's origin (2025-03-26) names the server's own /authorize, which redirects every request to its redirect_uri, registered or not." => ["auth.open-redirect"];
     ModernNoResultType = "modern-no-result-type", "RPC-015", "Under 2026-07-28, results carry no resultType." => [
         "base.invalid-request", "base.notification-no-response", "base.parse-error",
         "base.unknown-method", "cancellation.stateless", "completion.complete",

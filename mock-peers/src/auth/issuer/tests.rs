@@ -152,20 +152,34 @@ async fn a_code_is_granted_with_pkce_and_redeemed_once_with_its_verifier() {
 }
 
 #[tokio::test]
-async fn an_authorization_request_without_an_s256_challenge_is_refused() {
+async fn a_request_without_an_s256_challenge_or_to_a_foreign_redirect_uri_is_refused_in_place() {
     let issuer = MockIssuer::start(RESOURCE).await.unwrap();
-    let refused = reqwest::Client::new()
-        .get(format!("{}{AUTHORIZE_PATH}", issuer.issuer()))
-        .query(&[
-            ("response_type", "code"),
-            ("client_id", "client"),
-            ("redirect_uri", "http://127.0.0.1:9/callback"),
-        ])
-        .send()
-        .await
+    let client = reqwest::Client::builder()
+        .redirect(reqwest::redirect::Policy::none())
+        .build()
         .unwrap();
-    assert_eq!(refused.status(), 400);
-    assert_eq!(json_of(refused).await["error"], "invalid_request");
+    let pkce = [
+        ("code_challenge", "E9Melhoa2OwvFrEMTJguCHaoeK1t8URWbuGJSstw-cM"),
+        ("code_challenge_method", "S256"),
+    ];
+    for (redirect_uri, pkce) in [
+        ("http://127.0.0.1:9/callback", &pkce[..0]),
+        ("https://attacker.example/callback", &pkce[..]),
+    ] {
+        let refused = client
+            .get(format!("{}{AUTHORIZE_PATH}", issuer.issuer()))
+            .query(&[
+                ("response_type", "code"),
+                ("client_id", "client"),
+                ("redirect_uri", redirect_uri),
+            ])
+            .query(pkce)
+            .send()
+            .await
+            .unwrap();
+        assert_eq!(refused.status(), 400, "{redirect_uri}");
+        assert_eq!(json_of(refused).await["error"], "invalid_request");
+    }
 }
 
 #[tokio::test]

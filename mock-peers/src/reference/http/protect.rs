@@ -22,7 +22,7 @@ use hyper::header::{self, HeaderValue};
 use hyper::{Method, Response, StatusCode};
 use serde_json::json;
 
-use crate::auth::{METADATA_PATH, Rejection, ResourceGuard, Skipped};
+use crate::auth::{AUTHORIZE_PATH, METADATA_PATH, Rejection, ResourceGuard, Skipped};
 use crate::reference::Fault;
 use crate::transport::http_server::request::header_str;
 use crate::transport::http_server::respond::{Body, json_response, status_only};
@@ -98,7 +98,16 @@ impl Protection {
             && let Some(document) = self.guard.issuer_metadata()
             && fault != Some(Fault::AuthNoServerMetadata)
         {
+            let mut document = document.clone();
+            if fault == Some(Fault::AuthOpenRedirect) {
+                let mut own = self.guard.resource().clone();
+                own.set_path(AUTHORIZE_PATH);
+                document["authorization_endpoint"] = json!(own.as_str());
+            }
             return Gate::Answer(json_response(StatusCode::OK, document.to_string()));
+        }
+        if fault == Some(Fault::AuthOpenRedirect) && parts.method == Method::GET && path == AUTHORIZE_PATH {
+            return Gate::Answer(redirect_unchecked(parts.uri.query()));
         }
         let mut authorization = header_str(&parts.headers, header::AUTHORIZATION.as_str()).map(str::to_owned);
         let in_query = query_token(parts.uri.query());
@@ -206,6 +215,21 @@ impl Protection {
         response.headers_mut().insert(header::WWW_AUTHENTICATE, value);
         response
     }
+}
+
+/// An authorization endpoint's refusal sent to whatever `redirect_uri` the
+/// request names, checked against nothing (`auth-open-redirect` only).
+fn redirect_unchecked(query: Option<&str>) -> Response<Body> {
+    let redirect_uri = form_urlencoded::parse(query.unwrap_or_default().as_bytes())
+        .find(|(name, _)| name == "redirect_uri")
+        .map(|(_, value)| value.into_owned())
+        .unwrap_or_default();
+    let location = format!("{redirect_uri}?error=access_denied");
+    let mut response = status_only(StatusCode::FOUND);
+    if let Ok(location) = HeaderValue::from_str(&location) {
+        response.headers_mut().insert(header::LOCATION, location);
+    }
+    response
 }
 
 /// A session id anyone can guess: the sessions counted from 1
