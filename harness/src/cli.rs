@@ -142,6 +142,10 @@ pub enum Command {
         /// issuer (its URL) signs for the endpoint, which needs scope `mcp`.
         #[arg(long, value_name = "ISSUER_URL", requires = "http")]
         auth: Option<String>,
+        /// Validate tokens by asking the issuer's introspection endpoint
+        /// (RFC 7662) instead of verifying them against its JWKS.
+        #[arg(long, requires = "auth")]
+        auth_introspect: bool,
     },
 }
 
@@ -443,11 +447,25 @@ fn execute(command: Command) -> Result<ExitCode, CliError> {
         Command::Schemas {
             command: SchemasCommand::Fetch { url, dest, versions },
         } => fetch(&url, dest, versions),
-        Command::ReferenceServer { fault, http, auth } => {
+        Command::ReferenceServer {
+            fault,
+            http,
+            auth,
+            auth_introspect,
+        } => {
+            use mcp_mock_peers::reference::TokenValidation;
+            let validation = if auth_introspect {
+                TokenValidation::Introspection
+            } else {
+                TokenValidation::Jwks
+            };
             let served = match http {
-                Some(address) => {
-                    mcp_mock_peers::reference::serve_http_blocking(&address, fault, auth.as_deref())
-                }
+                Some(address) => mcp_mock_peers::reference::serve_http_blocking(
+                    &address,
+                    fault,
+                    auth.as_deref(),
+                    validation,
+                ),
                 None => mcp_mock_peers::reference::serve_stdio_blocking_with(fault),
             };
             served.map(|()| ExitCode::Ok).map_err(|error| CliError::Peer {

@@ -22,12 +22,13 @@ mod faults;
 const STARTUP: Duration = Duration::from_secs(30);
 
 /// The version that exposes `fault`: the challenge's resource_metadata is
-/// a MUST of 2025-06-18 only, metadata at the server's origin a SHOULD of
-/// 2025-03-26 only, requestState a thing of 2026-07-28.
+/// a MUST of 2025-06-18 only, metadata at the server's origin (and the
+/// authorization endpoint it names) a thing of 2025-03-26 only,
+/// requestState of 2026-07-28.
 fn exposure(fault: Fault) -> ProtocolVersion {
     match fault {
         Fault::AuthNoResourceMetadata => ProtocolVersion::V2025_06_18,
-        Fault::AuthNoServerMetadata => ProtocolVersion::V2025_03_26,
+        Fault::AuthNoServerMetadata | Fault::AuthOpenRedirect => ProtocolVersion::V2025_03_26,
         Fault::AuthStateAuthenticates => ProtocolVersion::V2026_07_28,
         _ => ProtocolVersion::V2025_11_25,
     }
@@ -35,11 +36,15 @@ fn exposure(fault: Fault) -> ProtocolVersion {
 
 /// The command line that serves the protected reference server with
 /// `fault` on a free loopback port (`{issuer}` still to fill in), and its
-/// endpoint URL.
+/// endpoint URL. A fault of validation by introspection needs that mode.
 fn served(fault: Fault) -> (String, String) {
     let port = free_loopback_port().unwrap();
+    let introspecting = match fault {
+        Fault::AuthIntrospectionIgnoresActive => " --auth-introspect",
+        _ => "",
+    };
     let command = format!(
-        "{} reference-server --http 127.0.0.1:{port} --auth {{issuer}} --fault {fault}",
+        "{} reference-server --http 127.0.0.1:{port} --auth {{issuer}}{introspecting} --fault {fault}",
         common::cli::bin()
     );
     (command, format!("http://127.0.0.1:{port}/mcp"))

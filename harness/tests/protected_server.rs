@@ -30,16 +30,21 @@ fn auth_scenarios() -> Vec<Scenario> {
     scenarios
 }
 
+/// The reference server's arguments: open, protected verifying tokens
+/// against the issuer's JWKS, protected asking its introspection endpoint.
+const OPEN: &str = "";
+const PROTECTED: &str = " --auth {issuer}";
+const INTROSPECTING: &str = " --auth {issuer} --auth-introspect";
+
 /// The auth scenarios run at `protocol` against the reference server,
-/// protected (`--auth`) or open.
-fn run(protected: bool, protocol: ProtocolVersion, scenarios: &[Scenario]) -> Vec<ScenarioOutcome> {
+/// open or protected as `protection` (its arguments) says.
+fn run(protection: &str, protocol: ProtocolVersion, scenarios: &[Scenario]) -> Vec<ScenarioOutcome> {
     let port = free_loopback_port().unwrap();
     let url = format!("http://127.0.0.1:{port}/mcp");
     let issuer = AuthServer::start(&url).unwrap();
     let command = format!(
-        "{} reference-server --http 127.0.0.1:{port}{}",
+        "{} reference-server --http 127.0.0.1:{port}{protection}",
         env!("CARGO_BIN_EXE_mcp-conform"),
-        if protected { " --auth {issuer}" } else { "" }
     );
     let _server = StartedServer::start(&issuer.fill_in(&command), &url, STARTUP).unwrap();
     let target = Target::Http {
@@ -59,13 +64,16 @@ fn run(protected: bool, protocol: ProtocolVersion, scenarios: &[Scenario]) -> Ve
 #[test]
 fn the_protected_reference_server_passes_every_auth_scenario_that_applies() {
     let scenarios = auth_scenarios();
-    for protocol in [
-        ProtocolVersion::V2025_03_26,
-        ProtocolVersion::V2025_06_18,
-        ProtocolVersion::V2025_11_25,
-        ProtocolVersion::V2026_07_28,
-    ] {
-        let outcomes = run(true, protocol, &scenarios);
+    for (protection, protocol) in [PROTECTED, INTROSPECTING].into_iter().flat_map(|p| {
+        [
+            ProtocolVersion::V2025_03_26,
+            ProtocolVersion::V2025_06_18,
+            ProtocolVersion::V2025_11_25,
+            ProtocolVersion::V2026_07_28,
+        ]
+        .map(|v| (p, v))
+    }) {
+        let outcomes = run(protection, protocol, &scenarios);
         let mut passed = 0;
         for outcome in &outcomes {
             let applies = scenarios
@@ -78,7 +86,7 @@ fn the_protected_reference_server_passes_every_auth_scenario_that_applies() {
             };
             assert_eq!(
                 outcome.verdict, expected,
-                "{protocol} {}: {:?} {:#?}",
+                "{protection} {protocol} {}: {:?} {:#?}",
                 outcome.id, outcome.note, outcome.checks
             );
             passed += usize::from(applies);
@@ -90,7 +98,7 @@ fn the_protected_reference_server_passes_every_auth_scenario_that_applies() {
 #[test]
 fn an_open_server_gets_every_auth_scenario_not_applicable_and_says_why() {
     let scenarios = auth_scenarios();
-    for outcome in run(false, ProtocolVersion::V2025_11_25, &scenarios) {
+    for outcome in run(OPEN, ProtocolVersion::V2025_11_25, &scenarios) {
         assert_eq!(outcome.verdict, Verdict::NotApplicable, "{}", outcome.id);
         let note = outcome.note.unwrap_or_default();
         assert!(
@@ -112,13 +120,13 @@ fn a_protected_server_keeps_the_open_servers_verdicts_outside_the_auth_scenarios
             .map(|o| (o.id, o.verdict))
             .collect::<std::collections::BTreeMap<_, _>>()
     };
-    let open = verdicts(false);
+    let open = verdicts(OPEN);
     let passed = open.values().filter(|v| **v == Verdict::Pass).count();
     assert!(
         passed > 40,
         "only {passed} ordinary scenarios pass on the open server"
     );
-    assert_eq!(verdicts(true), open);
+    assert_eq!(verdicts(PROTECTED), open);
 }
 
 /// `run` of `auth.no-token` and `tools.list` on the open reference server

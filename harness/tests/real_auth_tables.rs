@@ -1,5 +1,6 @@
 //! The bundled suite, auth scenarios included, against the real
-//! OAuth-protected servers of `fixtures/peers/auth` (issue 17): `mcp-conform
+//! OAuth-protected servers of `fixtures/peers/auth` (issue 17: Python SDK,
+//! FastMCP, TypeScript SDK): `mcp-conform
 //! run --url … --start "<peer> --issuer {issuer} --jwks {jwks}"` on every
 //! version, the harness being their authorization server. Each peer requires
 //! the scope `mcp`, so the run's tokens must carry the scope the peer
@@ -89,8 +90,12 @@ fn judged(key: &'static str, snapshot: &'static str) -> impl FnOnce(PeersEnv) + 
 }
 
 fn main() -> std::process::ExitCode {
-    let keys = ["AUTH_PYTHON_SERVER_CMD", "AUTH_FASTMCP_SERVER_CMD"];
-    let [python, fastmcp] = keys.map(|key| peers_with(&[key]));
+    let keys = [
+        "AUTH_PYTHON_SERVER_CMD",
+        "AUTH_FASTMCP_SERVER_CMD",
+        "AUTH_TS_SERVER_CMD",
+    ];
+    let [python, fastmcp, typescript] = keys.map(|key| peers_with(&[key]));
     Tests::default()
         .needing(
             &python,
@@ -101,6 +106,11 @@ fn main() -> std::process::ExitCode {
             &fastmcp,
             "fastmcp_protected_server_on_every_version",
             judged(keys[1], "fastmcp_protected_all"),
+        )
+        .needing(
+            &typescript,
+            "typescript_sdk_protected_server_on_every_version",
+            judged(keys[2], "typescript_sdk_protected_all"),
         )
         .run()
 }

@@ -3,26 +3,47 @@
 //! bad token, with too little scope, and with a valid token, in both eras.
 
 use mcp_mock_peers::auth::{MockIssuer, ResourceGuard, TokenChoice};
-use mcp_mock_peers::reference::{NEEDED_SCOPE, Protection, serve_http_protected};
+use mcp_mock_peers::reference::{NEEDED_SCOPE, Protection, TokenValidation, serve_http_protected};
 use serde_json::{Value, json};
 use tokio::net::TcpListener;
 
 /// A protected reference server trusting a fresh mock issuer, and the
 /// endpoint URL both agree is the resource.
 async fn protected() -> (MockIssuer, String) {
+    protected_by(TokenValidation::Jwks).await
+}
+
+/// [`protected`], validating tokens as `validation` says.
+async fn protected_by(validation: TokenValidation) -> (MockIssuer, String) {
     let listener = TcpListener::bind("127.0.0.1:0").await.unwrap();
     let endpoint = format!("http://{}/mcp", listener.local_addr().unwrap());
     let issuer = MockIssuer::start(&endpoint).await.unwrap();
     let guard = ResourceGuard::discover(endpoint.parse().unwrap(), issuer.issuer())
         .await
         .unwrap();
-    tokio::spawn(serve_http_protected(listener, None, Some(Protection::new(guard))));
+    tokio::spawn(serve_http_protected(
+        listener,
+        None,
+        Some(Protection::new(guard, validation)),
+    ));
     (issuer, endpoint)
 }
 
 /// A POST of `message` with `authorization`: its status, its challenge
 /// and its body.
 async fn post(endpoint: &str, authorization: Option<String>, message: Value) -> (u16, String, String) {
+    let response = send(endpoint, authorization, message).await;
+    let status = response.status().as_u16();
+    let challenge = response
+        .headers()
+        .get("www-authenticate")
+        .map(|v| v.to_str().unwrap().to_owned())
+        .unwrap_or_default();
+    (status, challenge, response.text().await.unwrap())
+}
+
+/// The request of [`post`], as sent.
+fn request(endpoint: &str, authorization: Option<String>, message: Value) -> reqwest::RequestBuilder {
     let mut request = reqwest::Client::new()
         .post(endpoint)
         .header("accept", "application/json, text/event-stream")
@@ -37,14 +58,11 @@ async fn post(endpoint: &str, authorization: Option<String>, message: Value) -> 
     if let Some(value) = authorization {
         request = request.header("authorization", value);
     }
-    let response = request.send().await.unwrap();
-    let status = response.status().as_u16();
-    let challenge = response
-        .headers()
-        .get("www-authenticate")
-        .map(|v| v.to_str().unwrap().to_owned())
-        .unwrap_or_default();
-    (status, challenge, response.text().await.unwrap())
+    request
+}
+
+async fn send(endpoint: &str, authorization: Option<String>, message: Value) -> reqwest::Response {
+    request(endpoint, authorization, message).send().await.unwrap()
 }
 
 fn initialize(version: &str) -> Value {
@@ -102,8 +120,7 @@ async fn the_metadata_is_served_at_both_well_known_urls_without_a_token() {
 async fn every_bad_token_gets_401_invalid_token_and_too_little_scope_403() {
     let (issuer, endpoint) = protected().await;
     let bearer = |token: String| Some(format!("Bearer {token}"));
-    let invalid = |c: &TokenChoice| !matches!(c, TokenChoice::Valid | TokenChoice::UpperCaseAudience);
-    for choice in TokenChoice::ALL.into_iter().filter(invalid) {
+    for choice in TokenChoice::ALL.into_iter().filter(|c| !c.is_sound()) {
         let token = issuer.minter().mint_scoped(choice, Some(NEEDED_SCOPE));
         let (status, challenge, body) = post(&endpoint, bearer(token), initialize("2025-11-25")).await;
         assert_eq!(status, 401, "{choice:?}: {body}");
@@ -133,4 +150,73 @@ async fn a_valid_token_with_the_scope_is_served_in_both_eras() {
         assert_eq!(status, 200, "{body}");
         assert!(body.contains("\"result\""), "{body}");
     }
+}
+
+#[tokio::test]
+async fn validating_by_introspection_refuses_what_the_issuer_calls_inactive_or_foreign() {
+    let (issuer, endpoint) = protected_by(TokenValidation::Introspection).await;
+    for choice in TokenChoice::ALL {
+        let token = issuer.minter().mint_scoped(choice, Some(NEEDED_SCOPE));
+        let (status, challenge, body) = post(
+            &endpoint,
+            Some(format!("Bearer {token}")),
+            initialize("2025-11-25"),
+        )
+        .await;
+        if choice.is_sound() {
+            assert_eq!(status, 200, "{choice:?}: {body}");
+        } else {
+            assert_eq!(status, 401, "{choice:?}: {body}");
+            assert!(
+                challenge.starts_with("Bearer error=\"invalid_token\""),
+                "{choice:?}: {challenge}"
+            );
+        }
+    }
+    let unscoped = issuer.minter().mint(TokenChoice::Valid);
+    let (status, _, _) = post(
+        &endpoint,
+        Some(format!("Bearer {unscoped}")),
+        stateless_tools_list(),
+    )
+    .await;
+    assert_eq!(status, 403, "the scope of an active token is still judged");
+}
+
+#[tokio::test]
+async fn a_token_sent_in_both_the_header_and_the_query_gets_400() {
+    let (issuer, endpoint) = protected().await;
+    let token = issuer
+        .minter()
+        .mint_scoped(TokenChoice::Valid, Some(NEEDED_SCOPE));
+    let twice = format!("{endpoint}?access_token={token}");
+    let (status, challenge, _) =
+        post(&twice, Some(format!("Bearer {token}")), initialize("2025-11-25")).await;
+    assert_eq!(status, 400);
+    assert!(
+        challenge.starts_with("Bearer error=\"invalid_request\""),
+        "{challenge}"
+    );
+}
+
+#[tokio::test]
+async fn a_session_is_found_only_with_a_token_of_the_user_who_opened_it() {
+    let (issuer, endpoint) = protected().await;
+    let bearer = |choice| {
+        Some(format!(
+            "Bearer {}",
+            issuer.minter().mint_scoped(choice, Some(NEEDED_SCOPE))
+        ))
+    };
+    let opened = send(&endpoint, bearer(TokenChoice::Valid), initialize("2025-11-25")).await;
+    let session = opened.headers()["mcp-session-id"].to_str().unwrap().to_owned();
+    let list = json!({"jsonrpc": "2.0", "id": 2, "method": "tools/list"});
+    let in_session = |choice| {
+        request(&endpoint, bearer(choice), list.clone())
+            .header("mcp-session-id", &session)
+            .header("mcp-protocol-version", "2025-11-25")
+            .send()
+    };
+    assert_eq!(in_session(TokenChoice::OtherUser).await.unwrap().status(), 404);
+    assert_eq!(in_session(TokenChoice::Valid).await.unwrap().status(), 200);
 }

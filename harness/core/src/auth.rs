@@ -12,8 +12,8 @@ pub use jwt::readable;
 use serde::{Deserialize, Serialize};
 
 /// Which token a request presents. Every choice but `Valid` differs from
-/// the valid token in one respect only; all but `UpperCaseAudience` make
-/// it invalid.
+/// the valid token in one respect only; all but `UpperCaseAudience` and
+/// `OtherUser` make it invalid.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize, schemars::JsonSchema)]
 #[serde(rename_all = "kebab-case")]
 pub enum TokenChoice {
@@ -38,10 +38,13 @@ pub enum TokenChoice {
     /// case (`HTTP://127.0.0.1:…`): the same resource, which a server
     /// should accept (not a broken token).
     UpperCaseAudience,
+    /// Sound in every respect, for another user (`sub`) of the same
+    /// client: what a server keys a user's state by (not a broken token).
+    OtherUser,
 }
 
 impl TokenChoice {
-    pub const ALL: [TokenChoice; 10] = [
+    pub const ALL: [TokenChoice; 11] = [
         Self::Valid,
         Self::Expired,
         Self::NotYetValid,
@@ -52,7 +55,14 @@ impl TokenChoice {
         Self::UnknownKey,
         Self::Garbage,
         Self::UpperCaseAudience,
+        Self::OtherUser,
     ];
+
+    /// Whether a server must accept the token: the valid one, and those that
+    /// differ from it in what names the same resource or another user.
+    pub fn is_sound(self) -> bool {
+        matches!(self, Self::Valid | Self::UpperCaseAudience | Self::OtherUser)
+    }
 
     /// The name scenarios use (`wrong-audience`).
     pub fn name(self) -> &'static str {
@@ -67,6 +77,7 @@ impl TokenChoice {
             Self::UnknownKey => "unknown-key",
             Self::Garbage => "garbage",
             Self::UpperCaseAudience => "upper-case-audience",
+            Self::OtherUser => "other-user",
         }
     }
 }

@@ -31,6 +31,10 @@ pub struct Claims {
 /// token lives: an hour each, far beyond any verifier's clock leeway.
 const HOUR: u64 = 3600;
 
+/// The subject of every token but [`TokenChoice::OtherUser`]'s, and its.
+pub const USER: &str = "mcp-conform";
+pub const OTHER_USER: &str = "mcp-conform-other-user";
+
 /// The token that is no JWT at all ([`TokenChoice::Garbage`]).
 pub const GARBAGE_TOKEN: &str = "mcp-conform-garbage-token";
 
@@ -81,7 +85,7 @@ impl Minter {
         let mut claims = Claims {
             iss: self.issuer.clone(),
             aud: self.audience.clone(),
-            sub: "mcp-conform".to_owned(),
+            sub: USER.to_owned(),
             iat: now,
             nbf: now,
             exp: now + HOUR,
@@ -115,6 +119,10 @@ impl Minter {
             TokenChoice::Garbage => GARBAGE_TOKEN.to_owned(),
             TokenChoice::UpperCaseAudience => {
                 claims.aud = upper_case_origin(&self.audience);
+                self.sign(&claims, &self.key)
+            }
+            TokenChoice::OtherUser => {
+                claims.sub = OTHER_USER.to_owned();
                 self.sign(&claims, &self.key)
             }
         }

@@ -13,16 +13,17 @@ mod keys;
 mod metadata;
 mod minter;
 mod pkce;
+mod redirect;
 mod resource;
 mod scripted;
 
 pub use discovery::{
     OPENID_CONFIGURATION, authorization_server_metadata_urls, protected_resource_metadata_urls,
 };
-pub use issuer::{IssuerError, JWKS_PATH, METADATA_PATH, MockIssuer, TOKEN_PATH};
+pub use issuer::{INTROSPECTION_PATH, IssuerError, JWKS_PATH, METADATA_PATH, MockIssuer, TOKEN_PATH};
 pub use keys::{KeyGenerationFailed, SigningKey};
 pub use metadata::{authorization_server_metadata, jwks};
-pub use minter::{Claims, GARBAGE_TOKEN, Minter, TokenChoice, flip_signature_bit};
+pub use minter::{Claims, GARBAGE_TOKEN, Minter, OTHER_USER, TokenChoice, USER, flip_signature_bit};
 pub use pkce::s256_challenge;
 pub use resource::{Rejection, ResourceGuard, Skipped, WELL_KNOWN};
 pub use scripted::{

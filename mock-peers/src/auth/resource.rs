@@ -22,6 +22,9 @@ pub enum Rejection {
     Malformed,
     /// A bearer token that fails validation, and why: 401 `invalid_token`.
     InvalidToken(String),
+    /// A token the issuer's introspection endpoint calls not active
+    /// (RFC 7662 §2.2): 401 `invalid_token`.
+    Inactive,
     /// A valid token without the scope the resource needs: 403
     /// `insufficient_scope`.
     InsufficientScope,
@@ -31,7 +34,7 @@ impl Rejection {
     pub fn status(&self) -> u16 {
         match self {
             Self::Malformed => 400,
-            Self::NoToken | Self::InvalidToken(_) => 401,
+            Self::NoToken | Self::InvalidToken(_) | Self::Inactive => 401,
             Self::InsufficientScope => 403,
         }
     }
@@ -41,7 +44,7 @@ impl Rejection {
         match self {
             Self::NoToken => None,
             Self::Malformed => Some("invalid_request"),
-            Self::InvalidToken(_) => Some("invalid_token"),
+            Self::InvalidToken(_) | Self::Inactive => Some("invalid_token"),
             Self::InsufficientScope => Some("insufficient_scope"),
         }
     }
@@ -141,30 +144,54 @@ impl ResourceGuard {
         authorization: Option<&str>,
         skipped: Option<Skipped>,
     ) -> Result<Claims, Rejection> {
-        let value = authorization.ok_or(Rejection::NoToken)?;
-        let token = value
-            .strip_prefix("Bearer ")
-            .filter(|token| !token.is_empty() && !token.contains(' '))
-            .ok_or(Rejection::Malformed)?;
+        let token = bearer_token(authorization)?;
+        let claims = verify(&self.keys, &self.issuer, token, skipped != Some(Skipped::Expiry))
+            .map_err(Rejection::InvalidToken)?;
+        self.admit(claims, skipped)
+    }
+
+    /// [`Self::check_skipping`] by asking the issuer's RFC 7662
+    /// introspection endpoint (from the metadata [`Self::discover`] found)
+    /// instead of verifying the token here. The issuer judges signature,
+    /// issuer and time; the audience and the scope of an active token are
+    /// still this resource's to judge.
+    pub async fn introspect_skipping(
+        &self,
+        authorization: Option<&str>,
+        skipped: Option<Skipped>,
+    ) -> Result<Claims, Rejection> {
+        let token = bearer_token(authorization)?;
         let invalid = Rejection::InvalidToken;
-        let header = decode_header(token).map_err(|e| invalid(e.to_string()))?;
-        let kid = header.kid.unwrap_or_default();
-        let jwk = self
-            .keys
-            .find(&kid)
-            .ok_or_else(|| invalid(format!("no published key has kid `{kid}`")))?;
-        let key = DecodingKey::from_jwk(jwk).map_err(|e| invalid(e.to_string()))?;
-        let mut validation = Validation::new(Algorithm::ES256);
-        validation.set_issuer(&[&self.issuer]);
-        // The audience is compared below, as a URI.
-        validation.validate_aud = false;
-        validation.validate_nbf = true;
-        validation.validate_exp = skipped != Some(Skipped::Expiry);
-        let claims = decode::<Claims>(token, &key, &validation)
-            .map(|data| data.claims)
-            .map_err(|e| invalid(e.to_string()))?;
+        let endpoint = self
+            .issuer_metadata
+            .as_ref()
+            .and_then(|metadata| metadata["introspection_endpoint"].as_str())
+            .ok_or_else(|| invalid("the issuer names no introspection_endpoint".into()))?;
+        let text = reqwest::Client::new()
+            .post(endpoint)
+            .form(&[("token", token)])
+            .send()
+            .await
+            .and_then(reqwest::Response::error_for_status)
+            .map_err(|e| invalid(format!("introspection: {e}")))?
+            .text()
+            .await
+            .map_err(|e| invalid(format!("introspection: {e}")))?;
+        let answer: Value =
+            serde_json::from_str(&text).map_err(|e| invalid(format!("introspection answer: {e}")))?;
+        if answer["active"] != Value::Bool(true) {
+            return Err(Rejection::Inactive);
+        }
+        let claims: Claims =
+            serde_json::from_value(answer).map_err(|e| invalid(format!("introspection answer: {e}")))?;
+        self.admit(claims, skipped)
+    }
+
+    /// The claims of a token found sound, if they name this resource and
+    /// grant the needed scope.
+    fn admit(&self, claims: Claims, skipped: Option<Skipped>) -> Result<Claims, Rejection> {
         if skipped != Some(Skipped::Audience) && !self.is_audience(&claims.aud) {
-            return Err(invalid(format!(
+            return Err(Rejection::InvalidToken(format!(
                 "the token is for `{}`, not this resource",
                 claims.aud
             )));
@@ -237,6 +264,35 @@ impl ResourceGuard {
         parameters.push(format!("resource_metadata=\"{}\"", self.metadata_url()));
         parameters
     }
+}
+
+/// The token of an `Authorization: Bearer <token>` value: one word.
+fn bearer_token(authorization: Option<&str>) -> Result<&str, Rejection> {
+    authorization
+        .ok_or(Rejection::NoToken)?
+        .strip_prefix("Bearer ")
+        .filter(|token| !token.is_empty() && !token.contains(' '))
+        .ok_or(Rejection::Malformed)
+}
+
+/// The claims of `token` if it is a JWT `issuer` signed (ES256) with a
+/// key of `keys`, valid now (its expiry checked if `check_expiry`), or why
+/// not. The audience is the resource's to judge, not this.
+pub(super) fn verify(keys: &JwkSet, issuer: &str, token: &str, check_expiry: bool) -> Result<Claims, String> {
+    let header = decode_header(token).map_err(|e| e.to_string())?;
+    let kid = header.kid.unwrap_or_default();
+    let jwk = keys
+        .find(&kid)
+        .ok_or_else(|| format!("no published key has kid `{kid}`"))?;
+    let key = DecodingKey::from_jwk(jwk).map_err(|e| e.to_string())?;
+    let mut validation = Validation::new(Algorithm::ES256);
+    validation.set_issuer(&[issuer]);
+    validation.validate_aud = false;
+    validation.validate_nbf = true;
+    validation.validate_exp = check_expiry;
+    decode::<Claims>(token, &key, &validation)
+        .map(|data| data.claims)
+        .map_err(|e| e.to_string())
 }
 
 /// RFC 9728's well-known name, at the root and before a resource's path.

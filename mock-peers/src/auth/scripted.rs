@@ -9,13 +9,12 @@
 //! every request is recorded for the judge.
 
 mod cimd;
-mod grants;
+pub(super) mod grants;
 mod record;
 
 use std::sync::{Arc, Mutex, PoisonError};
 
 use hyper::body::Incoming;
-use hyper::header::{HeaderValue, LOCATION};
 use hyper::{Method, Request, Response, StatusCode};
 use serde_json::{Value, json};
 use tokio::task::JoinHandle;
@@ -24,6 +23,7 @@ pub use self::cimd::MetadataFetch;
 use self::grants::{Grants, PendingCode, Refused, random_handle};
 pub use self::record::OAuthRequest;
 use super::issuer::{loopback_listener, ok, serve_in_background};
+use super::redirect::redirect_with;
 use super::{IssuerError, JWKS_PATH, METADATA_PATH, Minter, TOKEN_PATH, TokenChoice};
 use super::{authorization_server_metadata, jwks};
 use crate::transport::http_server::request::read_body;
@@ -215,22 +215,11 @@ async fn authorize(shared: &Shared, request: &OAuthRequest) -> Response<Body> {
         code_challenge_method: request.param("code_challenge_method").map(str::to_owned),
         scope: request.param("scope").map(str::to_owned),
     });
-    let mut query = form_urlencoded::Serializer::new(String::new());
-    query.append_pair("code", &code);
-    if let Some(state) = request.param("state") {
-        query.append_pair("state", state);
-    }
-    if let Some(iss) = shared.iss_value() {
-        query.append_pair("iss", &iss);
-    }
-    let separator = if redirect_uri.contains('?') { '&' } else { '?' };
-    let location = format!("{redirect_uri}{separator}{}", query.finish());
-    let Ok(location) = HeaderValue::from_str(&location) else {
-        return oauth_error(Refused("invalid_request"));
-    };
-    let mut response = status_only(StatusCode::FOUND);
-    response.headers_mut().insert(LOCATION, location);
-    response
+    let iss = shared.iss_value();
+    let mut params = vec![("code", code.as_str())];
+    params.extend(request.param("state").map(|state| ("state", state)));
+    params.extend(iss.as_deref().map(|iss| ("iss", iss)));
+    redirect_with(redirect_uri, &params).unwrap_or_else(|| oauth_error(Refused("invalid_request")))
 }
 
 fn token(shared: &Shared, request: &OAuthRequest) -> Result<Response<Body>, Refused> {

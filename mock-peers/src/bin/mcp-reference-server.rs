@@ -8,20 +8,26 @@
 //! picks a free port). With a fault, the server breaks that one rule on
 //! purpose (see `fixtures/broken-servers`). With `--auth ISSUER_URL` (HTTP
 //! only) it is an OAuth-protected resource trusting that issuer (see
-//! `reference::Protection`).
+//! `reference::Protection`), which with `--auth-introspect` it asks about
+//! each token (RFC 7662) instead of verifying the JWT itself.
 
 use std::process::ExitCode;
 
-use mcp_mock_peers::reference::{Fault, serve_http_blocking, serve_stdio_blocking_with};
+use mcp_mock_peers::reference::{Fault, TokenValidation, serve_http_blocking, serve_stdio_blocking_with};
 
-const USAGE: &str = "usage: mcp-reference-server [--http 127.0.0.1:PORT [--auth ISSUER_URL]] [--fault NAME]";
+const USAGE: &str = "usage: mcp-reference-server [--http 127.0.0.1:PORT [--auth ISSUER_URL [--auth-introspect]]] [--fault NAME]";
 
 fn main() -> ExitCode {
     let mut args = std::env::args().skip(1);
     let mut fault = None;
     let mut http = None;
     let mut issuer = None;
+    let mut validation = TokenValidation::Jwks;
     while let Some(flag) = args.next() {
+        if flag == "--auth-introspect" {
+            validation = TokenValidation::Introspection;
+            continue;
+        }
         match (flag.as_str(), args.next()) {
             ("--http", Some(address)) => http = Some(address),
             ("--auth", Some(url)) => issuer = Some(url),
@@ -39,7 +45,7 @@ fn main() -> ExitCode {
         }
     }
     let outcome = match (http, issuer) {
-        (Some(address), issuer) => serve_http_blocking(&address, fault, issuer.as_deref()),
+        (Some(address), issuer) => serve_http_blocking(&address, fault, issuer.as_deref(), validation),
         (None, None) => serve_stdio_blocking_with(fault),
         (None, Some(_)) => {
             eprintln!("mcp-reference-server: --auth protects an HTTP server; give --http too\n{USAGE}");

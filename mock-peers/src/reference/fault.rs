@@ -126,6 +126,11 @@ crate::faults::faults! {
     AuthStateAuthenticates = "auth-state-authenticates", "AUTH-021", "In protected mode under 2026-07-28, a request echoing a requestState is served without a token." => ["auth.state-handle-without-token"];
     AuthMetadataHidden = "auth-metadata-hidden", "AUTH-012", "In protected mode, the protected resource metadata is at neither well-known URL and the challenge names none." => ["auth.metadata-discoverable"];
     AuthNoServerMetadata = "auth-no-server-metadata", "AUTH-025", "In protected mode, no RFC 8414 metadata is served at the server's origin (2025-03-26, where the server is its own authorization server)." => ["auth.authorization-server-metadata"];
+    AuthMalformed401 = "auth-malformed-401", "AUTH-008", "In protected mode, a malformed authorization request (a token in both the header and the query, a Bearer credential of two words) gets 401 instead of 400." => ["auth.malformed-credential"];
+    AuthSessionSharedByUsers = "auth-session-shared-by-users", "AUTH-020", "In protected mode, a session opened with one user's token is served to another user's valid token naming it." => ["auth.session-bound-to-user"];
+    AuthPredictableSessionIds = "auth-predictable-session-ids", "AUTH-019", "In protected mode, session ids are counted: session-1, session-2, …" => ["auth.session-ids"];
+    AuthIntrospectionIgnoresActive = "auth-introspection-ignores-active", "AUTH-003", "In protected mode validating by introspection (--auth-introspect), a token is accepted whenever the introspection endpoint answers, even with active: false." => ["auth.invalid-tokens"];
+    AuthOpenRedirect = "auth-open-redirect", "AUTH-029", "In protected mode, the metadata at the server's origin (2025-03-26) names the server's own /authorize, which redirects every request to its redirect_uri, registered or not." => ["auth.open-redirect"];
     ModernNoResultType = "modern-no-result-type", "RPC-015", "Under 2026-07-28, results carry no resultType." => [
         "base.invalid-request", "base.notification-no-response", "base.parse-error",
         "base.unknown-method", "cancellation.stateless", "completion.complete",

@@ -37,7 +37,7 @@ use tokio::io::{AsyncBufReadExt, AsyncRead, AsyncWrite, BufReader};
 use self::dual::DualEra;
 pub use self::fault::Fault;
 use self::fault::FaultLayer;
-pub use self::http::{NEEDED_SCOPE, Protection, serve_http, serve_http_protected};
+pub use self::http::{NEEDED_SCOPE, Protection, TokenValidation, serve_http, serve_http_protected};
 use self::sink::Sink;
 use crate::transport::http_server::MCP_PATH;
 
@@ -115,8 +115,14 @@ pub fn serve_stdio_blocking_with(fault: Option<Fault>) -> std::io::Result<()> {
 /// `listening on http://127.0.0.1:<port>/mcp` on stdout, and serves HTTP on
 /// a fresh current-thread runtime until the process is killed. With an
 /// `issuer` (its URL), the server is protected: its resource is that
-/// endpoint URL, and its keys come from the issuer's metadata and JWKS.
-pub fn serve_http_blocking(address: &str, fault: Option<Fault>, issuer: Option<&str>) -> std::io::Result<()> {
+/// endpoint URL, and its keys (or its introspection endpoint, as
+/// `validation` says) come from the issuer's metadata.
+pub fn serve_http_blocking(
+    address: &str,
+    fault: Option<Fault>,
+    issuer: Option<&str>,
+    validation: TokenValidation,
+) -> std::io::Result<()> {
     use std::io::Write as _;
 
     ignore_sigpipe();
@@ -134,7 +140,7 @@ pub fn serve_http_blocking(address: &str, fault: Option<Fault>, issuer: Option<&
                 let guard = crate::auth::ResourceGuard::discover(resource, issuer)
                     .await
                     .map_err(|why| std::io::Error::other(format!("--auth {issuer}: {why}")))?;
-                Some(Protection::new(guard))
+                Some(Protection::new(guard, validation))
             }
             None => None,
         };

@@ -61,8 +61,20 @@ fn every_other_choice_is_refused_for_its_own_reason() {
     for choice in [TokenChoice::AlgNone, TokenChoice::Garbage] {
         assert!(verify(&minter, &minter.mint(choice)).is_err(), "{choice:?}");
     }
+    // Valid and OtherUser pass: the_other_users_token_differs_only_in_its_subject.
     let covered = expected.len() + 2;
-    assert_eq!(covered, TokenChoice::ALL.len() - 1, "a choice is untested");
+    assert_eq!(covered, TokenChoice::ALL.len() - 2, "a choice is untested");
+}
+
+#[test]
+fn the_other_users_token_differs_only_in_its_subject() {
+    let minter = minter();
+    let valid = verify(&minter, &minter.mint(TokenChoice::Valid)).unwrap();
+    let other = verify(&minter, &minter.mint(TokenChoice::OtherUser)).unwrap();
+    assert_eq!((valid.sub.as_str(), other.sub.as_str()), (USER, OTHER_USER));
+    // Minted a moment apart: the times may differ by a second.
+    let same = |c: &Claims| (c.iss.clone(), c.aud.clone(), c.scope.clone(), c.exp - c.iat);
+    assert_eq!(same(&other), same(&valid));
 }
 
 #[test]

@@ -2,7 +2,7 @@
 //! through, and each refusal carries the status and challenge the spec asks.
 
 use super::*;
-use crate::auth::{Minter, TokenChoice, jwks};
+use crate::auth::{Minter, OTHER_USER, TokenChoice, jwks};
 
 const ISSUER: &str = "http://127.0.0.1:4000";
 const RESOURCE: &str = "http://127.0.0.1:5000/mcp";
@@ -28,6 +28,7 @@ fn only_tokens_for_this_resource_pass() {
             TokenChoice::UpperCaseAudience => {
                 assert_eq!(outcome.unwrap().aud, "HTTP://127.0.0.1:5000/mcp");
             }
+            TokenChoice::OtherUser => assert_eq!(outcome.unwrap().sub, OTHER_USER),
             _ => assert!(
                 matches!(outcome, Err(Rejection::InvalidToken(_))),
                 "{choice:?}: {outcome:?}"

@@ -12,7 +12,7 @@ use super::super::pkce::verifier_matches;
 
 /// An authorization request granted and not yet redeemed.
 #[derive(Debug, Clone)]
-pub(super) struct PendingCode {
+pub(in crate::auth) struct PendingCode {
     pub client_id: String,
     pub redirect_uri: String,
     pub code_challenge: Option<String>,
@@ -22,10 +22,10 @@ pub(super) struct PendingCode {
 
 /// Why a token request is refused, as an OAuth error code (RFC 6749 §5.2).
 #[derive(Debug, PartialEq, Eq)]
-pub(super) struct Refused(pub &'static str);
+pub(in crate::auth) struct Refused(pub &'static str);
 
 #[derive(Debug, Default)]
-pub(super) struct Grants {
+pub(in crate::auth) struct Grants {
     codes: HashMap<String, PendingCode>,
     /// Refresh token to the scope it renews.
     refresh: HashMap<String, Option<String>>,

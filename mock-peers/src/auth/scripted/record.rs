@@ -17,7 +17,7 @@ pub struct OAuthRequest {
 }
 
 impl OAuthRequest {
-    pub(super) fn of(parts: &Parts, body: &str) -> Self {
+    pub(in crate::auth) fn of(parts: &Parts, body: &str) -> Self {
         let query = parts.uri.query().unwrap_or_default();
         let is_form = parts
             .headers

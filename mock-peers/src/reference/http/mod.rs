@@ -29,7 +29,7 @@ mod protect;
 mod stateless;
 
 use protect::Gate;
-pub use protect::{NEEDED_SCOPE, Protection};
+pub use protect::{NEEDED_SCOPE, Protection, TokenValidation};
 
 use std::collections::HashMap;
 use std::sync::{Arc, Mutex};
@@ -115,12 +115,12 @@ struct HttpSession {
 }
 
 impl HttpSession {
-    fn new(legacy: bool, fault: Option<Fault>) -> HttpSession {
+    fn new(id: String, legacy: bool, fault: Option<Fault>) -> HttpSession {
         let fault = fault.map(|fault| Arc::new(FaultLayer::new(fault)));
         let router = Arc::new(Router::new(legacy));
         let sink = Sink::spawn_routed(router.clone(), fault.clone());
         HttpSession {
-            id: new_session_id(),
+            id,
             legacy,
             server: Server::new(sink.clone()),
             sink,
@@ -218,6 +218,16 @@ impl Shared {
         }
     }
 
+    /// A new session's id: unguessable, unless a protected server's fault
+    /// counts them.
+    fn new_session(&self, legacy: bool) -> Arc<HttpSession> {
+        let id = match (&self.protection, self.fault) {
+            (Some(_), Some(Fault::AuthPredictableSessionIds)) => protect::predictable_session_id(),
+            _ => new_session_id(),
+        };
+        Arc::new(HttpSession::new(id, legacy, self.fault))
+    }
+
     fn session(&self, id: &str) -> Option<Arc<HttpSession>> {
         self.sessions.lock().expect("sessions lock").get(id).cloned()
     }
@@ -251,9 +261,21 @@ impl Handler for Shared {
             Ok(body) => Inbound { parts, body },
             Err(refused) => return refused.response(),
         };
-        let gate = self.protection.as_ref().map(|p| p.gate(self.fault, &request));
+        let gate = match &self.protection {
+            Some(protection) => Some(protection.gate(self.fault, &request).await),
+            None => None,
+        };
         match gate {
-            None | Some(Gate::Admit) => self.serve(request).await,
+            None => self.serve(request).await,
+            Some(Gate::Admit(user)) => {
+                let response = Arc::clone(&self).serve(request).await;
+                if let (Some(user), Some(protection)) = (user, &self.protection)
+                    && let Some(id) = header_str(response.headers(), SESSION_ID)
+                {
+                    protection.bind_session(id, &user);
+                }
+                response
+            }
             Some(Gate::Answer(refusal)) => refusal,
             Some(Gate::ServeThenAnswer(refusal)) => {
                 drop(self.serve(request).await);
@@ -284,7 +306,7 @@ impl Handler for Shared {
         let shape = BodyShape::of(&text);
         let (session, created) = match known {
             Some(session) => (session, false),
-            None if shape.initialize => (Arc::new(HttpSession::new(false, self.fault)), true),
+            None if shape.initialize => (self.new_session(false), true),
             None => {
                 return Err(Refusal::new(
                     StatusCode::BAD_REQUEST,
@@ -360,7 +382,7 @@ impl Handler for Shared {
 
     /// GET /sse: a new HTTP+SSE session; its first event names the POST URL.
     fn legacy_open(self: Arc<Self>, _: &Inbound, _: &mut ()) -> Answer {
-        let session = Arc::new(HttpSession::new(true, self.fault));
+        let session = self.new_session(true);
         let (shared, ending) = (Arc::clone(&self), Arc::clone(&session));
         let body = legacy_stream(&session.router, &session.id, move || {
             // The client hung up: that ends an HTTP+SSE session.

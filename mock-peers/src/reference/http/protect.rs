@@ -5,17 +5,24 @@
 //! server was its own authorization server), and turns away
 //! every other request whose bearer token the [`ResourceGuard`] refuses:
 //! 401 with a challenge naming the scope and the metadata, 403
-//! `insufficient_scope`, 400 for a malformed credential, each with an
-//! OAuth error body (OAuth 2.1 §5.3). Whatever the era, the token is
-//! checked before the request is read as MCP.
+//! `insufficient_scope`, 400 for a malformed credential (or a token sent
+//! both in the header and the query), each with an OAuth error body
+//! (OAuth 2.1 §5.3). Whatever the era, the token is checked before the
+//! request is read as MCP. A session belongs to the user whose token
+//! opened it: another user's token naming it gets 404, as if sessions
+//! were keyed by user and id.
 //!
 //! The `auth-…` faults bend this layer, and only it.
+
+use std::collections::HashMap;
+use std::sync::Mutex;
+use std::sync::atomic::{AtomicU64, Ordering};
 
 use hyper::header::{self, HeaderValue};
 use hyper::{Method, Response, StatusCode};
 use serde_json::json;
 
-use crate::auth::{METADATA_PATH, Rejection, ResourceGuard, Skipped};
+use crate::auth::{AUTHORIZE_PATH, METADATA_PATH, Rejection, ResourceGuard, Skipped};
 use crate::reference::Fault;
 use crate::transport::http_server::request::header_str;
 use crate::transport::http_server::respond::{Body, json_response, status_only};
@@ -28,8 +35,9 @@ pub const NEEDED_SCOPE: &str = "mcp";
 
 /// What the layer does with one request.
 pub(super) enum Gate {
-    /// On to the server.
-    Admit,
+    /// On to the server, for this user (`sub`; none for a request let
+    /// through without a valid token, by a fault).
+    Admit(Option<String>),
     /// Answered here; the server never sees it.
     Answer(Response<Body>),
     /// The server serves it, then this answer replaces the server's
@@ -37,21 +45,49 @@ pub(super) enum Gate {
     ServeThenAnswer(Response<Body>),
 }
 
+/// How the protected mode validates a token.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum TokenValidation {
+    /// Verifies the JWT against the issuer's published keys.
+    Jwks,
+    /// Asks the issuer's RFC 7662 introspection endpoint.
+    Introspection,
+}
+
 /// The protected mode of one server.
 #[derive(Debug)]
 pub struct Protection {
     guard: ResourceGuard,
+    validation: TokenValidation,
+    /// The user each session was opened for: a session is that user's
+    /// state, which another user's token must not reach (AUTH-020).
+    owners: Mutex<HashMap<String, String>>,
 }
 
 impl Protection {
-    /// Protects with `guard`, which also needs [`NEEDED_SCOPE`].
-    pub fn new(guard: ResourceGuard) -> Self {
+    /// Protects with `guard`, which also needs [`NEEDED_SCOPE`], validating
+    /// tokens as `validation` says.
+    pub fn new(guard: ResourceGuard, validation: TokenValidation) -> Self {
         Self {
             guard: guard.requiring_scope(NEEDED_SCOPE),
+            validation,
+            owners: Mutex::default(),
         }
     }
 
-    pub(super) fn gate(&self, fault: Option<Fault>, request: &Inbound) -> Gate {
+    /// Records that `user` opened the session `id`.
+    pub(super) fn bind_session(&self, id: &str, user: &str) {
+        let mut owners = self.owners.lock().expect("session owners lock");
+        owners.insert(id.to_owned(), user.to_owned());
+    }
+
+    /// Whether the session `id` was opened by someone other than `user`.
+    fn owned_by_another(&self, id: &str, user: &str) -> bool {
+        let owners = self.owners.lock().expect("session owners lock");
+        owners.get(id).is_some_and(|owner| owner != user)
+    }
+
+    pub(super) async fn gate(&self, fault: Option<Fault>, request: &Inbound) -> Gate {
         let parts = &request.parts;
         let path = parts.uri.path();
         if parts.method == Method::GET && self.guard.serves_metadata_at(path) {
@@ -62,21 +98,39 @@ impl Protection {
             && let Some(document) = self.guard.issuer_metadata()
             && fault != Some(Fault::AuthNoServerMetadata)
         {
+            let mut document = document.clone();
+            if fault == Some(Fault::AuthOpenRedirect) {
+                let mut own = self.guard.resource().clone();
+                own.set_path(AUTHORIZE_PATH);
+                document["authorization_endpoint"] = json!(own.as_str());
+            }
             return Gate::Answer(json_response(StatusCode::OK, document.to_string()));
         }
+        if fault == Some(Fault::AuthOpenRedirect) && parts.method == Method::GET && path == AUTHORIZE_PATH {
+            return Gate::Answer(redirect_unchecked(parts.uri.query()));
+        }
         let mut authorization = header_str(&parts.headers, header::AUTHORIZATION.as_str()).map(str::to_owned);
+        let in_query = query_token(parts.uri.query());
+        // A token sent two ways is a malformed request (RFC 6750 §2, §3.1).
+        let two_ways = authorization.is_some() && in_query.is_some();
         if fault == Some(Fault::AuthQueryToken) && authorization.is_none() {
-            authorization = query_token(parts.uri.query()).map(|token| format!("Bearer {token}"));
+            authorization = in_query.map(|token| format!("Bearer {token}"));
         }
         let skipped = match fault {
             Some(Fault::AuthIgnoresAudience) => Some(Skipped::Audience),
             Some(Fault::AuthAcceptsExpired) => Some(Skipped::Expiry),
             _ => None,
         };
-        let checked = match (
-            fault,
-            self.guard.check_skipping(authorization.as_deref(), skipped),
-        ) {
+        let checked = match (two_ways, self.validation) {
+            (true, _) => Err(Rejection::Malformed),
+            (false, TokenValidation::Jwks) => self.guard.check_skipping(authorization.as_deref(), skipped),
+            (false, TokenValidation::Introspection) => {
+                self.guard
+                    .introspect_skipping(authorization.as_deref(), skipped)
+                    .await
+            }
+        };
+        let checked = match (fault, checked) {
             (Some(Fault::AuthAudienceCaseSensitive), Ok(claims))
                 if claims.aud != self.guard.resource().as_str() =>
             {
@@ -84,24 +138,35 @@ impl Protection {
             }
             (_, checked) => checked,
         };
-        let Err(rejection) = checked else {
-            return Gate::Admit;
+        let session = header_str(&parts.headers, SESSION_ID);
+        let rejection = match checked {
+            Ok(claims) => match session {
+                Some(id)
+                    if self.owned_by_another(id, &claims.sub)
+                        && fault != Some(Fault::AuthSessionSharedByUsers) =>
+                {
+                    // Keyed by user and id, the session does not exist for this user.
+                    return Gate::Answer(status_only(StatusCode::NOT_FOUND));
+                }
+                _ => return Gate::Admit(Some(claims.sub)),
+            },
+            Err(rejection) => rejection,
         };
         let mut status = rejection.status();
         match (fault, &rejection) {
-            (Some(Fault::AuthAcceptsAnyToken), Rejection::InvalidToken(_)) => return Gate::Admit,
-            (Some(Fault::AuthSessionAuthenticates), Rejection::NoToken)
-                if parts.headers.contains_key(SESSION_ID) =>
-            {
-                return Gate::Admit;
+            (Some(Fault::AuthAcceptsAnyToken), Rejection::InvalidToken(_))
+            | (Some(Fault::AuthIntrospectionIgnoresActive), Rejection::Inactive) => return Gate::Admit(None),
+            (Some(Fault::AuthSessionAuthenticates), Rejection::NoToken) if session.is_some() => {
+                return Gate::Admit(None);
             }
             (Some(Fault::AuthStateAuthenticates), Rejection::NoToken)
                 if carries_request_state(&request.body) =>
             {
-                return Gate::Admit;
+                return Gate::Admit(None);
             }
             (Some(Fault::AuthInvalidToken403), Rejection::InvalidToken(_)) => status = 403,
             (Some(Fault::AuthInsufficientScope401), Rejection::InsufficientScope) => status = 401,
+            (Some(Fault::AuthMalformed401), Rejection::Malformed) => status = 401,
             _ => {}
         }
         let refusal = self.refusal(fault, status, &rejection);
@@ -138,6 +203,9 @@ impl Protection {
         let challenge = format!("Bearer {}", parameters.join(", "));
         let body = match (rejection.error_code(), rejection) {
             (Some(code), Rejection::InvalidToken(why)) => json!({"error": code, "error_description": why}),
+            (Some(code), Rejection::Inactive) => {
+                json!({"error": code, "error_description": "the authorization server says the token is not active"})
+            }
             (Some(code), _) => json!({"error": code}),
             (None, _) => json!({"error": "invalid_token", "error_description": "no access token"}),
         };
@@ -147,6 +215,28 @@ impl Protection {
         response.headers_mut().insert(header::WWW_AUTHENTICATE, value);
         response
     }
+}
+
+/// An authorization endpoint's refusal sent to whatever `redirect_uri` the
+/// request names, checked against nothing (`auth-open-redirect` only).
+fn redirect_unchecked(query: Option<&str>) -> Response<Body> {
+    let redirect_uri = form_urlencoded::parse(query.unwrap_or_default().as_bytes())
+        .find(|(name, _)| name == "redirect_uri")
+        .map(|(_, value)| value.into_owned())
+        .unwrap_or_default();
+    let location = format!("{redirect_uri}?error=access_denied");
+    let mut response = status_only(StatusCode::FOUND);
+    if let Ok(location) = HeaderValue::from_str(&location) {
+        response.headers_mut().insert(header::LOCATION, location);
+    }
+    response
+}
+
+/// A session id anyone can guess: the sessions counted from 1
+/// (`auth-predictable-session-ids` only).
+pub(super) fn predictable_session_id() -> String {
+    static OPENED: AtomicU64 = AtomicU64::new(0);
+    format!("session-{}", OPENED.fetch_add(1, Ordering::Relaxed) + 1)
 }
 
 /// Whether a JSON-RPC request body echoes a `requestState` (a retry of

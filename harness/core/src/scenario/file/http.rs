@@ -41,8 +41,8 @@ pub struct HttpStep {
     /// `none` (no `Authorization` header), a token broken in one way
     /// (`expired`, `not-yet-valid`, `wrong-audience`, `wrong-issuer`,
     /// `bad-signature`, `alg-none`, `unknown-key`, `garbage`),
-    /// `upper-case-audience` (the same resource, spelled in upper case), or
-    /// `{scope: "a b"}`, a valid token granting exactly those scopes.
+    /// `upper-case-audience` (the same resource, spelled in upper case),
+    /// `other-user` (sound, for a second user), or `{scope: "a b"}`, a valid token granting exactly those scopes.
     #[serde(default)]
     #[schemars(with = "Option<TokenSchema>")]
     pub token: Option<Located<Json>>,
