@@ -5,15 +5,15 @@
 //!   completion, unknown method) and the request it becomes.
 //! - [`arguments`]: argument objects from a subject's schema, valid and
 //!   near-valid, seeded.
-//! - [`oracle`]: what the spec lets a server answer to each, and the
-//!   requirement a wrong answer breaks.
+//! - The oracle, what the spec lets a server answer to each and the
+//!   requirement a wrong answer breaks, is the core's
+//!   `judge::generated`: no verdict is decided outside the core.
 //! - [`reproducer`]: the scenario file that replays a finding.
 //! - [`run`]: the command's driver.
 //! - [`client`]: `test-client --fuzz`, generated `role: client` scenarios.
 
 pub mod arguments;
 pub mod client;
-pub mod oracle;
 pub mod reproducer;
 pub mod run;
 pub mod subject;

@@ -5,8 +5,8 @@
 use mcp_conform_core::requirements::id;
 use serde_json::{Value, json};
 
-use super::oracle::Finding;
 use super::subject::{Subject, raw_frame};
+use mcp_conform_core::judge::generated::Finding;
 
 /// How long the reproducer of a malformed frame waits for its answer.
 const FRAME_ANSWER_MS: u64 = 2000;

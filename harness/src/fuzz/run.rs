@@ -1,7 +1,7 @@
 //! The `mcp-conform fuzz` driver: connects through the engine, lists the
 //! server's tools, prompts and resource templates, sends requests to each
 //! [`Subject`] with generated arguments (tools only when allowed), judges
-//! each answer with the [`oracle`](super::oracle) and every frame with the
+//! each answer with the judge of generated requests (`core::judge::generated`) and every frame with the
 //! frame checker, shrinks each finding and writes its reproducer.
 
 use std::path::PathBuf;
@@ -19,12 +19,12 @@ use serde_json::{Value, json};
 use tokio::runtime::Runtime;
 
 use super::arguments::{Flaw, near_valid, sample_trees, shrink, valid};
-use super::oracle::{Answer, Finding, judge};
 use super::reproducer;
 use super::subject::{FRAME_ID, Kind, Subject, malformed_frames, raw_frame, subjects, unknown_method_names};
 use crate::cli::{CliError, ServerArgs, at_least_one};
 use crate::runner::{Check, Connected, RunConfig};
 use crate::select::load_profile;
+use mcp_conform_core::judge::generated::{Answer, Finding, judge};
 
 /// How long a tool call may take before the server is asked for a `ping`.
 const CALL_TIMEOUT: Duration = Duration::from_secs(5);
@@ -197,7 +197,7 @@ pub fn fuzz(args: FuzzArgs) -> Result<ExitCode, CliError> {
             ) {
                 stuck.push((index, flaw));
             }
-            let Some(finding) = judge(subject, &arguments, flaw, &answer) else {
+            let Some(finding) = judge(subject.sent(&arguments, flaw), &described(flaw), &answer) else {
                 continue;
             };
             // One finding per subject and requirement: the cases after it
@@ -220,7 +220,7 @@ pub fn fuzz(args: FuzzArgs) -> Result<ExitCode, CliError> {
                     && peer
                         .send(subject, candidate)
                         .ok()
-                        .and_then(|answer| judge(subject, candidate, *flaw, &answer))
+                        .and_then(|answer| judge(subject.sent(candidate, *flaw), &described(*flaw), &answer))
                         .is_some_and(|again| again.requirement == finding.requirement)
             });
             let name = format!("seed-{seed}.case-{cases}");
@@ -522,6 +522,11 @@ fn print_summary(cases: usize, seconds: f64, found: &[Found], checks: &[Check], 
             check.message.as_deref().unwrap_or_default()
         );
     }
+}
+
+/// A case's arguments in words, for its findings.
+fn described(flaw: Option<Flaw>) -> String {
+    flaw.map_or("valid arguments".to_owned(), |flaw| format!("{flaw:?}"))
 }
 
 /// One line: how many subjects of each kind the cases are shared among.

@@ -5,6 +5,7 @@
 
 use std::fmt;
 
+use mcp_conform_core::judge::generated::Sent;
 use mcp_conform_core::protocol;
 use mcp_conform_core::wire::jsonrpc::code;
 use proptest::prelude::*;
@@ -129,16 +130,24 @@ impl Subject {
         }
     }
 
-    /// Whether `flaw` breaks what the request's own schema allows (a
-    /// prompt's arguments are strings: a non-string breaks `prompts/get`).
-    pub fn breaks_request(&self, flaw: Option<Flaw>) -> bool {
+    /// What the request made of `arguments` (which carry `flaw`) is, for
+    /// the judge.
+    pub fn sent(&self, arguments: &Value, flaw: Option<Flaw>) -> Sent {
+        let breaks_schema = flaw.is_some_and(Flaw::breaks_schema);
         match self {
-            Subject::Tool { .. } | Subject::Prompt { .. } => flaw.is_some_and(Flaw::breaks_schema),
+            Subject::Tool { .. } => Sent::ToolCall { breaks_schema },
+            // A prompt's arguments are strings: a non-string breaks
+            // `prompts/get` itself.
+            Subject::Prompt { .. } => Sent::PromptGet {
+                missing_required: flaw == Some(Flaw::Missing),
+                breaks_schema,
+            },
             // The URI and the completion value are text whatever was drawn.
-            Subject::Template { .. }
-            | Subject::Completion { .. }
-            | Subject::UnknownMethod
-            | Subject::Frame => false,
+            Subject::Template { .. } | Subject::Completion { .. } => Sent::Lookup,
+            Subject::UnknownMethod => Sent::UnknownMethod,
+            Subject::Frame => Sent::Malformed {
+                expects: raw_frame(arguments).1,
+            },
         }
     }
 }

@@ -9,11 +9,13 @@
 //! - [`origin`]: URLs a server named outside its origin.
 //! - [`defaults`]: what a check cites when the scenario names nothing.
 //! - [`unanswered`]: a request of ours that got no response.
+//! - [`generated`]: the answer to a generated request (`mcp-conform fuzz`).
 
 mod check;
 pub mod defaults;
 mod describe;
 pub mod discover;
+pub mod generated;
 pub mod handshake;
 pub mod opening;
 pub mod origin;
