@@ -108,6 +108,14 @@ pub enum Command {
     /// Put a gateway or bridge between the server suite and the bundled
     /// reference server, and judge what comes through.
     TestGateway(crate::test_gateway::TestGatewayArgs),
+    /// Write a commented profile for a server from its tools, prompts and
+    /// resources (no tool is called).
+    Init(Box<crate::init::InitArgs>),
+    /// Profiles: `profile check FILE` validates one against the live server.
+    Profile {
+        #[command(subcommand)]
+        command: ProfileCommand,
+    },
     /// Call a server's allowed tools with generated arguments, judge every
     /// answer, and write a reproducer scenario for each finding.
     Fuzz(Box<crate::fuzz::run::FuzzArgs>),
@@ -155,6 +163,13 @@ pub enum NewCommand {
         #[arg(long, value_name = "DIR", default_value = ".")]
         dir: PathBuf,
     },
+}
+
+#[derive(Debug, Subcommand)]
+pub enum ProfileCommand {
+    /// Check that the tools and prompts a profile binds exist on the server
+    /// and that their arguments are valid for it.
+    Check(Box<crate::profile_check::CheckArgs>),
 }
 
 #[derive(Debug, Subcommand)]
@@ -400,6 +415,10 @@ fn execute(command: Command) -> Result<ExitCode, CliError> {
     match command {
         Command::Run(args) => run(*args),
         Command::Fuzz(args) => crate::fuzz::run::fuzz(*args),
+        Command::Init(args) => crate::init::init(*args),
+        Command::Profile {
+            command: ProfileCommand::Check(args),
+        } => crate::profile_check::check(*args),
         Command::Serve(args) => crate::test_client::serve(args),
         Command::TestClient(args) => crate::test_client::test_client(args),
         Command::ReferenceClient(args) => crate::test_client::reference_client(args),
@@ -592,6 +611,15 @@ impl ServerArgs {
     /// Whether the server is the bundled reference server (no `--stdio`, no `--url`).
     pub(crate) fn is_bundled(&self) -> bool {
         self.stdio.is_none() && self.url.is_none()
+    }
+
+    /// The server in words, as its options named it.
+    pub(crate) fn describe(&self) -> String {
+        match (&self.stdio, &self.url) {
+            (_, Some(url)) => format!("--url {url}"),
+            (Some(command), None) => format!("--stdio {command}"),
+            (None, None) => "the bundled reference server".into(),
+        }
     }
 
     /// The peer under test, from `--stdio`, `--url` or the bundled default.

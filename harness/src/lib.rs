@@ -15,7 +15,8 @@
 //!   [`test_gateway`]: a gateway between the suite and the reference server.
 //! - [`schemas`]: fetching official schema files; [`coverage`]: which
 //!   requirements the suite checks.
-//! - [`fuzz`]: calls generated from a server's declarations.
+//! - [`fuzz`]: calls generated from a server's declarations; [`init`]: a
+//!   profile from them; [`profile_check`]: a profile against them.
 
 pub mod about;
 pub mod auth;
@@ -24,12 +25,14 @@ pub mod cli;
 pub mod coverage;
 pub mod explain_scenario;
 pub mod fuzz;
+pub mod init;
 pub mod interrupt;
 pub mod libtest;
 pub mod new_scenario;
 pub mod output;
 pub mod own_requirements;
 pub mod pipeline;
+pub mod profile_check;
 pub mod progress;
 pub mod quiet;
 pub mod record;

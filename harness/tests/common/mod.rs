@@ -7,5 +7,6 @@
 
 pub mod findings;
 pub mod needs;
+pub mod observable;
 pub mod report;
 pub mod scripted_http;

@@ -1,0 +1,60 @@
+//! `mcp-conform init` against real servers nobody here wrote (installed by
+//! `scripts/install-peers.sh`): used as written, the profile it writes makes
+//! at least 80% as many of the scenarios that need a trigger observable as
+//! the hand-written profile of the same server, and turns none of that
+//! profile's passes into failures. Prints the figures.
+
+use std::time::Duration;
+
+use common::needs::{PeersEnv, Tests, peers};
+
+mod common;
+
+/// The share of the hand-written profile's observable scenarios init's
+/// profile must reach (issue 21).
+const LEAST_RATIO: f64 = 0.8;
+
+const PYTHON_PROFILE: &str = concat!(
+    env!("CARGO_MANIFEST_DIR"),
+    "/../fixtures/peers/python/profile.yaml"
+);
+const RMCP_PROFILE: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/../fixtures/peers/rust/profile.yaml");
+
+fn observes_as_much(command_key: &'static str, hand_profile: &'static str) -> impl FnOnce(PeersEnv) {
+    move |env| {
+        let command = env
+            .get(command_key)
+            .unwrap_or_else(|| panic!("{command_key} missing from peers.env"));
+        let comparison = common::observable::compare(
+            &["--stdio", command],
+            hand_profile,
+            "2025-11-25",
+            Duration::from_secs(600),
+        );
+        let figures = comparison.figures(command_key);
+        println!("{figures}");
+        assert!(comparison.ratio() >= LEAST_RATIO, "{figures}");
+        assert!(comparison.broken_by_init.is_empty(), "{figures}");
+    }
+}
+
+fn main() -> std::process::ExitCode {
+    let env = peers();
+    Tests::default()
+        .needing(
+            &env,
+            "init_on_the_everything_server",
+            observes_as_much("EVERYTHING_SERVER_CMD", "everything"),
+        )
+        .needing(
+            &env,
+            "init_on_the_python_sdk_server",
+            observes_as_much("PYTHON_SERVER_CMD", PYTHON_PROFILE),
+        )
+        .needing(
+            &env,
+            "init_on_the_rmcp_sdk_server",
+            observes_as_much("RMCP_SERVER_CMD", RMCP_PROFILE),
+        )
+        .run()
+}
