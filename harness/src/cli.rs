@@ -189,7 +189,7 @@ pub enum SchemasCommand {
 }
 
 /// The server under test, as `run` and `fuzz` take it.
-#[derive(Debug, clap::Args)]
+#[derive(Debug, Clone, clap::Args)]
 pub struct ServerArgs {
     /// The server's command line, split like a shell would but run without
     /// one. Default: the bundled reference server.
@@ -211,7 +211,7 @@ pub struct ServerArgs {
     pub transport: HttpMode,
 }
 
-#[derive(Debug, clap::Args)]
+#[derive(Debug, Clone, clap::Args)]
 pub struct RunArgs {
     #[command(flatten)]
     pub server: ServerArgs,
@@ -273,6 +273,9 @@ pub struct RunArgs {
     /// matrix, see `merge`).
     #[arg(long, value_name = "K/N", value_parser = shard::parse)]
     pub shard: Option<mcp_conform_report::Shard>,
+    /// After the run, run again the scenarios whose files change, until Ctrl-C.
+    #[arg(long, requires = "paths", conflicts_with = "shard")]
+    pub watch: bool,
 }
 
 /// `--auth-issuer`: who issues the tokens of a protected server.
@@ -413,6 +416,7 @@ fn shown_error(error: &CliError, color: bool, secrets: &Secrets) -> String {
 
 fn execute(command: Command) -> Result<ExitCode, CliError> {
     match command {
+        Command::Run(args) if args.watch => crate::watch::watch(*args, run),
         Command::Run(args) => run(*args),
         Command::Fuzz(args) => crate::fuzz::run::fuzz(*args),
         Command::Init(args) => crate::init::init(*args),

@@ -10,7 +10,8 @@
 //! - [`report`]: the report model of a run, its files, baseline gating and
 //!   shards.
 //! - [`libtest`]: the `cargo test` entry point; [`cli`]: the command line;
-//!   [`interrupt`]: the signals that stop a run; [`start`]: `--start`.
+//!   [`interrupt`]: the signals that stop a run; [`start`]: `--start`;
+//!   [`watch`]: `run --watch`.
 //! - [`test_client`]: `serve` and `test-client`, the mock server side;
 //!   [`test_gateway`]: a gateway between the suite and the reference server.
 //! - [`schemas`]: fetching official schema files; [`coverage`]: which
@@ -44,3 +45,4 @@ pub mod snapshot;
 pub mod start;
 pub mod test_client;
 pub mod test_gateway;
+pub mod watch;

@@ -17,9 +17,9 @@ use super::report::judge;
 pub struct Comparison {
     pub by_init: BTreeSet<String>,
     pub by_hand: BTreeSet<String>,
-    /// Passed with the hand-written profile, failed (or erred) with init's:
-    /// a binding that is wrong.
-    pub broken_by_init: BTreeSet<String>,
+    /// Failed (or erred) with init's profile but not with the hand-written
+    /// one: a binding that is wrong.
+    pub failing_only_by_init: BTreeSet<String>,
 }
 
 impl Comparison {
@@ -32,13 +32,13 @@ impl Comparison {
     pub fn figures(&self, server: &str) -> String {
         format!(
             "{server}: init's profile makes {} scenarios needing a trigger observable, the hand-written one {} \
-             ({:.0}%); only by hand: {:?}; only by init: {:?}; passing by hand but failing by init: {:?}",
+             ({:.0}%); only by hand: {:?}; only by init: {:?}; failing by init only: {:?}",
             self.by_init.len(),
             self.by_hand.len(),
             self.ratio() * 100.0,
             self.by_hand.difference(&self.by_init).collect::<Vec<_>>(),
             self.by_init.difference(&self.by_hand).collect::<Vec<_>>(),
-            self.broken_by_init,
+            self.failing_only_by_init,
         )
     }
 }
@@ -78,14 +78,15 @@ pub fn compare(server: &[&str], hand_profile: &str, protocol: &str, budget: Dura
     };
     let by_init = run(written.to_str().unwrap());
     let by_hand = run(hand_profile);
-    let broken_by_init = passing(&by_hand)
-        .intersection(&with(&by_init, &[Verdict::Fail, Verdict::Error]))
+    let failing = [Verdict::Fail, Verdict::Error];
+    let failing_only_by_init = with(&by_init, &failing)
+        .difference(&with(&by_hand, &failing))
         .cloned()
         .collect();
     Comparison {
         by_init: observable(&by_init),
         by_hand: observable(&by_hand),
-        broken_by_init,
+        failing_only_by_init,
     }
 }
 
@@ -94,10 +95,6 @@ fn observable(report: &Report) -> BTreeSet<String> {
         report,
         &[Verdict::Pass, Verdict::Fail, Verdict::NonStrict, Verdict::Error],
     )
-}
-
-fn passing(report: &Report) -> BTreeSet<String> {
-    with(report, &[Verdict::Pass])
 }
 
 fn with(report: &Report, verdicts: &[Verdict]) -> BTreeSet<String> {
