@@ -95,6 +95,10 @@ pub enum Command {
     },
     /// Print the JSON Schema of scenario files.
     Schema,
+    /// Print a shell completion script (`bash`, `zsh` or `fish`).
+    Completions { shell: crate::completions::Shell },
+    /// Print the man page (roff): `mcp-conform man > mcp-conform.1`.
+    Man,
     /// Official MCP schema files (for `run --schema-dir`).
     Schemas {
         #[command(subcommand)]
@@ -448,6 +452,20 @@ fn execute(command: Command) -> Result<ExitCode, CliError> {
         } => {
             let path = crate::new_scenario::write(&id, &dir).map_err(CliError::Usage)?;
             println!("wrote {}", path.display());
+            Ok(ExitCode::Ok)
+        }
+        Command::Completions { shell } => {
+            print!(
+                "{}",
+                crate::completions::script(shell, &<Cli as clap::CommandFactory>::command())
+            );
+            Ok(ExitCode::Ok)
+        }
+        Command::Man => {
+            print!(
+                "{}",
+                crate::completions::man_page(&<Cli as clap::CommandFactory>::command())
+            );
             Ok(ExitCode::Ok)
         }
         Command::Schema => {

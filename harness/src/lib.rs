@@ -11,7 +11,8 @@
 //!   shards.
 //! - [`libtest`]: the `cargo test` entry point; [`cli`]: the command line;
 //!   [`interrupt`]: the signals that stop a run; [`start`]: `--start`;
-//!   [`watch`]: `run --watch`.
+//!   [`watch`]: `run --watch`; [`completions`]: shell completions and the
+//!   man page from the CLI definition.
 //! - [`test_client`]: `serve` and `test-client`, the mock server side;
 //!   [`test_gateway`]: a gateway between the suite and the reference server.
 //! - [`schemas`]: fetching official schema files; [`coverage`]: which
@@ -23,6 +24,7 @@ pub mod about;
 pub mod auth;
 pub mod bundled;
 pub mod cli;
+pub mod completions;
 pub mod coverage;
 pub mod explain_scenario;
 pub mod fuzz;
