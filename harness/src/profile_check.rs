@@ -3,7 +3,7 @@
 //! for what the server declares (a tool's `inputSchema`, a prompt's
 //! required arguments). Each problem is located in the profile file.
 
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, BTreeSet};
 use std::path::PathBuf;
 use std::sync::Arc;
 use std::time::Duration;
@@ -18,7 +18,7 @@ use serde_json::Value;
 
 use crate::cli::{CliError, ServerArgs, at_least_one};
 use crate::init::inventory::Inventory;
-use crate::init::triggers::{Kind, TRIGGERS};
+use crate::init::triggers::{Kind, SCENARIO_ARGUMENTS, TRIGGERS};
 
 #[derive(Debug, clap::Args)]
 pub struct CheckArgs {
@@ -58,7 +58,23 @@ pub fn check(args: CheckArgs) -> Result<ExitCode, CliError> {
         path: args.file.clone(),
         text: Arc::from(text.as_str()),
     };
-    let triggers = profile.triggers_for(args.protocol.era());
+    let used = used_on(args.protocol);
+    let (triggers, unused): (BTreeMap<String, Value>, BTreeMap<String, Value>) = profile
+        .triggers_for(args.protocol.era())
+        .into_iter()
+        .partition(|(name, _)| {
+            // The user's own scenarios may read a trigger the bundled ones do not.
+            let bundled = TRIGGERS.iter().any(|t| t.name == name);
+            !bundled || used.contains(name)
+        });
+    if !unused.is_empty() {
+        let names: Vec<&str> = unused.keys().map(String::as_str).collect();
+        println!(
+            "not checked: no bundled scenario of {} uses {}",
+            args.protocol,
+            names.join(", ")
+        );
+    }
     let diagnostics = diagnose(&triggers, &located, &inventory, &file);
     if !diagnostics.is_empty() {
         return Err(CliError::Diagnostics {
@@ -72,6 +88,19 @@ pub fn check(args: CheckArgs) -> Result<ExitCode, CliError> {
         triggers.len()
     );
     Ok(ExitCode::Ok)
+}
+
+/// The bundled triggers a run of `version` reads: those its scenarios of
+/// that version need (the task triggers are for 2025-11-25 only, and a
+/// server lists their tools there only).
+fn used_on(version: ProtocolVersion) -> BTreeSet<String> {
+    let scenarios = crate::select::load_scenarios(&[], &[]).unwrap_or_default();
+    scenarios
+        .iter()
+        .filter(|s| s.versions.contains(version))
+        .flat_map(|s| &s.requires.triggers)
+        .filter_map(|t| t.split('.').next().map(str::to_owned))
+        .collect()
 }
 
 /// The problems of `triggers` (as a run reads them) on `inventory`.
@@ -155,6 +184,9 @@ fn tool_problems(
         Ok(found) => found,
         Err(diagnostics) => return diagnostics,
     };
+    if SCENARIO_ARGUMENTS.contains(&trigger) {
+        return Vec::new();
+    }
     let arguments = binding
         .get("arguments")
         .cloned()

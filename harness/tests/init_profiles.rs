@@ -77,3 +77,30 @@ fn profile_check_accepts_what_init_wrote_and_locates_a_wrong_binding() {
     assert!(err.contains("does not match the inputSchema of `slow`"), "{err}");
     assert!(err.contains(&format!("{path}:{}:", line_of("\"soon\""))), "{err}");
 }
+
+#[test]
+fn profile_check_accepts_the_hand_written_reference_profile_on_each_era() {
+    for (protocol, unchecked) in [
+        ("2025-11-25", "end_listen_tool, header_tool"),
+        ("2026-07-28", "long_task_tool, task_error_tool"),
+    ] {
+        let check = mcp_conform(&[
+            "profile",
+            "check",
+            "../scenarios/profiles/reference.yaml",
+            "--protocol",
+            protocol,
+        ]);
+        let out = String::from_utf8_lossy(&check.stdout);
+        assert!(
+            check.status.success(),
+            "{protocol}: {out}{}",
+            String::from_utf8_lossy(&check.stderr)
+        );
+        // The triggers no scenario of this version reads are named, not checked.
+        assert!(
+            out.contains(&format!("no bundled scenario of {protocol} uses {unchecked}")),
+            "{out}"
+        );
+    }
+}

@@ -115,6 +115,10 @@ const fn tool(name: &'static str, purpose: &'static str) -> Trigger {
     }
 }
 
+/// Triggers whose scenarios give the arguments themselves (the id of the
+/// request whose listen streams `end_listen_tool` ends): only the name is read.
+pub const SCENARIO_ARGUMENTS: &[&str] = &["end_listen_tool"];
+
 /// Members of a trigger only the server's behaviour tells, never its
 /// declarations: left as comments in a bound trigger.
 pub const UNKNOWABLE: &[(&str, &str, &str)] = &[
