@@ -66,8 +66,10 @@ pub fn init(args: InitArgs) -> Result<ExitCode, CliError> {
         inventory.templates.len(),
     );
     println!(
-        "next: review it, `mcp-conform profile check {0}`, then `mcp-conform run --profile {0}`",
-        args.output.display()
+        "next: review it, then `mcp-conform profile check {0}` and `mcp-conform run --profile {0}`, \
+         each with {1}",
+        args.output.display(),
+        args.server.describe()
     );
     Ok(ExitCode::Ok)
 }

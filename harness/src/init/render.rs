@@ -22,8 +22,8 @@ pub fn profile(inventory: &Inventory, command: &str) -> String {
         "# Written by `mcp-conform init` for {server} {version} ({command})."
     ));
     line("# Triggers bind what the scenarios need to this server's tools. init read the");
-    line("# server's lists only and called nothing: check each binding, then");
-    line("# `mcp-conform profile check FILE` and `mcp-conform run --profile FILE`.");
+    line("# server's lists only and called nothing: check each binding, then run");
+    line("# `mcp-conform profile check FILE` and `mcp-conform run --profile FILE` on the server.");
     line("# A commented trigger had no obvious candidate: uncomment it and fill it in.");
     line(&format!("name: {}", yaml_string(&profile_name(server))));
     line(&format!(
