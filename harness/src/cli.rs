@@ -192,9 +192,10 @@ pub enum SchemasCommand {
     },
 }
 
-/// The server under test, as `run` and `fuzz` take it.
+/// Where the server is: `--stdio` or `--url`, as `run`, `fuzz` and
+/// `record` take it (`record` says what each means for a relay).
 #[derive(Debug, Clone, clap::Args)]
-pub struct ServerArgs {
+pub struct ServerAddress {
     /// The server's command line, split like a shell would but run without
     /// one. Default: the bundled reference server.
     #[arg(long, value_name = "COMMAND", conflicts_with = "url")]
@@ -203,6 +204,13 @@ pub struct ServerArgs {
     /// (`http://127.0.0.1:PORT/mcp`).
     #[arg(long, value_name = "URL")]
     pub url: Option<String>,
+}
+
+/// The server under test, as `run` and `fuzz` take it.
+#[derive(Debug, Clone, clap::Args)]
+pub struct ServerArgs {
+    #[command(flatten)]
+    pub address: ServerAddress,
     /// A header sent on every HTTP request, `'Name: value'` (repeatable).
     /// Values of headers named like authorization, cookie, token, key or
     /// secret are shown as `<redacted>`.
@@ -519,7 +527,7 @@ fn run(args: RunArgs) -> Result<ExitCode, CliError> {
     crate::interrupt::flag();
     let own_token = crate::auth::read_token(args.token.as_deref(), args.token_command.as_deref())
         .map_err(CliError::Usage)?;
-    let auth = match (&args.server.url, args.auth_issuer) {
+    let auth = match (&args.server.address.url, args.auth_issuer) {
         (Some(url), AuthIssuer::Mock)
             if own_token.is_none() && crate::auth::needed(&scenarios, args.start.as_deref()) =>
         {
@@ -533,7 +541,7 @@ fn run(args: RunArgs) -> Result<ExitCode, CliError> {
         }
         _ => None,
     };
-    let _started = match (&args.start, &args.server.url) {
+    let _started = match (&args.start, &args.server.address.url) {
         (Some(command_line), Some(url)) => {
             let command_line = auth
                 .as_ref()
@@ -632,12 +640,12 @@ fn merge(reports: &[PathBuf], dir: &std::path::Path) -> Result<ExitCode, CliErro
 impl ServerArgs {
     /// Whether the server is the bundled reference server (no `--stdio`, no `--url`).
     pub(crate) fn is_bundled(&self) -> bool {
-        self.stdio.is_none() && self.url.is_none()
+        self.address.stdio.is_none() && self.address.url.is_none()
     }
 
     /// The server in words, as its options named it.
     pub(crate) fn describe(&self) -> String {
-        match (&self.stdio, &self.url) {
+        match (&self.address.stdio, &self.address.url) {
             (_, Some(url)) => format!("--url {url}"),
             (Some(command), None) => format!("--stdio {command}"),
             (None, None) => "the bundled reference server".into(),
@@ -646,7 +654,7 @@ impl ServerArgs {
 
     /// The peer under test, from `--stdio`, `--url` or the bundled default.
     pub(crate) fn target(&self) -> Result<Target, String> {
-        if let Some(url) = &self.url {
+        if let Some(url) = &self.address.url {
             let headers = self
                 .headers
                 .iter()
@@ -664,7 +672,7 @@ impl ServerArgs {
                 mode: self.transport,
             });
         }
-        let command = match &self.stdio {
+        let command = match &self.address.stdio {
             Some(line) => StdioCommand::parse(line),
             None => reference_server_command(),
         };

@@ -12,6 +12,7 @@ use mcp_conform_core::scenario::model::Role;
 use mcp_conform_core::version::ProtocolVersion;
 use mcp_mock_peers::reference_client::ClientFault;
 
+mod common;
 mod correct_peers;
 mod faults;
 mod fixture_readme;
@@ -22,12 +23,12 @@ mod fixture_readme;
 fn command(fault: Option<&str>, over_http: bool) -> String {
     let fault = fault.map(|f| format!(" --fault {f}")).unwrap_or_default();
     let server = if over_http { "--url {url}" } else { "{server}" };
-    format!("{} reference-client{fault} {server}", faults::mcp_conform())
+    format!("{} reference-client{fault} {server}", common::cli::bin())
 }
 
 fn client(command: &str) -> ClientUnderTest {
     ClientUnderTest {
-        serve_program: faults::mcp_conform().into(),
+        serve_program: common::cli::bin().into(),
         ..ClientUnderTest::new(command)
     }
 }

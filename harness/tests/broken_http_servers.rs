@@ -14,6 +14,7 @@ use mcp_conform_core::version::ProtocolVersion;
 use mcp_mock_peers::reference::Fault;
 use mcp_mock_peers::transport::HttpMode;
 
+mod common;
 mod faults;
 
 /// How long a server has to listen.
@@ -34,7 +35,7 @@ fn served(fault: Fault, path: &str) -> (String, String) {
     let port = free_loopback_port().unwrap();
     let command = format!(
         "{} reference-server --http 127.0.0.1:{port} --fault {fault}",
-        faults::mcp_conform()
+        common::cli::bin()
     );
     (command, format!("http://127.0.0.1:{port}{path}"))
 }

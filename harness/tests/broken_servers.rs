@@ -15,6 +15,7 @@ use mcp_conform_core::version::ProtocolVersion;
 use mcp_mock_peers::reference::Fault;
 use mcp_mock_peers::transport::StdioCommand;
 
+mod common;
 mod faults;
 mod fixture_readme;
 
@@ -39,7 +40,7 @@ fn every_broken_server_is_caught_by_exactly_its_scenarios() {
         .collect();
     faults::sweep("servers", Role::Server, &stdio, |fault| {
         let target = Target::Stdio(StdioCommand {
-            program: faults::mcp_conform(),
+            program: common::cli::bin(),
             args: vec!["reference-server".into(), "--fault".into(), fault.name.into()],
             env: Vec::new(),
             cwd: None,
@@ -57,7 +58,7 @@ fn every_broken_server_is_caught_by_exactly_its_scenarios() {
 #[test]
 fn the_whole_suite_flags_a_broken_server_in_its_scenarios_only() {
     let fault = Fault::NoParseError;
-    let server = format!("{} reference-server --fault {fault}", faults::mcp_conform());
+    let server = format!("{} reference-server --fault {fault}", common::cli::bin());
     let protocol = version(fault).to_string();
     let args = [
         "run",

@@ -4,19 +4,13 @@
 
 use std::time::Duration;
 
-use assert_cmd::Command;
+use common::cli::mcp_conform;
 use common::report::judge;
 use http_server::{free_port, start};
 use mcp_conform_report::{Report, Verdict};
 
 mod common;
 mod http_server;
-
-fn mcp_conform() -> Command {
-    let mut command = Command::cargo_bin("mcp-conform").expect("binary built");
-    command.env_remove("CI").env("NO_COLOR", "1");
-    command
-}
 
 fn fixture(path: &str) -> String {
     format!("{}/../{path}", env!("CARGO_MANIFEST_DIR"))

@@ -7,7 +7,9 @@
 use std::net::TcpListener;
 use std::time::{Duration, Instant};
 
-use assert_cmd::Command;
+use common::cli::{bin, mcp_conform};
+
+mod common;
 
 /// The startup timeout the runs below give (seconds).
 const STARTUP: u64 = 2;
@@ -16,10 +18,7 @@ const STARTUP: u64 = 2;
 /// exit code, stdout and the wall time.
 fn judge(command: &str, args: &[&str]) -> (Option<i32>, String, Duration) {
     let started = Instant::now();
-    let output = Command::cargo_bin("mcp-conform")
-        .unwrap()
-        .env_remove("CI")
-        .env("NO_COLOR", "1")
+    let output = mcp_conform()
         .arg(command)
         .args(args)
         .args(["--startup-timeout", &STARTUP.to_string(), "--jobs", "2"])
@@ -81,14 +80,9 @@ fn keep_going_runs_every_scenario_on_a_mute_server() {
 
 #[test]
 fn an_initialize_answered_under_a_wrong_id_type_is_a_finding_within_seconds() {
-    let server = format!(
-        "{} reference-server --fault initialize-id-as-string",
-        assert_cmd::cargo::cargo_bin("mcp-conform").display()
-    );
+    let server = format!("{} reference-server --fault initialize-id-as-string", bin());
     let started = Instant::now();
-    let output = Command::cargo_bin("mcp-conform")
-        .unwrap()
-        .env("NO_COLOR", "1")
+    let output = mcp_conform()
         .args(["run", "--stdio", &server, "--filter", "lifecycle.ping"])
         .args(["--startup-timeout", "20"])
         .timeout(Duration::from_secs(60))

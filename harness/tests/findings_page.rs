@@ -2,18 +2,18 @@
 //! runs, from the `*_findings` snapshots those runs keep, with the
 //! catalogue's wording of the requirement behind it and, where the
 //! catalogue's summary is not enough, a note from `docs/findings-notes.yaml`.
-//! The page is a plain file people read; on a difference the test shows it
-//! and the command that rewrites it.
+//! The page is a plain file people read, accepted like a snapshot
+//! (`INSTA_UPDATE=always`, see `common::golden`).
 
 use std::collections::BTreeMap;
 use std::fmt::Write as _;
-use std::path::{Path, PathBuf};
+use std::path::Path;
 
 use common::findings::{Finding, RunFindings, normalise};
+use common::golden;
 use mcp_conform_core::requirements::catalogue;
 use mcp_conform_report::Verdict;
 use serde::Deserialize;
-use similar::TextDiff;
 
 mod common;
 
@@ -251,18 +251,9 @@ fn page() -> String {
 
 #[test]
 fn the_findings_page_is_current() {
-    let generated = page();
-    let path = repo().join(PAGE);
-    let checked_in = std::fs::read_to_string(&path).unwrap_or_default();
-    if checked_in != generated {
-        let fresh = PathBuf::from(env!("CARGO_TARGET_TMPDIR")).join("findings.md");
-        std::fs::write(&fresh, &generated).unwrap();
+    if let Err(stale) = golden::current(&repo().join(PAGE), &page()) {
         panic!(
-            "{PAGE} is out of date:\n{}\nto accept: cp {} {PAGE}",
-            TextDiff::from_lines(&checked_in, &generated)
-                .unified_diff()
-                .header("checked in", "generated"),
-            fresh.display()
+            "{stale}\nto accept: INSTA_UPDATE=always cargo nextest run -p mcp-conform --test findings_page"
         );
     }
 }

@@ -6,29 +6,24 @@
 use std::path::{Path, PathBuf};
 use std::process::Output;
 
-use assert_cmd::Command;
+use common::cli::{self, bin};
 use mcp_conform_core::Level;
 use mcp_conform_core::requirements::catalogue;
 use mcp_mock_peers::reference::Fault;
 
-/// Enough for the hang fault: its first case with a long string comes
-/// early, and each hang costs the call and ping timeouts.
-const TIME_BUDGET: &str = "20";
-
-fn mcp_conform_bin() -> String {
-    assert_cmd::cargo::cargo_bin("mcp-conform").display().to_string()
-}
+mod common;
 
 fn server(fault: Option<&str>) -> String {
-    let mut line = format!("{} reference-server", mcp_conform_bin());
+    let mut line = format!("{} reference-server", bin());
     if let Some(fault) = fault {
         line += &format!(" --fault {fault}");
     }
     line
 }
 
-fn mcp_conform(args: &[&str]) -> Output {
-    let output = Command::new(mcp_conform_bin()).args(args).output().unwrap();
+/// `mcp-conform ARGS`, its stdout printed for a failing test to show.
+fn shown(args: &[&str]) -> Output {
+    let output = cli::mcp_conform().args(args).output().unwrap();
     println!("{}", String::from_utf8_lossy(&output.stdout));
     output
 }
@@ -47,7 +42,7 @@ fn fuzz(server: &str, out: &Path, extra: &[&str]) -> Output {
         &out,
     ];
     args.extend(extra);
-    mcp_conform(&args)
+    shown(&args)
 }
 
 fn reproducers(dir: &Path) -> Vec<PathBuf> {
@@ -66,31 +61,75 @@ fn fuzz_finds_each_fuzz_fault_and_its_reproducer_fails_run_the_same_way() {
         let must = catalogue().get(requirement).unwrap().level == Level::Must;
         let server = server(Some(name));
         let out = tempfile::tempdir().unwrap();
-        let found = fuzz(&server, out.path(), &["--time", TIME_BUDGET]);
+        // The default budget: 200 cases, no time limit.
+        let found = fuzz(&server, out.path(), &[]);
         let stdout = String::from_utf8_lossy(&found.stdout);
         assert!(stdout.contains(requirement), "{}: {stdout}", name);
         assert_eq!(found.status.code(), Some(if must { 1 } else { 0 }), "{}", name);
+        if fault == Fault::FuzzHangOnLongString {
+            // The calls like the one that hung are not sent again.
+            assert!(stdout.contains("cases not sent"), "{stdout}");
+        }
         let written = reproducers(out.path());
         assert_eq!(written.len(), 1, "{}: one finding, one reproducer", name);
         let reproducer = written[0].display().to_string();
-        let replayed = mcp_conform(&["run", "--stdio", &server, &reproducer, "--strict"]);
+        let replayed = shown(&["run", "--stdio", &server, &reproducer, "--strict"]);
         let replayed_out = String::from_utf8_lossy(&replayed.stdout);
         assert_eq!(replayed.status.code(), Some(1), "{}: {replayed_out}", name);
         assert!(replayed_out.contains(requirement), "{}: {replayed_out}", name);
     }
 }
 
+/// Over ten thousand requests, in both eras, to every subject of the
+/// correct server that needs no client capability (its tools but
+/// `elicit` and the like, its prompts, templates, completions, and unknown
+/// methods): no finding, and no session ended as a flood (one session
+/// takes in at most 10,000 frames; the fuzzer opens a fresh one well
+/// before).
 #[test]
-fn the_correct_server_earns_no_finding() {
-    let out = tempfile::tempdir().unwrap();
-    let found = fuzz(&server(None), out.path(), &["--cases", "100", "--strict"]);
-    let stdout = String::from_utf8_lossy(&found.stdout);
-    assert_eq!(found.status.code(), Some(0), "{stdout}");
-    assert!(
-        stdout.contains("100 cases") && stdout.contains("0 findings"),
-        "{stdout}"
-    );
-    assert!(reproducers(out.path()).is_empty());
+fn ten_thousand_cases_on_the_correct_server_earn_no_finding() {
+    for protocol in ["2025-11-25", "2026-07-28"] {
+        let out = tempfile::tempdir().unwrap();
+        let tools = ["--allow-tool", "add", "--allow-tool", "fail"];
+        let mut extra = vec!["--cases", "1200", "--strict", "--protocol", protocol];
+        extra.extend(tools);
+        let found = fuzz(&server(None), out.path(), &extra);
+        let stdout = String::from_utf8_lossy(&found.stdout);
+        assert_eq!(found.status.code(), Some(0), "{protocol}: {stdout}");
+        assert!(
+            stdout.contains("0 findings, 0 frame check findings"),
+            "{protocol}: {stdout}"
+        );
+        let sent: usize = stdout
+            .lines()
+            .find_map(|line| line.split_once(" cases in ")?.0.parse().ok())
+            .unwrap_or_else(|| panic!("{stdout}"));
+        assert!(sent >= 10_000, "{protocol}: {sent} cases\n{stdout}");
+        assert!(reproducers(out.path()).is_empty());
+    }
+}
+
+/// Faults of the suite's sweep that fuzzing reaches too, from subjects
+/// other than tools: a prompt made without its required argument, an
+/// unknown method answered with the wrong code, text that is not JSON and
+/// an invalid request left unanswered. Each breaks a SHOULD, so it fails
+/// the run only under `--strict`.
+#[test]
+fn fuzz_finds_faults_of_the_suite_from_other_subjects() {
+    let faults = [
+        Fault::MissingArgumentAccepted,
+        Fault::UnknownMethodCode,
+        Fault::NoParseError,
+        Fault::InvalidRequestIgnored,
+    ];
+    for fault in faults {
+        let out = tempfile::tempdir().unwrap();
+        let found = fuzz(&server(Some(fault.name())), out.path(), &["--strict"]);
+        let stdout = String::from_utf8_lossy(&found.stdout);
+        assert_eq!(found.status.code(), Some(1), "{}: {stdout}", fault.name());
+        assert!(stdout.contains(fault.requirement()), "{}: {stdout}", fault.name());
+        assert_eq!(reproducers(out.path()).len(), 1, "{}: {stdout}", fault.name());
+    }
 }
 
 #[test]

@@ -9,6 +9,7 @@ use mcp_conform::runner::{GatewayUnderTest, RunConfig, Target};
 use mcp_conform_core::scenario::model::Role;
 use mcp_mock_peers::reference_gateway::GatewayFault;
 
+mod common;
 mod correct_peers;
 mod faults;
 mod fixture_readme;
@@ -16,9 +17,9 @@ mod fixture_readme;
 /// The run of `mcp-conform reference-gateway`, with `fault` when given.
 fn config(fault: Option<&str>) -> RunConfig {
     let fault = fault.map(|f| format!(" --fault {f}")).unwrap_or_default();
-    let command = format!("{} reference-gateway{fault} {{config}}", faults::mcp_conform());
+    let command = format!("{} reference-gateway{fault} {{config}}", common::cli::bin());
     let gateway = GatewayUnderTest {
-        serve_program: faults::mcp_conform().into(),
+        serve_program: common::cli::bin().into(),
         ..GatewayUnderTest::new(&command, "/mcp")
     };
     RunConfig {
@@ -53,7 +54,7 @@ fn the_whole_suite_flags_a_broken_gateway_in_its_scenarios_only() {
     let fault = GatewayFault::CallEveryBackend;
     let command = format!(
         "{} reference-gateway --fault {fault} {{config}}",
-        faults::mcp_conform()
+        common::cli::bin()
     );
     let args = ["test-gateway", "--command", &command, "--jobs", "4"];
     faults::assert_smoke(&faults::fault_list!(GatewayFault), fault.name(), &args);

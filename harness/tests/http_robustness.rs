@@ -9,9 +9,9 @@ use std::net::{TcpListener, TcpStream};
 use std::time::{Duration, Instant};
 
 use common::report::{Judged, judge};
-use common::scripted_http::{read_request, respond};
+use common::scripted_http::{answer_plainly, read_post, respond};
 use mcp_conform_report::Verdict;
-use serde_json::{Value, json};
+use serde_json::Value;
 
 mod common;
 
@@ -30,20 +30,10 @@ enum Misbehaviour {
 }
 
 fn serve(mut stream: TcpStream, misbehaviour: Misbehaviour) {
-    let Some((method, body)) = read_request(&mut stream) else {
+    let Some(message) = read_post(&mut stream) else {
         return;
     };
-    let message: Value = serde_json::from_slice(&body).unwrap_or(Value::Null);
-    if method != "POST" {
-        return respond(&mut stream, "405 Method Not Allowed", "text/plain", "");
-    }
     match message.get("method").and_then(Value::as_str) {
-        Some("initialize") => {
-            let answer = json!({"jsonrpc": "2.0", "id": message["id"], "result": {
-                "protocolVersion": "2025-11-25", "capabilities": {},
-                "serverInfo": {"name": "scripted", "version": "0"}}});
-            respond(&mut stream, "200 OK", "application/json", &answer.to_string());
-        }
         Some("ping") => match misbehaviour {
             Misbehaviour::Silent => std::thread::sleep(Duration::from_secs(30)),
             Misbehaviour::CutMidEvent => {
@@ -59,11 +49,7 @@ fn serve(mut stream: TcpStream, misbehaviour: Misbehaviour) {
                 "data {not a field\n\nevent: message\ndata: {\"jsonrpc\": 2.0, oops\n\n",
             ),
         },
-        Some(_) if message.get("id").is_some() => {
-            let answer = json!({"jsonrpc": "2.0", "id": message["id"], "result": {}});
-            respond(&mut stream, "200 OK", "application/json", &answer.to_string());
-        }
-        _ => respond(&mut stream, "202 Accepted", "text/plain", ""),
+        _ => answer_plainly(&mut stream, &message),
     }
 }
 

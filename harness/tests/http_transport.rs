@@ -10,9 +10,8 @@ use std::sync::{Mutex, PoisonError};
 use std::time::{Duration, Instant};
 
 use common::needs::{PeersEnv, Tests, peers};
-use common::report::judge;
+use common::report::{assert_real_peer_run, judge};
 use http_server::{free_port, start};
-use mcp_conform_report::Verdict;
 
 mod common;
 
@@ -124,14 +123,7 @@ fn judged(
             !run.stdout().contains("not-a-real-key") && !report.contains("not-a-real-key"),
             "a secret header leaked"
         );
-        insta::assert_snapshot!(snapshot, run.table());
-        insta::assert_snapshot!(format!("{snapshot}_findings"), run.findings());
-        assert_eq!(
-            run.report.summary.count(Verdict::Error),
-            0,
-            "no error verdicts against a real peer:\n{}",
-            run.stdout()
-        );
+        assert_real_peer_run!(run, snapshot);
     }
 }
 

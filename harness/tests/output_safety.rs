@@ -11,9 +11,11 @@ use std::sync::Arc;
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::time::Duration;
 
-use assert_cmd::Command;
+use common::cli::{self, Ran, ran};
 use serde_json::{Value, json};
 use tempfile::TempDir;
+
+mod common;
 
 const FILES: [&str; 4] = ["report.json", "junit.xml", "report.md", "report.html"];
 /// Sent as `Authorization: Bearer TOKEN`.
@@ -137,28 +139,24 @@ fn echoing_server(head: &str, body: &[u8]) -> String {
     response("200 OK", &echo, &text)
 }
 
-fn mcp_conform(args: &[&str]) -> (Option<i32>, String, String) {
-    let output = Command::cargo_bin("mcp-conform")
-        .unwrap()
-        .env_remove("CI")
+/// `mcp-conform ARGS` writing colour as it would to a terminal.
+fn in_colour(args: &[&str]) -> Ran {
+    let mut command = cli::mcp_conform();
+    command
         .env_remove("NO_COLOR")
         // Escapes pass to stdout as they would to a terminal.
         .env("CLICOLOR_FORCE", "1")
-        .args(args)
-        .timeout(Duration::from_secs(120))
-        .output()
-        .unwrap();
-    let text = |bytes: &[u8]| String::from_utf8_lossy(bytes).into_owned();
-    (output.status.code(), text(&output.stdout), text(&output.stderr))
+        .args(args);
+    ran(&mut command, Duration::from_secs(120))
 }
 
 /// `run` of `lifecycle.ping` against `url` with `extra` options, the
 /// report files written into `dir`.
-fn run_ping(url: &str, extra: &[&str], dir: &Path) -> (Option<i32>, String, String) {
+fn run_ping(url: &str, extra: &[&str], dir: &Path) -> Ran {
     let dir = dir.display().to_string();
     let mut args = vec!["run", "--url", url, "-f", "lifecycle.ping", "--report-dir", &dir];
     args.extend_from_slice(extra);
-    mcp_conform(&args)
+    in_colour(&args)
 }
 
 fn read(dir: &Path, name: &str) -> String {
@@ -171,7 +169,7 @@ fn echoed_secrets_and_active_peer_text_reach_no_output() {
     let out = TempDir::new().unwrap();
     let url = format!("http://127.0.0.1:{port}/mcp");
     let authorization = format!("Authorization: Bearer {TOKEN}");
-    let (code, stdout, stderr) = run_ping(&url, &["-H", &authorization, "--secret", OTHER], out.path());
+    let Ran { code, stdout, stderr } = run_ping(&url, &["-H", &authorization, "--secret", OTHER], out.path());
     assert_eq!(
         code,
         Some(1),
@@ -242,7 +240,7 @@ fn an_endpoint_on_another_origin_is_a_finding_and_is_sent_nothing() {
         "-H",
         "Authorization: Bearer tok-never-elsewhere",
     ];
-    let (code, stdout, stderr) = run_ping(&url, &sse, out.path());
+    let Ran { code, stdout, stderr } = run_ping(&url, &sse, out.path());
     assert_eq!(
         code,
         Some(1),
@@ -294,7 +292,7 @@ fn a_raw_exchange_with_another_origin_goes_without_the_users_headers() {
     );
     std::fs::write(&scenario, text).unwrap();
     let url = format!("http://127.0.0.1:{server}/mcp");
-    let (code, stdout, stderr) = mcp_conform(&[
+    let Ran { code, stdout, stderr } = in_colour(&[
         "run",
         "--url",
         &url,
@@ -319,7 +317,7 @@ fn a_secret_in_the_url_is_redacted_in_errors_too() {
         .unwrap()
         .port();
     let url = format!("http://127.0.0.1:{closed}/mcp?key=sekrit-in-url");
-    let (code, stdout, stderr) = mcp_conform(&[
+    let Ran { code, stdout, stderr } = in_colour(&[
         "run",
         "--url",
         &url,

@@ -10,7 +10,8 @@
 use std::path::{Path, PathBuf};
 use std::time::Duration;
 
-use assert_cmd::Command;
+use common::cli::{self, Ran, bin, ran};
+use common::golden;
 use common::report::{read, schema_errors};
 use mcp_conform_report::{Scope, Verdict};
 use tempfile::TempDir;
@@ -25,32 +26,21 @@ fn example() -> String {
     repo().join("examples/own-product").display().to_string()
 }
 
-fn binary() -> String {
-    assert_cmd::cargo::cargo_bin("mcp-conform").display().to_string()
-}
-
-/// `mcp-conform ARGS` from the repository root, at a fixed report date:
-/// (exit code, stdout, stderr).
-fn mcp_conform(args: &[&str]) -> (Option<i32>, String, String) {
-    let output = Command::cargo_bin("mcp-conform")
-        .unwrap()
+/// `mcp-conform ARGS` from the repository root, at a fixed report date.
+fn in_repo(args: &[&str]) -> Ran {
+    let mut command = cli::mcp_conform();
+    command
         .current_dir(repo())
-        .env_remove("CI")
-        .env("NO_COLOR", "1")
         .env("SOURCE_DATE_EPOCH", "1795000000")
-        .args(args)
-        .timeout(Duration::from_secs(120))
-        .output()
-        .unwrap();
-    let text = |bytes: &[u8]| String::from_utf8_lossy(bytes).into_owned();
-    (output.status.code(), text(&output.stdout), text(&output.stderr))
+        .args(args);
+    ran(&mut command, Duration::from_secs(120))
 }
 
 #[test]
 fn the_example_runs_as_product_checks_and_its_report_is_checked_in() {
     let dir = TempDir::new().unwrap();
     let report_dir = dir.path().display().to_string();
-    let (code, stdout, stderr) = mcp_conform(&[
+    let Ran { code, stdout, stderr } = in_repo(&[
         "run",
         "examples/own-product",
         "--jobs",
@@ -84,17 +74,10 @@ fn the_example_runs_as_product_checks_and_its_report_is_checked_in() {
     assert_eq!(report.cases[2].checks[0].level, mcp_conform_report::Level::Should);
     let markdown = std::fs::read_to_string(dir.path().join("report.md"))
         .unwrap()
-        .replace(&binary(), "mcp-conform");
-    let path = repo().join("examples/own-product/report.md");
-    let checked_in = std::fs::read_to_string(&path).unwrap_or_default();
-    if checked_in != markdown {
-        let fresh = Path::new(env!("CARGO_TARGET_TMPDIR")).join("own-product-report.md");
-        std::fs::write(&fresh, &markdown).unwrap();
-        assert_eq!(
-            checked_in,
-            markdown,
-            "examples/own-product/report.md is out of date; to accept: cp {} examples/own-product/report.md",
-            fresh.display()
+        .replace(&bin(), "mcp-conform");
+    if let Err(stale) = golden::current(&repo().join("examples/own-product/report.md"), &markdown) {
+        panic!(
+            "{stale}\nto accept: INSTA_UPDATE=always cargo nextest run -p mcp-conform --test own_requirements"
         );
     }
 }
@@ -104,9 +87,9 @@ fn the_example_runs_as_product_checks_and_its_report_is_checked_in() {
 #[test]
 fn the_frame_checker_judges_product_scenarios_under_spec_ids() {
     let dir = TempDir::new().unwrap();
-    let server = format!("{} reference-server --fault log-undeclared", binary());
+    let server = format!("{} reference-server --fault log-undeclared", bin());
     let report_dir = dir.path().display().to_string();
-    let (code, stdout, _) = mcp_conform(&[
+    let Ran { code, stdout, .. } = in_repo(&[
         "run",
         "examples/own-product",
         "--stdio",
@@ -138,9 +121,17 @@ fn spec_part(listing: &str) -> &str {
 
 #[test]
 fn the_users_requirements_are_listed_apart_and_change_no_spec_figure() {
-    let (code, spec_only, _) = mcp_conform(&["list", "--requirements", "scenarios"]);
+    let Ran {
+        code,
+        stdout: spec_only,
+        ..
+    } = in_repo(&["list", "--requirements", "scenarios"]);
     assert_eq!(code, Some(0));
-    let (code, with_own, _) = mcp_conform(&["list", "--requirements", "scenarios", &example()]);
+    let Ran {
+        code,
+        stdout: with_own,
+        ..
+    } = in_repo(&["list", "--requirements", "scenarios", &example()]);
     assert_eq!(code, Some(0));
     assert!(!spec_only.contains("Your own requirements"), "{spec_only}");
     assert_eq!(spec_part(&with_own), spec_only, "the spec figures are the same");
@@ -157,7 +148,9 @@ fn the_users_requirements_are_listed_apart_and_change_no_spec_figure() {
         own.contains("Product checks citing no requirement: acme.add-recorded"),
         "{own}"
     );
-    let (_, scenarios, _) = mcp_conform(&["list", &example()]);
+    let Ran {
+        stdout: scenarios, ..
+    } = in_repo(&["list", &example()]);
     assert!(
         scenarios
             .lines()
@@ -168,7 +161,9 @@ fn the_users_requirements_are_listed_apart_and_change_no_spec_figure() {
 
 #[test]
 fn explain_shows_a_users_requirement_and_its_scenarios() {
-    let (code, text, _) = mcp_conform(&["explain", "ACME-001", &example()]);
+    let Ran {
+        code, stdout: text, ..
+    } = in_repo(&["explain", "ACME-001", &example()]);
     assert_eq!(code, Some(0), "{text}");
     assert!(
         text.starts_with("ACME-001 (MUST, your own requirement)\n"),
@@ -180,7 +175,7 @@ fn explain_shows_a_users_requirement_and_its_scenarios() {
     );
     assert!(text.contains("requirements.yaml:5"), "{text}");
     assert!(text.contains("  scenario acme.echo-verbatim ("), "{text}");
-    let (code, _, stderr) = mcp_conform(&["explain", "ACME-001"]);
+    let Ran { code, stderr, .. } = in_repo(&["explain", "ACME-001"]);
     assert_eq!(code, Some(2));
     assert!(stderr.contains("--requirements FILE"), "{stderr}");
 }
@@ -200,7 +195,7 @@ fn a_catalogue_can_be_given_with_its_path() {
     let catalogue = dir.path().join("ours.yaml");
     std::fs::write(&catalogue, "- {id: OWN-001, level: MUST, summary: ping works}\n").unwrap();
     let scenarios = scenarios.display().to_string();
-    let (code, stdout, stderr) = mcp_conform(&[
+    let Ran { code, stdout, stderr } = in_repo(&[
         "run",
         &scenarios,
         "--requirements",
@@ -208,7 +203,7 @@ fn a_catalogue_can_be_given_with_its_path() {
     ]);
     assert_eq!(code, Some(0), "{stdout}{stderr}");
     assert!(stdout.contains("product checks: 1 (1 pass)"), "{stdout}");
-    let (code, _, stderr) = mcp_conform(&["run", &scenarios]);
+    let Ran { code, stderr, .. } = in_repo(&["run", &scenarios]);
     assert_eq!(code, Some(2));
     assert!(stderr.contains("unknown requirement `OWN-001`"), "{stderr}");
     assert!(stderr.contains("ping.yaml:3:16"), "{stderr}");
@@ -227,7 +222,7 @@ fn a_broken_catalogue_stops_the_run_with_its_location() {
         "id: own.ping\ntitle: t\nsteps:\n  - request: { method: ping }\n",
     )
     .unwrap();
-    let (code, _, stderr) = mcp_conform(&["run", &dir.path().display().to_string()]);
+    let Ran { code, stderr, .. } = in_repo(&["run", &dir.path().display().to_string()]);
     assert_eq!(code, Some(2), "{stderr}");
     assert!(
         stderr.contains("requirement `OWN-001` is listed twice"),

@@ -7,6 +7,7 @@ use std::sync::Arc;
 use std::sync::atomic::AtomicBool;
 use std::time::Duration;
 
+use common::cli::{Ran, mcp_conform, ran};
 use mcp_conform::auth::AuthServer;
 use mcp_conform::runner::{RunConfig, ScenarioOutcome, Target, free_loopback_port, run_suite};
 use mcp_conform::select::{keep_role, load_profile, load_scenarios};
@@ -16,6 +17,8 @@ use mcp_conform_core::scenario::Scenario;
 use mcp_conform_core::scenario::model::Role;
 use mcp_conform_core::version::ProtocolVersion;
 use mcp_mock_peers::transport::HttpMode;
+
+mod common;
 
 const STARTUP: Duration = Duration::from_secs(30);
 
@@ -119,31 +122,26 @@ fn a_protected_server_keeps_the_open_servers_verdicts_outside_the_auth_scenarios
 }
 
 /// `run` of `auth.no-token` and `tools.list` on the open reference server
-/// over HTTP with `--auth-issuer ISSUER`: exit code, stdout, stderr.
-fn cli_run_on_an_open_server(issuer: &str) -> (Option<i32>, String, String) {
+/// over HTTP with `--auth-issuer ISSUER`.
+fn cli_run_on_an_open_server(issuer: &str) -> Ran {
     let port = free_loopback_port().unwrap();
     let url = format!("http://127.0.0.1:{port}/mcp");
     let server = format!(
         "{} reference-server --http 127.0.0.1:{port}",
         env!("CARGO_BIN_EXE_mcp-conform")
     );
-    let output = assert_cmd::Command::cargo_bin("mcp-conform")
-        .unwrap()
-        .env("NO_COLOR", "1")
+    let mut command = mcp_conform();
+    command
         .args(["run", "--url", &url, "--start", &server, "--auth-issuer", issuer])
-        .args(["--filter", "auth.no-token", "--filter", "tools.list"])
-        .timeout(Duration::from_secs(120))
-        .output()
-        .unwrap();
-    let text = |bytes: &[u8]| String::from_utf8_lossy(bytes).into_owned();
-    (output.status.code(), text(&output.stdout), text(&output.stderr))
+        .args(["--filter", "auth.no-token", "--filter", "tools.list"]);
+    ran(&mut command, Duration::from_secs(120))
 }
 
 /// By default the run says where its issuer is, and an open server gets
 /// the auth scenarios not-applicable for what it is.
 #[test]
 fn the_mock_issuer_is_announced_and_an_open_server_is_told_apart() {
-    let (code, stdout, stderr) = cli_run_on_an_open_server("mock");
+    let Ran { code, stdout, stderr } = cli_run_on_an_open_server("mock");
     assert_eq!(code, Some(0), "{stdout}{stderr}");
     assert!(
         stderr.contains("mock authorization server: issuer http://127.0.0.1:"),
@@ -160,7 +158,7 @@ fn the_mock_issuer_is_announced_and_an_open_server_is_told_apart() {
 /// they would need, the others run as before.
 #[test]
 fn without_the_mock_issuer_the_auth_scenarios_say_what_they_need() {
-    let (code, stdout, stderr) = cli_run_on_an_open_server("none");
+    let Ran { code, stdout, stderr } = cli_run_on_an_open_server("none");
     assert_eq!(code, Some(0), "{stdout}{stderr}");
     assert!(
         stdout.contains("needs the harness as the server's authorization server (--auth-issuer mock)"),

@@ -4,6 +4,7 @@
 
 use std::time::Duration;
 
+use common::cli::mcp_conform;
 use common::report::judge;
 use mcp_conform_report::Verdict;
 
@@ -11,12 +12,6 @@ mod common;
 
 /// The bound for a green run of the README's main command.
 const ONE_SCREEN: usize = 60;
-
-fn mcp_conform() -> assert_cmd::Command {
-    let mut command = assert_cmd::Command::cargo_bin("mcp-conform").expect("binary built");
-    command.env_remove("CI").env("NO_COLOR", "1");
-    command
-}
 
 fn stdout(args: &[&str]) -> String {
     let output = mcp_conform().args(args).output().unwrap();

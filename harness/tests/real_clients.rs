@@ -15,8 +15,7 @@ use std::sync::{Mutex, PoisonError};
 use std::time::Duration;
 
 use common::needs::{PeersEnv, Tests, peers};
-use common::report::judge;
-use mcp_conform_report::Verdict;
+use common::report::{assert_real_peer_run, judge};
 
 mod common;
 
@@ -41,14 +40,7 @@ fn judged(
         let mut argv = vec![subcommand, "--command", command, "--jobs", "2"];
         argv.extend(args);
         let run = judge(&argv, Duration::from_secs(300));
-        insta::assert_snapshot!(snapshot, run.table());
-        insta::assert_snapshot!(format!("{snapshot}_findings"), run.findings());
-        assert_eq!(
-            run.report.summary.count(Verdict::Error),
-            0,
-            "no error verdicts against a real peer:\n{}",
-            run.stdout()
-        );
+        assert_real_peer_run!(run, snapshot);
     }
 }
 

@@ -7,9 +7,7 @@ use std::sync::{Mutex, PoisonError};
 use std::time::Duration;
 
 use common::needs::{PeersEnv, Tests, peers};
-use common::report::{Judged, judge};
-
-use mcp_conform_report::Verdict;
+use common::report::{Judged, assert_real_peer_run, judge};
 
 mod common;
 
@@ -47,14 +45,7 @@ fn judge_on(env: &PeersEnv, command_key: &str, profile: &str, protocol: &str, sn
         ],
         Duration::from_secs(600),
     );
-    insta::assert_snapshot!(snapshot, run.table());
-    insta::assert_snapshot!(format!("{snapshot}_findings"), run.findings());
-    assert_eq!(
-        run.report.summary.count(Verdict::Error),
-        0,
-        "no error verdicts against a real peer:\n{}",
-        run.stdout()
-    );
+    assert_real_peer_run!(run, snapshot);
     run
 }
 

@@ -6,26 +6,17 @@
 
 use std::path::Path;
 
-use assert_cmd::Command;
+use common::cli::{bin, mcp_conform};
 use http_server::{free_port, reference_server, start};
 use mcp_conform_core::requirements::UserCatalogue;
 use mcp_conform_core::scenario::load::load_file;
 
+mod common;
 mod http_server;
 
 /// What the reference client does while it is recorded: walk two lists,
 /// call a plain tool and one that asks for sampling (a scripted answer).
 const PLAN: &str = r#"{"list": ["tools", "resources"], "calls": [{"name": "echo", "arguments": {"text": "hi"}}, {"name": "sample", "arguments": {"prompt": "hi"}}], "linger_ms": 200}"#;
-
-fn bin() -> String {
-    assert_cmd::cargo::cargo_bin("mcp-conform").display().to_string()
-}
-
-fn mcp_conform() -> Command {
-    let mut command = Command::cargo_bin("mcp-conform").expect("binary built");
-    command.env_remove("CI").env("NO_COLOR", "1");
-    command
-}
 
 fn server(fault: Option<&str>) -> String {
     let fault = fault.map(|f| format!(" --fault {f}")).unwrap_or_default();

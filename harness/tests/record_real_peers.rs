@@ -1,36 +1,47 @@
-//! `record` between peers nobody here wrote: the Python SDK fixture host
-//! (`fixtures/clients/py-client.py`, a dual-era client on the official
-//! Python SDK) recorded against the everything-server over stdio, and the
-//! recorded file run again against the same server passes. Without the
-//! peers the test is ignored with the reason (see `common::needs`).
+//! `record` between peers nobody here wrote, in both eras and over both
+//! transports: the Python SDK fixture host (`fixtures/clients/py-client.py`,
+//! dual-era) against the everything-server over stdio (2025-11-25) and
+//! against the Python SDK fixture server over stdio and Streamable HTTP
+//! (2026-07-28); the TypeScript SDK fixture host against the Python SDK
+//! server over Streamable HTTP (2025-11-25). Each recorded file, run again
+//! against the same server, passes. Without the peers the tests are ignored
+//! with the reason (see `common::needs`).
 
 use std::time::Duration;
 
-use assert_cmd::Command;
+use common::cli::mcp_conform;
 use common::needs::{PeersEnv, Tests, peers_with};
+use mcp_conform::runner::free_loopback_port;
+use mcp_conform::start::StartedServer;
 use mcp_conform_core::requirements::UserCatalogue;
 use mcp_conform_core::scenario::load::load_file;
 
 mod common;
 
-/// Lists, then calls a tool without side effects.
-const PLAN: &str = r#"{"list": ["tools", "prompts", "resources"], "calls": [{"name": "echo", "arguments": {"message": "hi"}}, {"name": "get-sum", "arguments": {"a": 1, "b": 2}}], "linger_ms": 300}"#;
+/// The everything-server: lists, then calls tools without side effects.
+const EVERYTHING_PLAN: &str = r#"{"list": ["tools", "prompts", "resources"], "calls": [{"name": "echo", "arguments": {"message": "hi"}}, {"name": "get-sum", "arguments": {"a": 1, "b": 2}}], "linger_ms": 300}"#;
+/// The Python SDK fixture server: the same with its `echo`.
+const PYTHON_PLAN: &str = r#"{"list": ["tools", "prompts", "resources"], "calls": [{"name": "echo", "arguments": {"text": "hi"}}], "linger_ms": 300}"#;
 
-fn mcp_conform() -> Command {
-    let mut command = Command::cargo_bin("mcp-conform").expect("binary built");
-    command.env_remove("CI").env("NO_COLOR", "1");
-    command
-}
+/// How `record` and `run` reach the server: `--stdio CMD` or `--url URL`.
+type Server = [String; 2];
 
-fn python_client_against_everything_server(env: PeersEnv) {
-    let server = &env["EVERYTHING_SERVER_CMD"];
-    // The fixture's command line holds no quoted words.
-    let client: Vec<&str> = env["PY_CLIENT_CMD"].split_whitespace().collect();
+/// Records the `client_key` host of `env` (its command's `{url}` is the
+/// proxy's) talking to `server` under `plan`, checks the file speaks
+/// `version`, and runs it again against the same server: it must pass.
+fn recorded_then_replayed(env: &PeersEnv, server: &Server, client_key: &str, plan: &str, version: &str) {
+    // The fixtures' command lines hold no quoted words; `env` takes the
+    // variable assignments some of them start with.
+    let client: Vec<&str> = std::iter::once("env")
+        .chain(env[client_key].split_whitespace())
+        .collect();
     let dir = tempfile::tempdir().expect("temp dir");
-    let file = dir.path().join("python-everything.yaml");
+    let file = dir.path().join("recorded.yaml");
     let recorded = mcp_conform()
-        .env("MCP_CONFORM_PLAN", PLAN)
-        .args(["record", "--stdio", server, "-o"])
+        .env("MCP_CONFORM_PLAN", plan)
+        .arg("record")
+        .args(server)
+        .arg("-o")
         .arg(&file)
         .arg("--")
         .args(&client)
@@ -43,13 +54,16 @@ fn python_client_against_everything_server(env: PeersEnv) {
         .unwrap_or_else(|d| panic!("the recorded file does not load: {d:?}"));
     let text = std::fs::read_to_string(&file).expect("written");
     assert!(text.contains("method: tools/call"), "{text}");
-    let version = scenario
+    let spoken = scenario
         .versions
         .newest()
         .expect("the recorded version")
         .to_string();
+    assert_eq!(spoken, version, "{text}");
     let replayed = mcp_conform()
-        .args(["run", "--stdio", server, "--protocol", &version])
+        .arg("run")
+        .args(server)
+        .args(["--protocol", version])
         .arg(&file)
         .timeout(Duration::from_secs(120))
         .output()
@@ -59,12 +73,56 @@ fn python_client_against_everything_server(env: PeersEnv) {
     assert!(stdout.contains("1 scenarios: 1 pass"), "{stdout}");
 }
 
+fn stdio(env: &PeersEnv, key: &str) -> Server {
+    ["--stdio".into(), env[key].clone()]
+}
+
+/// The Python SDK fixture server over Streamable HTTP on a free port, and
+/// how to reach it.
+fn python_over_http(env: &PeersEnv) -> (StartedServer, Server) {
+    let port = free_loopback_port().expect("a free port");
+    let command = env["PYTHON_SERVER_CMD"]
+        .strip_suffix(" stdio")
+        .expect("the fixture's stdio command");
+    let url = format!("http://127.0.0.1:{port}/mcp");
+    let started = StartedServer::start(&format!("{command} http {port}"), &url, Duration::from_secs(30))
+        .unwrap_or_else(|e| panic!("{e}"));
+    (started, ["--url".into(), url])
+}
+
 fn main() -> std::process::ExitCode {
     Tests::default()
         .needing(
             &peers_with(&["EVERYTHING_SERVER_CMD", "PY_CLIENT_CMD"]),
             "python_sdk_client_against_the_everything_server_replays_green",
-            python_client_against_everything_server,
+            |env| {
+                let server = stdio(&env, "EVERYTHING_SERVER_CMD");
+                recorded_then_replayed(&env, &server, "PY_CLIENT_CMD", EVERYTHING_PLAN, "2025-11-25");
+            },
+        )
+        .needing(
+            &peers_with(&["PYTHON_SERVER_CMD", "PY_CLIENT_CMD"]),
+            "python_sdk_pair_over_stdio_on_2026_07_28_replays_green",
+            |env| {
+                let server = stdio(&env, "PYTHON_SERVER_CMD");
+                recorded_then_replayed(&env, &server, "PY_CLIENT_CMD", PYTHON_PLAN, "2026-07-28");
+            },
+        )
+        .needing(
+            &peers_with(&["PYTHON_SERVER_CMD", "PY_CLIENT_HTTP_CMD"]),
+            "python_sdk_pair_over_http_on_2026_07_28_replays_green",
+            |env| {
+                let (_started, server) = python_over_http(&env);
+                recorded_then_replayed(&env, &server, "PY_CLIENT_HTTP_CMD", PYTHON_PLAN, "2026-07-28");
+            },
+        )
+        .needing(
+            &peers_with(&["PYTHON_SERVER_CMD", "TS_CLIENT_HTTP_CMD"]),
+            "typescript_sdk_client_against_the_python_sdk_server_over_http_replays_green",
+            |env| {
+                let (_started, server) = python_over_http(&env);
+                recorded_then_replayed(&env, &server, "TS_CLIENT_HTTP_CMD", PYTHON_PLAN, "2025-11-25");
+            },
         )
         .run()
 }

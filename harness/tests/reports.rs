@@ -11,46 +11,28 @@
 use std::path::Path;
 use std::time::Duration;
 
-use assert_cmd::Command;
+use common::cli::{self, Ran, bin, ran};
 use tempfile::TempDir;
+
+mod common;
 
 const FILES: [&str; 4] = ["report.json", "junit.xml", "report.md", "report.html"];
 
-fn binary() -> String {
-    assert_cmd::cargo::cargo_bin("mcp-conform").display().to_string()
-}
-
 /// The reference server with `fault`, as a `--stdio` command line.
 fn broken(fault: &str) -> String {
-    format!("{} reference-server --fault {fault}", binary())
+    format!("{} reference-server --fault {fault}", bin())
 }
 
-struct Run {
-    code: Option<i32>,
-    stdout: String,
-    stderr: String,
-}
-
-fn mcp_conform(args: &[&str]) -> Run {
-    let output = Command::cargo_bin("mcp-conform")
-        .unwrap()
-        .env_remove("CI")
-        .env_remove("SOURCE_DATE_EPOCH")
-        .env("NO_COLOR", "1")
-        .args(args)
-        .timeout(Duration::from_secs(300))
-        .output()
-        .unwrap();
-    Run {
-        code: output.status.code(),
-        stdout: String::from_utf8_lossy(&output.stdout).into_owned(),
-        stderr: String::from_utf8_lossy(&output.stderr).into_owned(),
-    }
+/// `mcp-conform ARGS`, its reports dated now.
+fn undated(args: &[&str]) -> Ran {
+    let mut command = cli::mcp_conform();
+    command.env_remove("SOURCE_DATE_EPOCH").args(args);
+    ran(&mut command, Duration::from_secs(300))
 }
 
 /// `run` against the reference server with `fault` (and the reference
 /// profile) over the resources scenarios, plus `extra`.
-fn run_broken(fault: &str, dir: &Path, extra: &[&str]) -> Run {
+fn run_broken(fault: &str, dir: &Path, extra: &[&str]) -> Ran {
     let stdio = broken(fault);
     let dir = dir.display().to_string();
     let mut args = vec![
@@ -65,7 +47,7 @@ fn run_broken(fault: &str, dir: &Path, extra: &[&str]) -> Run {
         &dir,
     ];
     args.extend_from_slice(extra);
-    mcp_conform(&args)
+    undated(&args)
 }
 
 fn read(dir: &Path, name: &str) -> String {
@@ -98,7 +80,7 @@ fn baseline(dir: &TempDir, text: &str) -> String {
 
 /// A run against the `bad-base64` server over the resources scenarios,
 /// gated by a baseline of `text`; returns the baseline's path too.
-fn gated(out: &TempDir, text: &str) -> (Run, String) {
+fn gated(out: &TempDir, text: &str) -> (Ran, String) {
     let path = baseline(out, text);
     let run = run_broken(
         "bad-base64",
@@ -279,9 +261,9 @@ fn a_stale_entry_fails_and_names_the_lines_to_delete() {
         "- scenario: resources.read-listed\n  requirement: RES-003\n  reason: blobs were broken\n",
     );
     // The correct server: the accepted failure is gone.
-    let stdio = format!("{} reference-server", binary());
+    let stdio = format!("{} reference-server", bin());
     let dir = out.path().display().to_string();
-    let run = mcp_conform(&[
+    let run = undated(&[
         "run",
         "--stdio",
         &stdio,
@@ -385,11 +367,11 @@ fn shards_split_the_suite_and_merge_back_into_the_whole() {
     let mut args = vec!["merge".to_owned(), "--report-dir".into(), merged_arg];
     args.extend(shard_reports.iter().rev().map(|p| p.display().to_string()));
     let args: Vec<&str> = args.iter().map(String::as_str).collect();
-    let run = mcp_conform(&args);
+    let run = undated(&args);
     assert_eq!(run.code, Some(1), "{}{}", run.stdout, run.stderr);
     assert_eq!(files_without_timestamp(&merged), files_without_timestamp(&whole));
 
-    let incomplete = mcp_conform(&[
+    let incomplete = undated(&[
         "merge",
         "--report-dir",
         &merged.display().to_string(),
@@ -444,7 +426,7 @@ fn secret_headers_are_redacted_in_every_file() {
         .local_addr()
         .unwrap()
         .port();
-    let mut server = std::process::Command::new(binary())
+    let mut server = std::process::Command::new(bin())
         .args(["reference-server", "--http", &format!("127.0.0.1:{port}")])
         .stdout(std::process::Stdio::null())
         .stderr(std::process::Stdio::null())
@@ -461,7 +443,7 @@ fn secret_headers_are_redacted_in_every_file() {
     let out = TempDir::new().unwrap();
     let url = format!("http://127.0.0.1:{port}/mcp");
     let dir = out.path().display().to_string();
-    let run = mcp_conform(&[
+    let run = undated(&[
         "run",
         "--url",
         &url,

@@ -7,9 +7,9 @@ use std::net::{TcpListener, TcpStream};
 use std::time::Duration;
 
 use common::report::{Judged, judge};
-use common::scripted_http::{read_request, respond};
+use common::scripted_http::{answer_plainly, read_post, respond};
 use mcp_conform_report::Verdict;
-use serde_json::{Value, json};
+use serde_json::json;
 
 mod common;
 
@@ -25,13 +25,9 @@ enum Refusal {
 }
 
 fn serve(mut stream: TcpStream, refusal: Refusal) {
-    let Some((method, body)) = read_request(&mut stream) else {
+    let Some(message) = read_post(&mut stream) else {
         return;
     };
-    if method != "POST" {
-        return respond(&mut stream, "405 Method Not Allowed", "text/plain", "");
-    }
-    let message: Value = serde_json::from_slice(&body).unwrap_or(Value::Null);
     if message.get("jsonrpc") != Some(&json!("2.0")) {
         return match refusal {
             Refusal::UnsupportedText => respond(
@@ -56,19 +52,7 @@ fn serve(mut stream: TcpStream, refusal: Refusal) {
             }
         };
     }
-    match message.get("method").and_then(Value::as_str) {
-        Some("initialize") => {
-            let answer = json!({"jsonrpc": "2.0", "id": message["id"], "result": {
-                "protocolVersion": "2025-11-25", "capabilities": {},
-                "serverInfo": {"name": "scripted", "version": "0"}}});
-            respond(&mut stream, "200 OK", "application/json", &answer.to_string());
-        }
-        Some(_) if message.get("id").is_some() => {
-            let answer = json!({"jsonrpc": "2.0", "id": message["id"], "result": {}});
-            respond(&mut stream, "200 OK", "application/json", &answer.to_string());
-        }
-        _ => respond(&mut stream, "202 Accepted", "text/plain", ""),
-    }
+    answer_plainly(&mut stream, &message);
 }
 
 /// The bundled `scenario` (`http/parse-error`) run against a scripted

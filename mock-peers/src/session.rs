@@ -220,6 +220,11 @@ impl MockSession {
         self.received.exceeded()
     }
 
+    /// Whether the peer has sent more than half of what one session takes.
+    pub fn budget_half_spent(&self) -> bool {
+        self.received.half_spent()
+    }
+
     /// What the HTTP transport saw besides messages (rejections, cut
     /// streams), in order.
     pub fn incidents(&self) -> &[HttpIncident] {

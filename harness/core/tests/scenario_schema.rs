@@ -54,3 +54,42 @@ fn every_bundled_scenario_has_the_schema_modeline() {
         "scenarios without the schema modeline: {missing:?}"
     );
 }
+
+/// `file::Step` owns the step kinds and their names (serde and the schema
+/// derive them from it; validation, the runner and `explain` match on every
+/// kind, so the compiler points at each). The one list kept by hand is the
+/// steps table of scenarios/README.md: it names every kind, and no other.
+#[test]
+fn the_steps_table_names_every_step_kind() {
+    let schema = serde_json::to_value(scenario_json_schema()).unwrap();
+    let definitions = schema.get("definitions").or_else(|| schema.get("$defs")).unwrap();
+    let mut kinds: Vec<String> = definitions["Step"]["oneOf"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|kind| kind["required"][0].as_str().unwrap().to_owned())
+        .collect();
+    kinds.sort();
+    let readme = std::fs::read_to_string(repo().join("scenarios/README.md")).unwrap();
+    let table = readme
+        .split_once("\n| step | does |\n")
+        .expect("the steps table")
+        .1
+        .lines()
+        .skip(1)
+        .take_while(|line| line.starts_with('|'));
+    let mut documented: Vec<String> = table
+        .flat_map(|row| {
+            let first_cell = row.split('|').nth(1).unwrap_or_default();
+            first_cell
+                .split(',')
+                .map(|name| name.trim().trim_matches('`').to_owned())
+                .collect::<Vec<_>>()
+        })
+        .collect();
+    documented.sort();
+    assert_eq!(
+        documented, kinds,
+        "scenarios/README.md's steps table against file::Step"
+    );
+}

@@ -31,7 +31,7 @@ use mcp_conform_core::version::ProtocolVersion;
 use mcp_conform_report::ExitCode;
 use mcp_mock_peers::transport::StdioCommand;
 
-use crate::cli::{CliError, runtime, secrets_from};
+use crate::cli::{CliError, ServerAddress, runtime, secrets_from};
 
 /// How long the server has to exit once its client has gone.
 const SERVER_GRACE: Duration = Duration::from_secs(2);
@@ -39,22 +39,22 @@ use client::Client;
 use tap::Tap;
 use writer::Provenance;
 
-/// `record`: relay, judge and write the scenario.
+/// `record`: relay, judge and write the scenario. The server is given as
+/// to `run`, but a relay has no bundled default, and `--url` is where it
+/// forwards.
 #[derive(Debug, clap::Args)]
+#[command(
+    mut_arg("stdio", |stdio| stdio
+        .required_unless_present("url")
+        .help("The server's command line (split like a shell would, run without one)")),
+    mut_arg("url", |url| url.help(
+        "The MCP endpoint of a server listening over HTTP: `record` listens on a loopback port and \
+         forwards there (its URL replaces `{url}` in the client's command line, or is printed on stdout)"
+    )),
+)]
 pub struct RecordArgs {
-    /// The server's command line (split like a shell would, run without one).
-    #[arg(
-        long,
-        value_name = "COMMAND",
-        required_unless_present = "url",
-        conflicts_with = "url"
-    )]
-    pub stdio: Option<String>,
-    /// The MCP endpoint of a server listening over HTTP: `record` listens on a
-    /// loopback port and forwards there (its URL replaces `{url}` in the
-    /// client's command line, or is printed on stdout).
-    #[arg(long, value_name = "URL")]
-    pub url: Option<String>,
+    #[command(flatten)]
+    pub server: ServerAddress,
     /// Where to write the scenario.
     #[arg(long, short, value_name = "FILE")]
     pub output: PathBuf,
@@ -99,7 +99,7 @@ pub fn record(args: RecordArgs) -> Result<ExitCode, CliError> {
     };
     let secrets = secrets_from(&args.secrets);
     let runtime = runtime()?;
-    let recorded = match (&args.stdio, &args.url) {
+    let recorded = match (&args.server.stdio, &args.server.url) {
         (Some(command), _) => over_stdio(&runtime, command, &client, &args, &secrets),
         (None, Some(url)) => over_http(&runtime, url, &client, &args, &secrets),
         (None, None) => Err(CliError::Usage("record needs --stdio or --url".into())),

@@ -77,6 +77,67 @@ impl<'s> Connected<'s> {
             .map(|got| got.message())
     }
 
+    /// Sends `text` as one line (malformed input), then a `ping`. The
+    /// answer to the text if one came before the ping's answer, or within
+    /// `grace` after it (a server may answer out of order); `None` when
+    /// only the ping was answered: the text was ignored. `TimedOut` when
+    /// not even the ping was answered within `within`.
+    pub async fn send_raw(
+        &mut self,
+        text: &str,
+        within: Duration,
+        grace: Duration,
+    ) -> Result<Option<Value>, WaitError> {
+        let deadline = Instant::now() + within;
+        let transport =
+            |error: mcp_mock_peers::transport::TransportError| WaitError::Transport(error.to_string());
+        self.runner
+            .session
+            .send_raw(format!("{text}\n").as_bytes())
+            .await
+            .map_err(transport)?;
+        let ping = self
+            .runner
+            .session
+            .request("ping", None, None)
+            .await
+            .map_err(transport)?;
+        let first = self
+            .runner
+            .wait(Wait::AnyResponse, deadline, &[])
+            .await?
+            .message();
+        if first.get("id") != Some(&ping) {
+            // The text's answer came first; the ping's is still to come.
+            self.runner.wait(Wait::Response(&ping), deadline, &[]).await?;
+            return Ok(Some(first));
+        }
+        match self
+            .runner
+            .wait(Wait::AnyResponse, Instant::now() + grace, &[])
+            .await
+        {
+            Ok(late) => Ok(Some(late.message())),
+            Err(WaitError::TimedOut) => Ok(None),
+            Err(error) => Err(error),
+        }
+    }
+
+    /// The capabilities the server declared in the handshake (or discovery).
+    pub fn server_capabilities(&self) -> serde_json::Map<String, Value> {
+        self.runner.ctx.vars["server"]["capabilities"]
+            .as_object()
+            .cloned()
+            .unwrap_or_default()
+    }
+
+    /// Whether this session has taken in half of what one session may: a
+    /// driver sending thousands of requests opens another before the
+    /// received-frames budget would end a correct server as a flood.
+    pub fn worn(&self) -> bool {
+        self.runner.session.budget_half_spent()
+    }
+
     /// Ends the session and judges every frame the server sent in it.
     pub async fn close(mut self) -> Vec<Check> {
         self.runner.session.shutdown(EXIT_GRACE).await;

@@ -5,7 +5,9 @@
 // Every test binary compiles this module and uses a part of it.
 #![allow(dead_code)]
 
+pub mod cli;
 pub mod findings;
+pub mod golden;
 pub mod needs;
 pub mod observable;
 pub mod report;

@@ -42,9 +42,7 @@ impl Judged {
 /// killed after `budget`.
 pub fn judge(args: &[&str], budget: Duration) -> Judged {
     let dir = TempDir::new().unwrap();
-    let output = assert_cmd::Command::cargo_bin("mcp-conform")
-        .unwrap()
-        .env("NO_COLOR", "1")
+    let output = super::cli::mcp_conform()
         .args(args)
         .arg("--report-dir")
         .arg(dir.path())
@@ -60,6 +58,29 @@ pub fn judge(args: &[&str], budget: Duration) -> Judged {
     });
     Judged { output, report, dir }
 }
+
+/// The checks every real-peer run ends with: its verdict table and the
+/// findings behind it snapshotted (`SNAPSHOT`, `SNAPSHOT_findings`: the
+/// input of `docs/findings.md`), and no case in error. A macro, so that
+/// insta names the snapshots after the test binary that asserts them.
+/// (Like the rest of `common`, unused in the binaries that need no peer.)
+#[allow(unused_macros)]
+macro_rules! assert_real_peer_run {
+    ($run:expr, $snapshot:expr) => {{
+        let run: &$crate::common::report::Judged = &$run;
+        let snapshot: &str = &$snapshot;
+        insta::assert_snapshot!(snapshot, run.table());
+        insta::assert_snapshot!(format!("{snapshot}_findings"), run.findings());
+        assert_eq!(
+            run.report.summary.count(mcp_conform_report::Verdict::Error),
+            0,
+            "no error verdicts against a real peer:\n{}",
+            run.stdout()
+        );
+    }};
+}
+#[allow(unused_imports)]
+pub(crate) use assert_real_peer_run;
 
 /// What in `report` breaks the checked-in `reports/report.schema.json`.
 pub fn schema_errors(report: &Report) -> Vec<String> {

@@ -1,8 +1,11 @@
 //! The two halves of a scripted HTTP server on a raw TCP stream: read one
-//! request, write one answer that closes the connection.
+//! request, write one answer that closes the connection; and what such a
+//! server answers when it plays a plain MCP server.
 
 use std::io::{BufRead, BufReader, Read, Write};
 use std::net::TcpStream;
+
+use serde_json::{Value, json};
 
 /// One request: method, path, body.
 pub fn read_request(stream: &mut TcpStream) -> Option<(String, Vec<u8>)> {
@@ -34,4 +37,28 @@ pub fn respond(stream: &mut TcpStream, status: &str, content_type: &str, body: &
         "HTTP/1.1 {status}\r\nContent-Type: {content_type}\r\nContent-Length: {}\r\nConnection: close\r\n\r\n{body}",
         body.len()
     );
+}
+
+/// The message of one POST (`Null` when its body is not JSON); any other
+/// method is answered 405 and gives `None`.
+pub fn read_post(stream: &mut TcpStream) -> Option<Value> {
+    let (method, body) = read_request(stream)?;
+    if method != "POST" {
+        respond(stream, "405 Method Not Allowed", "text/plain", "");
+        return None;
+    }
+    Some(serde_json::from_slice(&body).unwrap_or(Value::Null))
+}
+
+/// What a plain 2025-11-25 server answers `message`: its `initialize`
+/// result, an empty result to any other request, 202 to anything else.
+pub fn answer_plainly(stream: &mut TcpStream, message: &Value) {
+    let result = match message.get("method").and_then(Value::as_str) {
+        Some("initialize") => json!({"protocolVersion": "2025-11-25", "capabilities": {},
+            "serverInfo": {"name": "scripted", "version": "0"}}),
+        Some(_) if message.get("id").is_some() => json!({}),
+        _ => return respond(stream, "202 Accepted", "text/plain", ""),
+    };
+    let answer = json!({"jsonrpc": "2.0", "id": message["id"], "result": result});
+    respond(stream, "200 OK", "application/json", &answer.to_string());
 }

@@ -3,6 +3,7 @@
 
 pub mod generated;
 pub mod links;
+pub mod paths;
 pub mod verdict_tables;
 
 use std::path::{Path, PathBuf};

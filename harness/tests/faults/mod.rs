@@ -11,7 +11,6 @@ use std::sync::atomic::AtomicBool;
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
-use assert_cmd::Command;
 use mcp_conform::runner::{Check, RunConfig, ScenarioOutcome, run_suite};
 use mcp_conform::select::{keep_role, load_scenarios};
 use mcp_conform_core::scenario::Scenario;
@@ -67,11 +66,6 @@ pub fn http_run_args<'a>(url: &'a str, command: &'a str) -> [&'a str; 11] {
         "--jobs",
         "2",
     ]
-}
-
-/// The `mcp-conform` binary, which serves the faulty peers.
-pub fn mcp_conform() -> String {
-    assert_cmd::cargo::cargo_bin("mcp-conform").display().to_string()
 }
 
 /// The bundled scenarios of one role.
@@ -233,9 +227,7 @@ fn findings_of(checks: &[Check]) -> String {
 pub fn assert_smoke(faults: &[Fault], name: &str, args: &[&str]) {
     let fault = faults.iter().find(|f| f.name == name).expect("a declared fault");
     let reports = tempfile::tempdir().unwrap();
-    let output = Command::cargo_bin("mcp-conform")
-        .unwrap()
-        .env("NO_COLOR", "1")
+    let output = crate::common::cli::mcp_conform()
         .args(args)
         .arg("--report-dir")
         .arg(reports.path())

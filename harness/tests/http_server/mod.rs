@@ -59,7 +59,7 @@ pub fn start(argv: &[String], port: u16, path: &str) -> Server {
 /// 127.0.0.1:`port`, with one deliberate fault when given.
 pub fn reference_server(port: u16, fault: Option<&str>) -> Vec<String> {
     let mut argv = vec![
-        assert_cmd::cargo::cargo_bin("mcp-conform").display().to_string(),
+        crate::common::cli::bin(),
         "reference-server".into(),
         "--http".into(),
         format!("127.0.0.1:{port}"),
@@ -73,9 +73,7 @@ pub fn reference_server(port: u16, fault: Option<&str>) -> Vec<String> {
 /// `mcp-conform run ARGS` without colour, killed after `budget`: its
 /// output and stdout.
 pub fn run(args: &[&str], budget: Duration) -> (std::process::Output, String) {
-    let output = assert_cmd::Command::cargo_bin("mcp-conform")
-        .unwrap()
-        .env("NO_COLOR", "1")
+    let output = crate::common::cli::mcp_conform()
         .arg("run")
         .args(args)
         .timeout(budget)

@@ -263,6 +263,7 @@ crate::faults::faults! {
     FuzzCrashOnEmptyString = "fuzz-crash-on-empty-string", "TOOL-006", "A tools/call with an empty string argument kills the server (found by `mcp-conform fuzz`).";
     FuzzHangOnLongString = "fuzz-hang-on-long-string", "TOOL-006", "A tools/call with a string argument of 10000 bytes or more leaves the server stuck, answering nothing, not even ping (found by `mcp-conform fuzz`).";
     FuzzInternalErrorOnWrongType = "fuzz-internal-error-on-wrong-type", "RPC-012", "echo called with a `text` that is not a string gets -32603 instead of -32602 (found by `mcp-conform fuzz`).";
+    FuzzCrashOnLongUri = "fuzz-crash-on-long-uri", "RPC-004", "A resources/read of a URI of 10000 bytes or more kills the server, leaving the request unanswered (found by `mcp-conform fuzz` from a resource template).";
 }
 
 impl Fault {

@@ -193,19 +193,47 @@ pub enum Handshake {
     Manual,
 }
 
-/// Severity and traceability of one expectation.
-#[derive(Debug, Clone, Default, Deserialize, JsonSchema)]
-#[serde(deny_unknown_fields)]
-pub struct CheckTag {
-    /// MUST, SHOULD or MAY. Default: MUST, or the level your own catalogue
-    /// gives the requirement cited.
-    #[serde(default)]
-    pub level: Option<Located<LevelName>>,
-    /// Requirement ID; default: the scenario's first requirement (none in a
-    /// scenario of yours citing none: a product check).
-    #[serde(default)]
-    pub requirement: Option<Located<String>>,
+/// A step or expectation that may say how its checks are judged: `level`
+/// (MUST, SHOULD or MAY; default MUST, or the level your own catalogue gives
+/// the requirement cited) and `requirement` (default: the scenario's first;
+/// none in a scenario of yours citing none: a product check). Each such item
+/// declares the two fields itself, since a shared struct would need
+/// `#[serde(flatten)]`, which loses `deny_unknown_fields` and the spans; the
+/// list below is where they are read as one.
+pub trait Tagged {
+    fn level(&self) -> Option<&Located<LevelName>>;
+    fn requirement(&self) -> Option<&Located<String>>;
 }
+
+macro_rules! tagged {
+    ($($item:ty),+ $(,)?) => {$(
+        impl Tagged for $item {
+            fn level(&self) -> Option<&Located<LevelName>> {
+                self.level.as_ref()
+            }
+            fn requirement(&self) -> Option<&Located<String>> {
+                self.requirement.as_ref()
+            }
+        }
+    )+};
+}
+
+tagged!(
+    ResponseExpectation,
+    ExpectNotificationsStep,
+    ExpectSilenceStep,
+    ExpectRequestStep,
+    ExpectValueStep,
+    ExpectSubscriptionEndStep,
+    SubscribeStep,
+    UnsubscribeStep,
+    AliveStep,
+    PaginateStep,
+    CloseStep,
+    AskedFor,
+    HttpExpectation,
+    TaskStep,
+);
 
 /// A requirement level as written in a scenario.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize, JsonSchema)]

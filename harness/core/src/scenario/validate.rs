@@ -269,12 +269,8 @@ impl Validator<'_> {
         }
     }
 
-    fn tag(
-        &mut self,
-        level: Option<&Located<file::LevelName>>,
-        requirement: Option<&Located<String>>,
-        span: Span,
-    ) -> model::CheckTag {
+    fn tag(&mut self, tagged: &impl file::Tagged, span: Span) -> model::CheckTag {
+        let (level, requirement) = (tagged.level(), tagged.requirement());
         if let Some(requirement) = requirement {
             self.requirement_id(requirement);
         }
@@ -386,7 +382,7 @@ impl Validator<'_> {
         let e = &expect.value;
         let tag = match (inherited, &e.level, &e.requirement) {
             (Some(tag), None, None) => tag.clone(),
-            _ => self.tag(e.level.as_ref(), e.requirement.as_ref(), expect.span),
+            _ => self.tag(e, expect.span),
         };
         let given = usize::from(e.result.is_some())
             + usize::from(e.error.is_some())
@@ -498,11 +494,7 @@ impl Validator<'_> {
         let expect = expect.map(|asked| model::AskedFor {
             params: asked.value.params.as_ref().and_then(|p| self.matcher(p)),
             required: asked.value.required,
-            tag: self.tag(
-                asked.value.level.as_ref(),
-                asked.value.requirement.as_ref(),
-                asked.span,
-            ),
+            tag: self.tag(&asked.value, asked.span),
         });
         model::ScriptedAnswer {
             kind,
@@ -597,14 +589,14 @@ impl Validator<'_> {
                     order: e.order,
                     since,
                     within: self.millis(e.within_ms, STEP_TIMEOUT, span),
-                    tag: self.tag(e.level.as_ref(), e.requirement.as_ref(), span),
+                    tag: self.tag(e, span),
                 }
             }
             file::Step::ExpectSilence(e) if e.backend.is_some() => self.backend_silence(e, span),
             file::Step::ExpectSilence(e) => model::StepKind::ExpectSilence {
                 within: self.millis(Some(e.within_ms), STEP_TIMEOUT, span),
                 forbid: e.forbid.iter().map(|f| f.value.clone()).collect(),
-                tag: self.tag(e.level.as_ref(), e.requirement.as_ref(), span),
+                tag: self.tag(e, span),
             },
             file::Step::ExpectRequest(e) if e.backend.is_some() => self.backend_expect_request(e, span),
             file::Step::ExpectRequest(e) => {
@@ -620,7 +612,7 @@ impl Validator<'_> {
                     name: e.name.as_ref().map(|n| n.value.clone()),
                     require: e.require,
                     leaving_fails: e.on_leave == Some(file::OnLeave::Fail),
-                    tag: self.tag(e.level.as_ref(), e.requirement.as_ref(), span),
+                    tag: self.tag(e, span),
                 }
             }
             file::Step::Respond(r) => self.respond(r, span),
@@ -654,7 +646,7 @@ impl Validator<'_> {
                     expect_items: p.expect_items.as_ref().and_then(|m| self.matcher(m)),
                     capture: p.capture.as_ref().map(|c| c.value.clone()),
                     timeout: self.millis(p.timeout_ms, STEP_TIMEOUT, span),
-                    tag: self.tag(p.level.as_ref(), p.requirement.as_ref(), span),
+                    tag: self.tag(p.as_ref(), span),
                 };
                 if let Some(var) = &walk.capture {
                     self.defined.insert(var.clone());
@@ -691,7 +683,7 @@ impl Validator<'_> {
             file::Step::Sleep(ms) => model::StepKind::Sleep(Duration::from_millis(*ms)),
             file::Step::Close(c) => model::StepKind::Close {
                 expect_exit_within: c.expect_exit_within_ms.map(Duration::from_millis),
-                tag: self.tag(c.level.as_ref(), c.requirement.as_ref(), span),
+                tag: self.tag(c, span),
             },
             file::Step::Http(h) => self.http_step(h, span),
             file::Step::Cancel(c) => {
@@ -725,22 +717,22 @@ impl Validator<'_> {
                     name,
                     notifications: sub.notifications.value.clone(),
                     timeout: self.millis(sub.timeout_ms, STEP_TIMEOUT, span),
-                    tag: self.tag(sub.level.as_ref(), sub.requirement.as_ref(), span),
+                    tag: self.tag(sub, span),
                 })
             }
             file::Step::Unsubscribe(u) => model::StepKind::Unsubscribe {
                 name: self.subscription(u.name.as_ref(), span),
-                tag: self.tag(u.level.as_ref(), u.requirement.as_ref(), span),
+                tag: self.tag(u, span),
             },
             file::Step::ExpectSubscriptionEnd(e) => model::StepKind::ExpectSubscriptionEnd {
                 name: self.subscription(e.name.as_ref(), span),
                 within: self.millis(e.within_ms, STEP_TIMEOUT, span),
-                tag: self.tag(e.level.as_ref(), e.requirement.as_ref(), span),
+                tag: self.tag(e, span),
             },
             file::Step::ExpectValue(e) => {
                 self.template_variables(&e.value);
                 let matcher = self.matcher(&e.matcher);
-                let tag = self.tag(e.level.as_ref(), e.requirement.as_ref(), span);
+                let tag = self.tag(e, span);
                 match matcher {
                     Some(matcher) => model::StepKind::ExpectValue {
                         name: e.name.clone(),
@@ -754,7 +746,7 @@ impl Validator<'_> {
             }
             file::Step::Alive(a) => model::StepKind::Alive {
                 timeout: self.millis(a.timeout_ms, STEP_TIMEOUT, span),
-                tag: self.tag(a.level.as_ref(), a.requirement.as_ref(), span),
+                tag: self.tag(a, span),
             },
             file::Step::Task(t) => self.task_step(t, span),
             file::Step::Reply(r) => self.backend_reply(r),

@@ -1,20 +1,29 @@
 //! The faults only `mcp-conform fuzz` finds: each is set off by a kind of
-//! generated argument (empty, very long, of the wrong type) that no bundled
-//! scenario sends, so `harness/tests/fuzz.rs` sweeps them, not the suite.
+//! generated argument (empty, very long, of the wrong type) or URI that no
+//! bundled scenario sends, so `harness/tests/fuzz.rs` sweeps them, not the
+//! suite.
 
 use mcp_conform_core::wire::jsonrpc::code;
 use serde_json::{Value, json};
 
 use super::{Fault, FaultLayer, Inbound};
 
-/// From this length on a string argument hangs `fuzz-hang-on-long-string`:
-/// far beyond any argument the bundled scenarios send.
+/// From this length on a string argument hangs `fuzz-hang-on-long-string`
+/// and a URI kills `fuzz-crash-on-long-uri`: far beyond anything the
+/// bundled scenarios send.
 const LONG_STRING: usize = 10_000;
 
 impl FaultLayer {
-    /// What a fuzz fault does to a `tools/call` with these arguments, if
-    /// they set it off.
+    /// What a fuzz fault does to a `tools/call` with these arguments, or a
+    /// `resources/read` of this URI, if they set it off.
     pub(super) fn fuzz_incoming(&self, message: &Value, method: &str) -> Option<Inbound> {
+        if method == "resources/read" {
+            let uri = message.pointer("/params/uri").and_then(Value::as_str)?;
+            return match self.fault {
+                Fault::FuzzCrashOnLongUri if uri.len() >= LONG_STRING => self.die("a long resource URI"),
+                _ => None,
+            };
+        }
         if method != "tools/call" {
             return None;
         }

@@ -122,7 +122,7 @@ impl Validator<'_> {
         let action = BackendAction::ExpectSilence {
             within: self.millis(Some(e.within_ms), RAW_TIMEOUT, span),
             forbid: e.forbid.iter().map(|f| f.value.clone()).collect(),
-            tag: self.tag(e.level.as_ref(), e.requirement.as_ref(), span),
+            tag: self.tag(e, span),
         };
         self.backend_step(e.backend.as_ref(), action)
     }
@@ -150,7 +150,7 @@ impl Validator<'_> {
             method: e.method.value.clone(),
             params: e.params.as_ref().and_then(|p| self.matcher(p)),
             within: self.millis(e.within_ms, STEP_TIMEOUT, span),
-            tag: self.tag(e.level.as_ref(), e.requirement.as_ref(), span),
+            tag: self.tag(e, span),
         };
         self.backend_step(e.backend.as_ref(), action)
     }

@@ -189,7 +189,7 @@ impl Validator<'_> {
             .name
             .clone()
             .unwrap_or_else(|| format!("HTTP {method} answer: {}", judged.join(", ")));
-        let tag = self.tag(x.level.as_ref(), x.requirement.as_ref(), e.span);
+        let tag = self.tag(x, e.span);
         let matcher = self.matcher(&Located::new(pattern, e.span))?;
         Some(HttpCheck {
             name,

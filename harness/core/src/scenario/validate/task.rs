@@ -24,7 +24,7 @@ impl Validator<'_> {
         }
         let params = self.template(step.params.as_ref());
         let answers = step.answers.iter().map(|a| self.answer(a)).collect();
-        let tag = self.tag(step.level.as_ref(), step.requirement.as_ref(), span);
+        let tag = self.tag(step, span);
         let created = step.created.as_ref().and_then(|m| self.matcher(m));
         let statuses = step.statuses.as_ref().and_then(|m| self.matcher(m));
         let status = step.status.as_ref().and_then(|m| self.matcher(m));
