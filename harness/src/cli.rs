@@ -95,6 +95,10 @@ pub enum Command {
     },
     /// Print the JSON Schema of scenario files.
     Schema,
+    /// Print a shell completion script (`bash`, `zsh` or `fish`).
+    Completions { shell: crate::completions::Shell },
+    /// Print the man page (roff): `mcp-conform man > mcp-conform.1`.
+    Man,
     /// Official MCP schema files (for `run --schema-dir`).
     Schemas {
         #[command(subcommand)]
@@ -108,6 +112,14 @@ pub enum Command {
     /// Put a gateway or bridge between the server suite and the bundled
     /// reference server, and judge what comes through.
     TestGateway(crate::test_gateway::TestGatewayArgs),
+    /// Write a commented profile for a server from its tools, prompts and
+    /// resources (no tool is called).
+    Init(Box<crate::init::InitArgs>),
+    /// Profiles: `profile check FILE` validates one against the live server.
+    Profile {
+        #[command(subcommand)]
+        command: ProfileCommand,
+    },
     /// Call a server's allowed tools with generated arguments, judge every
     /// answer, and write a reproducer scenario for each finding.
     Fuzz(Box<crate::fuzz::run::FuzzArgs>),
@@ -162,6 +174,13 @@ pub enum NewCommand {
 }
 
 #[derive(Debug, Subcommand)]
+pub enum ProfileCommand {
+    /// Check that the tools and prompts a profile binds exist on the server
+    /// and that their arguments are valid for it.
+    Check(Box<crate::profile_check::CheckArgs>),
+}
+
+#[derive(Debug, Subcommand)]
 pub enum SchemasCommand {
     /// Download the official schema files into a cache directory.
     Fetch {
@@ -179,7 +198,7 @@ pub enum SchemasCommand {
 
 /// Where the server is: `--stdio` or `--url`, as `run`, `fuzz` and
 /// `record` take it (`record` says what each means for a relay).
-#[derive(Debug, clap::Args)]
+#[derive(Debug, Clone, clap::Args)]
 pub struct ServerAddress {
     /// The server's command line, split like a shell would but run without
     /// one. Default: the bundled reference server.
@@ -192,7 +211,7 @@ pub struct ServerAddress {
 }
 
 /// The server under test, as `run` and `fuzz` take it.
-#[derive(Debug, clap::Args)]
+#[derive(Debug, Clone, clap::Args)]
 pub struct ServerArgs {
     #[command(flatten)]
     pub address: ServerAddress,
@@ -208,7 +227,7 @@ pub struct ServerArgs {
     pub transport: HttpMode,
 }
 
-#[derive(Debug, clap::Args)]
+#[derive(Debug, Clone, clap::Args)]
 pub struct RunArgs {
     #[command(flatten)]
     pub server: ServerArgs,
@@ -270,6 +289,9 @@ pub struct RunArgs {
     /// matrix, see `merge`).
     #[arg(long, value_name = "K/N", value_parser = shard::parse)]
     pub shard: Option<mcp_conform_report::Shard>,
+    /// After the run, run again the scenarios whose files change, until Ctrl-C.
+    #[arg(long, requires = "paths", conflicts_with = "shard")]
+    pub watch: bool,
 }
 
 /// `--auth-issuer`: who issues the tokens of a protected server.
@@ -410,8 +432,13 @@ fn shown_error(error: &CliError, color: bool, secrets: &Secrets) -> String {
 
 fn execute(command: Command) -> Result<ExitCode, CliError> {
     match command {
+        Command::Run(args) if args.watch => crate::watch::watch(*args, run),
         Command::Run(args) => run(*args),
         Command::Fuzz(args) => crate::fuzz::run::fuzz(*args),
+        Command::Init(args) => crate::init::init(*args),
+        Command::Profile {
+            command: ProfileCommand::Check(args),
+        } => crate::profile_check::check(*args),
         Command::Serve(args) => crate::test_client::serve(args),
         Command::TestClient(args) => crate::test_client::test_client(args),
         Command::ReferenceClient(args) => crate::test_client::reference_client(args),
@@ -437,6 +464,20 @@ fn execute(command: Command) -> Result<ExitCode, CliError> {
         } => {
             let path = crate::new_scenario::write(&id, &dir).map_err(CliError::Usage)?;
             println!("wrote {}", path.display());
+            Ok(ExitCode::Ok)
+        }
+        Command::Completions { shell } => {
+            print!(
+                "{}",
+                crate::completions::script(shell, &<Cli as clap::CommandFactory>::command())
+            );
+            Ok(ExitCode::Ok)
+        }
+        Command::Man => {
+            print!(
+                "{}",
+                crate::completions::man_page(&<Cli as clap::CommandFactory>::command())
+            );
             Ok(ExitCode::Ok)
         }
         Command::Schema => {
@@ -618,6 +659,15 @@ impl ServerArgs {
     /// Whether the server is the bundled reference server (no `--stdio`, no `--url`).
     pub(crate) fn is_bundled(&self) -> bool {
         self.address.stdio.is_none() && self.address.url.is_none()
+    }
+
+    /// The server in words, as its options named it.
+    pub(crate) fn describe(&self) -> String {
+        match (&self.address.stdio, &self.address.url) {
+            (_, Some(url)) => format!("--url {url}"),
+            (Some(command), None) => format!("--stdio {command}"),
+            (None, None) => "the bundled reference server".into(),
+        }
     }
 
     /// The peer under test, from `--stdio`, `--url` or the bundled default.

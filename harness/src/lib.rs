@@ -10,26 +10,32 @@
 //! - [`report`]: the report model of a run, its files, baseline gating and
 //!   shards.
 //! - [`libtest`]: the `cargo test` entry point; [`cli`]: the command line;
-//!   [`interrupt`]: the signals that stop a run; [`start`]: `--start`.
+//!   [`interrupt`]: the signals that stop a run; [`start`]: `--start`;
+//!   [`watch`]: `run --watch`; [`completions`]: shell completions and the
+//!   man page from the CLI definition.
 //! - [`test_client`]: `serve` and `test-client`, the mock server side;
 //!   [`test_gateway`]: a gateway between the suite and the reference server.
 //! - [`schemas`]: fetching official schema files; [`coverage`]: which
 //!   requirements the suite checks.
-//! - [`fuzz`]: calls generated from a server's declarations.
+//! - [`fuzz`]: calls generated from a server's declarations; [`init`]: a
+//!   profile from them; [`profile_check`]: a profile against them.
 
 pub mod about;
 pub mod auth;
 pub mod bundled;
 pub mod cli;
+pub mod completions;
 pub mod coverage;
 pub mod explain_scenario;
 pub mod fuzz;
+pub mod init;
 pub mod interrupt;
 pub mod libtest;
 pub mod new_scenario;
 pub mod output;
 pub mod own_requirements;
 pub mod pipeline;
+pub mod profile_check;
 pub mod progress;
 pub mod quiet;
 pub mod record;
@@ -41,3 +47,4 @@ pub mod snapshot;
 pub mod start;
 pub mod test_client;
 pub mod test_gateway;
+pub mod watch;

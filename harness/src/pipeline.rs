@@ -86,7 +86,8 @@ impl Judged<'_> {
         let cases = live.finish();
         anstream::print!("{}", gate.listing.folded(&cases, named));
         anstream::print!("{}", output::failure_details(&cases, named));
-        if let Some(hint) = quiet::trigger_hint(&self.unbound_triggers(&cases)) {
+        let (unbound, waiting) = self.unbound_triggers(&cases);
+        if let Some(hint) = quiet::trigger_hint(&unbound, waiting) {
             println!("\n{hint}");
         }
         println!("{}", output::summary(&cases, started.elapsed(), named));
@@ -116,9 +117,10 @@ impl Judged<'_> {
     }
 
     /// The triggers the not-observed cases wanted and the profile did not
-    /// bind, with how many cases wanted each.
-    fn unbound_triggers<'s>(&'s self, cases: &[Case]) -> BTreeMap<&'s str, usize> {
+    /// bind, with how many cases wanted each; and how many cases wanted one.
+    fn unbound_triggers<'s>(&'s self, cases: &[Case]) -> (BTreeMap<&'s str, usize>, usize) {
         let mut wanted = BTreeMap::new();
+        let mut waiting = 0;
         for case in cases.iter().filter(|c| c.verdict == Verdict::NotObserved) {
             let Some(scenario) = self.scenarios.iter().find(|s| s.id == case.scenario) else {
                 continue;
@@ -129,11 +131,13 @@ impl Judged<'_> {
                 .and_then(|v| v.parse::<ProtocolVersion>().ok())
                 .unwrap_or(self.config.protocol);
             let profile = self.config.profile.as_ref();
-            for trigger in unbound(&scenario.requires.triggers, profile, version.era()) {
+            let missing = unbound(&scenario.requires.triggers, profile, version.era());
+            waiting += usize::from(!missing.is_empty());
+            for trigger in missing {
                 *wanted.entry(trigger).or_insert(0) += 1;
             }
         }
-        wanted
+        (wanted, waiting)
     }
 
     /// What no output may show: the `--secret`s, the values of the

@@ -181,16 +181,23 @@ fn column(verdict: Verdict) -> String {
 }
 
 /// The hint after a run with not-observed cases whose triggers no profile
-/// binds: each missing trigger with how many cases wanted it, and where to
-/// read how to bind one. `None` when no case lacked a trigger.
-pub fn trigger_hint(unbound: &BTreeMap<&str, usize>) -> Option<String> {
+/// binds: each missing trigger with how many cases wanted it, how many
+/// cases wait on a profile, and the command that writes one. `None` when
+/// no case lacked a trigger.
+pub fn trigger_hint(unbound: &BTreeMap<&str, usize>, waiting: usize) -> Option<String> {
     if unbound.is_empty() {
         return None;
     }
     let wanted: Vec<String> = unbound.iter().map(|(name, n)| format!("{name} ({n})")).collect();
+    let cases = match waiting {
+        1 => "1 case waits".to_owned(),
+        n => format!("{n} cases wait"),
+    };
     Some(format!(
         "not-observed for want of a trigger: {}. Bind them to your server's tools in a profile \
-         (--profile FILE; scenarios/profiles/reference.yaml documents every trigger).",
+         (--profile FILE; scenarios/profiles/reference.yaml documents every trigger). \
+         `mcp-conform init` with this run's --stdio or --url writes one from the server's own \
+         declarations, calling no tool: {cases} on it.",
         wanted.join(", ")
     ))
 }
@@ -387,12 +394,14 @@ mod tests {
     }
 
     #[test]
-    fn the_trigger_hint_counts_each_missing_trigger() {
-        assert_eq!(trigger_hint(&BTreeMap::new()), None);
-        let hint = trigger_hint(&BTreeMap::from([("elicit_tool", 2), ("log_tool", 1)])).unwrap();
+    fn the_trigger_hint_counts_each_missing_trigger_and_names_init() {
+        assert_eq!(trigger_hint(&BTreeMap::new(), 0), None);
+        let hint = trigger_hint(&BTreeMap::from([("elicit_tool", 2), ("log_tool", 1)]), 3).unwrap();
         assert!(
             hint.starts_with("not-observed for want of a trigger: elicit_tool (2), log_tool (1)."),
             "{hint}"
         );
+        assert!(hint.contains("`mcp-conform init`"), "{hint}");
+        assert!(hint.ends_with("calling no tool: 3 cases wait on it."), "{hint}");
     }
 }

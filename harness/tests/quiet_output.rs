@@ -138,7 +138,9 @@ fn a_scenario_whose_trigger_is_unbound_says_which_one_and_how_to_bind_it() {
     );
     assert!(
         out.contains("not-observed for want of a trigger: safe_tool (1). Bind them")
-            && out.contains("--profile FILE"),
+            && out.contains("--profile FILE")
+            && out.contains("`mcp-conform init` with this run's --stdio or --url writes one")
+            && out.contains("1 case waits on it."),
         "{out}"
     );
 }

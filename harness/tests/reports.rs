@@ -58,12 +58,17 @@ fn json(dir: &Path) -> serde_json::Value {
     serde_json::from_str(&read(dir, "report.json")).unwrap()
 }
 
-/// Every report file of `dir` with the run's one timestamp replaced.
+/// Every report file of `dir` with the run's one timestamp replaced, and
+/// the directory itself (JUnit names the transcript files in it).
 fn files_without_timestamp(dir: &Path) -> Vec<String> {
     let generated_at = json(dir)["generated_at"].as_str().unwrap().to_owned();
     FILES
         .iter()
-        .map(|name| read(dir, name).replace(&generated_at, "<generated_at>"))
+        .map(|name| {
+            read(dir, name)
+                .replace(&generated_at, "<generated_at>")
+                .replace(&dir.display().to_string(), "<dir>")
+        })
         .collect()
 }
 
@@ -144,6 +149,22 @@ fn a_failing_run_writes_four_files_that_agree() {
         read(out.path(), "junit.xml").contains("<system-out>"),
         "no transcript in JUnit"
     );
+    // The failing test case attaches its transcript file (GitLab's link).
+    let failing = junit
+        .test_suites
+        .iter()
+        .flat_map(|s| &s.test_cases)
+        .find(|t| t.name.as_str() == "RES-003 frames follow RES-003")
+        .unwrap();
+    let transcript_file = out
+        .path()
+        .join("transcripts/resources.read-listed_2025-11-25.txt");
+    assert_eq!(
+        failing.system_out.as_ref().map(|o| o.as_str().to_owned()),
+        Some(format!("[[ATTACHMENT|{}]]", transcript_file.display()))
+    );
+    let attached = std::fs::read_to_string(&transcript_file).unwrap();
+    assert!(attached.contains("resources/read"), "{attached}");
 
     let markdown = read(out.path(), "report.md");
     assert!(

@@ -10,6 +10,14 @@
 //! timestamp: the file is byte-identical across runs of the same inputs.
 //! Every text goes through [`sanitize::controls`]: XML 1.0 cannot carry
 //! control characters even escaped, and CI pages show this text raw.
+//!
+//! The transcript is the `<system-out>` of the case's suite, once. When the
+//! transcripts are also written as files, each test case that failed or
+//! erred says `[[ATTACHMENT|path]]` in its own `<system-out>`: the line
+//! GitLab's test report (and Jenkins' attachments plugin) turns into a link
+//! to the file, which the job must keep as an artifact.
+
+use std::path::Path;
 
 use quick_junit::{NonSuccessKind, TestCase, TestCaseStatus, TestSuite};
 
@@ -17,8 +25,10 @@ use crate::model::{Case, CheckResult, Report};
 use crate::sanitize::controls;
 use crate::{Verdict, text};
 
-/// The report as JUnit XML.
-pub fn write(report: &Report) -> String {
+/// The report as JUnit XML; `transcripts` is where [`transcript_file`]s
+/// are written, as the CI job names it (relative to its working directory
+/// for GitLab), when they are.
+pub fn write(report: &Report, transcripts: Option<&Path>) -> String {
     let mut junit = quick_junit::Report::new("mcp-conform");
     let strict = report.run.strict;
     for case in &report.cases {
@@ -27,17 +37,47 @@ pub fn write(report: &Report) -> String {
         // The transcript goes with the first suite of the case, once.
         let spec_suite = !spec.is_empty() || product.is_empty();
         if spec_suite {
-            junit.add_test_suite(suite(case, case.name(), &spec, strict, true));
+            junit.add_test_suite(suite(case, case.name(), &spec, strict, true, transcripts));
         }
         if !product.is_empty() {
             let name = format!("{} (product checks)", case.name());
-            junit.add_test_suite(suite(case, name, &product, strict, !spec_suite));
+            junit.add_test_suite(suite(case, name, &product, strict, !spec_suite, transcripts));
         }
     }
     junit.to_string().expect("JUnit XML serializes")
 }
 
-fn suite(case: &Case, name: String, checks: &[&CheckResult], strict: bool, transcript: bool) -> TestSuite {
+/// The file of `case`'s transcript among the transcripts: its name (with
+/// the version it ran on) made safe as a file name.
+pub fn transcript_file(case: &Case) -> String {
+    let name: String = case
+        .name()
+        .chars()
+        .map(|c| {
+            if c.is_ascii_alphanumeric() || matches!(c, '.' | '-' | '_') {
+                c
+            } else {
+                '_'
+            }
+        })
+        .collect();
+    format!("{name}.txt")
+}
+
+/// Whether a case's transcript is written as a file: it missed something
+/// (non-strict or worse). Its failed test cases attach it.
+pub fn has_attachment(case: &Case) -> bool {
+    case.verdict >= Verdict::NonStrict
+}
+
+fn suite(
+    case: &Case,
+    name: String,
+    checks: &[&CheckResult],
+    strict: bool,
+    transcript: bool,
+    transcripts: Option<&Path>,
+) -> TestSuite {
     let mut suite = TestSuite::new(controls(&name).into_owned());
     if transcript {
         suite.set_system_out(controls(&text::transcript(case)).into_owned());
@@ -51,12 +91,21 @@ fn suite(case: &Case, name: String, checks: &[&CheckResult], strict: bool, trans
         let name = format!("{} ({})", case.scenario, case.verdict);
         let mut test = TestCase::new(controls(&name).into_owned(), status);
         test.set_classname(controls(&case.scenario).into_owned());
-        suite.add_test_case(test);
+        suite.add_test_case(attach(test, case, transcripts));
     }
     for check in checks {
-        suite.add_test_case(test_case(case, check, strict));
+        suite.add_test_case(attach(test_case(case, check, strict), case, transcripts));
     }
     suite
+}
+
+/// A test case that failed or erred, with its transcript file attached.
+fn attach(mut test: TestCase, case: &Case, transcripts: Option<&Path>) -> TestCase {
+    if let (Some(dir), TestCaseStatus::NonSuccess { .. }) = (transcripts, &test.status) {
+        let line = format!("[[ATTACHMENT|{}]]", dir.join(transcript_file(case)).display());
+        test.set_system_out(controls(&line).into_owned());
+    }
+    test
 }
 
 fn test_case(case: &Case, check: &CheckResult, strict: bool) -> TestCase {

@@ -140,7 +140,7 @@ fn markdown_has_a_product_section() {
 
 #[test]
 fn junit_gives_product_checks_a_suite_of_their_own() {
-    let xml = junit::write(&mixed());
+    let xml = junit::write(&mixed(), None);
     assert!(
         xml.contains(r#"<testsuite name="acme.add@2025-11-25" tests="1""#),
         "{xml}"

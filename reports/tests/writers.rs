@@ -157,7 +157,7 @@ fn a_verdict_on_an_inference_says_so_in_every_format() {
     report.gate = Gate::decide(&report.cases, true, Vec::new(), Vec::new());
     let inferred = |text: &str| text.contains("non-strict (inferred)");
     assert!(inferred(&markdown::write(&report)));
-    assert!(inferred(&junit::write(&report)));
+    assert!(inferred(&junit::write(&report, None)));
     assert!(html::write(&report).contains("<i>inferred</i>"));
     let json = json::write(&report);
     assert_eq!(
@@ -197,7 +197,7 @@ fn every_format_shows_the_protocol_versions_of_a_run_on_several() {
     assert!(markdown.contains("| 2026-07-28 | 0 | 1 |"), "{markdown}");
     assert!(markdown.contains("| `prompts.get` | pass | fail |"), "{markdown}");
     assert!(!markdown::write(&self::report()).contains("### Protocol versions"));
-    let junit = junit::write(&report);
+    let junit = junit::write(&report, None);
     assert!(
         junit.contains(r#"<testsuite name="prompts.get@2025-11-25""#),
         "{junit}"
@@ -222,7 +222,7 @@ fn every_format_shows_the_protocol_versions_of_a_run_on_several() {
 
 #[test]
 fn junit_is_golden() {
-    insta::assert_snapshot!(junit::write(&report()));
+    insta::assert_snapshot!(junit::write(&report(), None));
 }
 
 #[test]
@@ -308,7 +308,7 @@ fn markdown_and_junit_show_active_peer_text_inert() {
     }
     report.gate = Gate::decide(&report.cases, false, Vec::new(), Vec::new());
     let markdown = markdown::write(&report);
-    let junit = junit::write(&report);
+    let junit = junit::write(&report, None);
     for (name, text) in [("report.md", &markdown), ("junit.xml", &junit)] {
         let raw: Vec<char> = text
             .chars()
@@ -355,7 +355,7 @@ fn every_report_cuts_a_flood_at_its_first_frames_with_a_note() {
     let mut report = report();
     report.cases = vec![flooded];
     let note = "… 500 more frames (3500 bytes) not kept";
-    let junit = junit::write(&report);
+    let junit = junit::write(&report, None);
     assert_eq!(junit.matches("#999 ← garbage").count(), 1, "{junit}");
     assert!(!junit.contains("#1000 ←"));
     assert_eq!(junit.matches(note).count(), 1);
@@ -376,7 +376,7 @@ fn every_report_cuts_a_flood_at_its_first_frames_with_a_note() {
 /// carries a one-line message; its suite's `<system-out>` holds the transcript.
 #[test]
 fn junit_carries_what_ci_test_views_read() {
-    let junit = junit::write(&report());
+    let junit = junit::write(&report(), None);
     let start = junit
         .find(r#"<testsuite name="tools.broken@2025-11-25""#)
         .expect("the failing case's suite");
@@ -397,4 +397,33 @@ fn junit_carries_what_ci_test_views_read() {
     assert!(failure.contains(r#"type="fail""#), "{failure}");
     let out = &suite[suite.find("<system-out>").expect("the transcript")..];
     assert!(out.contains("#0 → ") && out.contains("tools/call"), "{out}");
+    assert!(
+        !suite.contains("[[ATTACHMENT|"),
+        "no files, no attachment: {suite}"
+    );
+}
+
+/// With the transcripts written as files, each failing test case attaches
+/// its case's (GitLab links `[[ATTACHMENT|path]]` in a test case's
+/// `<system-out>`); passing and skipped test cases attach nothing.
+#[test]
+fn junit_attaches_the_transcript_file_to_each_failing_test_case() {
+    let report = report();
+    let junit = junit::write(&report, Some(std::path::Path::new("conformance/transcripts")));
+    let failing = report
+        .cases
+        .iter()
+        .find(|c| c.scenario == "tools.broken")
+        .unwrap();
+    assert_eq!(junit::transcript_file(failing), "tools.broken_2025-11-25.txt");
+    let line = "<system-out>[[ATTACHMENT|conformance/transcripts/tools.broken_2025-11-25.txt]]</system-out>";
+    let start = junit
+        .find(r#"<testcase name="TOOL-003 response to TOOL-003""#)
+        .unwrap();
+    let test = &junit[start..start + junit[start..].find("</testcase>").unwrap()];
+    assert!(test.contains(line), "{test}");
+    let attached = junit.matches("[[ATTACHMENT|").count();
+    let failing_tests = junit.matches("<failure ").count() + junit.matches("<error ").count();
+    assert_eq!(attached, failing_tests, "{junit}");
+    assert!(attached > 0);
 }

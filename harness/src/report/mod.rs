@@ -100,12 +100,32 @@ pub fn exit_code(cases: &[Case]) -> ExitCode {
     Gate::decide(cases, false, Vec::new(), Vec::new()).exit_code
 }
 
-/// Writes the four report files into `dir` (created if needed).
+/// The directory of the report directory holding the transcripts of the
+/// cases that failed or erred, one file each, which `junit.xml` attaches.
+const TRANSCRIPTS: &str = "transcripts";
+
+/// Writes a transcript file per case that failed or erred (none: no directory).
+fn write_transcripts(dir: &Path, report: &Report) -> std::io::Result<()> {
+    for case in report.cases.iter().filter(|c| junit::has_attachment(c)) {
+        std::fs::create_dir_all(dir)?;
+        let text = mcp_conform_report::text::transcript(case);
+        std::fs::write(
+            dir.join(junit::transcript_file(case)),
+            sanitize::controls(&text).as_ref(),
+        )?;
+    }
+    Ok(())
+}
+
+/// Writes the four report files into `dir` (created if needed), and the
+/// transcripts `junit.xml` attaches.
 pub fn write_dir(dir: &Path, report: &Report) -> std::io::Result<Vec<PathBuf>> {
     std::fs::create_dir_all(dir)?;
+    let transcripts = dir.join(TRANSCRIPTS);
+    write_transcripts(&transcripts, report)?;
     let texts = [
         json::write(report),
-        junit::write(report),
+        junit::write(report, Some(&transcripts)),
         markdown::write(report),
         html::write(report),
     ];

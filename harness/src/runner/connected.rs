@@ -51,6 +51,12 @@ impl<'s> Connected<'s> {
         }
     }
 
+    /// What the handshake (or discovery) told of the server: its
+    /// `capabilities`, `info` and `protocolVersion`, as scenarios read `${server}`.
+    pub fn server(&self) -> Value {
+        self.runner.ctx.vars.get("server").cloned().unwrap_or(Value::Null)
+    }
+
     /// Sends a request and waits for its response until `within` has passed.
     pub async fn request(
         &mut self,

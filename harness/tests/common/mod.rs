@@ -9,5 +9,6 @@ pub mod cli;
 pub mod findings;
 pub mod golden;
 pub mod needs;
+pub mod observable;
 pub mod report;
 pub mod scripted_http;

@@ -1,0 +1,106 @@
+//! `mcp-conform init` and `profile check` against the bundled reference
+//! server: the profile init writes makes (nearly) as many scenarios
+//! observable as the hand-written `reference` profile, fails none that one does not,
+//! and `profile check` accepts it and locates what is wrong in a bad one.
+
+use std::time::Duration;
+
+mod common;
+
+/// init's profile must make at least this share of the scenarios needing a
+/// trigger observable, against the hand-written profile's count (issue 21).
+const LEAST_RATIO: f64 = 0.8;
+
+fn judged_like_the_hand_written_profile(protocol: &str) {
+    let comparison = common::observable::compare(&[], "reference", protocol, Duration::from_secs(300));
+    let figures = comparison.figures(&format!("reference server, {protocol}"));
+    println!("{figures}");
+    assert!(comparison.ratio() >= LEAST_RATIO, "{figures}");
+    assert!(comparison.failing_only_by_init.is_empty(), "{figures}");
+}
+
+#[test]
+fn init_on_the_reference_server_observes_as_much_as_its_hand_written_profile() {
+    judged_like_the_hand_written_profile("2025-11-25");
+}
+
+#[test]
+fn init_on_the_stateless_reference_server_observes_as_much_as_its_hand_written_profile() {
+    judged_like_the_hand_written_profile("2026-07-28");
+}
+
+fn mcp_conform(args: &[&str]) -> std::process::Output {
+    assert_cmd::Command::cargo_bin("mcp-conform")
+        .unwrap()
+        .env("NO_COLOR", "1")
+        .args(args)
+        .timeout(Duration::from_secs(60))
+        .output()
+        .unwrap()
+}
+
+#[test]
+fn profile_check_accepts_what_init_wrote_and_locates_a_wrong_binding() {
+    let dir = tempfile::TempDir::new().unwrap();
+    let file = dir.path().join("profile.yaml");
+    let path = file.to_str().unwrap();
+    let init = mcp_conform(&["init", "-o", path]);
+    assert!(init.status.success(), "{}", String::from_utf8_lossy(&init.stderr));
+    let again = mcp_conform(&["init", "-o", path]);
+    assert_eq!(again.status.code(), Some(2), "init overwrote its profile");
+    let check = mcp_conform(&["profile", "check", path]);
+    let out = String::from_utf8_lossy(&check.stdout);
+    assert!(
+        check.status.success(),
+        "{out}{}",
+        String::from_utf8_lossy(&check.stderr)
+    );
+    assert!(
+        out.contains("triggers, each naming what the server declares with valid arguments"),
+        "{out}"
+    );
+
+    let text = std::fs::read_to_string(&file).unwrap();
+    let broken = text
+        .replacen("name: \"fail\"", "name: \"no-such-tool\"", 1)
+        .replacen("arguments: {\"ms\":1500}", "arguments: {\"ms\":\"soon\"}", 1);
+    std::fs::write(&file, &broken).unwrap();
+    let line_of = |needle: &str| broken.lines().position(|l| l.contains(needle)).unwrap() + 1;
+    let check = mcp_conform(&["profile", "check", path]);
+    let err = String::from_utf8_lossy(&check.stderr);
+    assert_eq!(check.status.code(), Some(2), "{err}");
+    assert!(err.contains("the server lists no tool `no-such-tool`"), "{err}");
+    assert!(
+        err.contains(&format!("{path}:{}:", line_of("no-such-tool"))),
+        "{err}"
+    );
+    assert!(err.contains("does not match the inputSchema of `slow`"), "{err}");
+    assert!(err.contains(&format!("{path}:{}:", line_of("\"soon\""))), "{err}");
+}
+
+#[test]
+fn profile_check_accepts_the_hand_written_reference_profile_on_each_era() {
+    for (protocol, unchecked) in [
+        ("2025-11-25", "end_listen_tool, header_tool"),
+        ("2026-07-28", "long_task_tool, task_error_tool"),
+    ] {
+        let check = mcp_conform(&[
+            "profile",
+            "check",
+            "../scenarios/profiles/reference.yaml",
+            "--protocol",
+            protocol,
+        ]);
+        let out = String::from_utf8_lossy(&check.stdout);
+        assert!(
+            check.status.success(),
+            "{protocol}: {out}{}",
+            String::from_utf8_lossy(&check.stderr)
+        );
+        // The triggers no scenario of this version reads are named, not checked.
+        assert!(
+            out.contains(&format!("no bundled scenario of {protocol} uses {unchecked}")),
+            "{out}"
+        );
+    }
+}
