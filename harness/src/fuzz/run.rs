@@ -353,7 +353,7 @@ impl<'s> Peer<'s> {
     /// capabilities it declared (tools are listed for `--allow-tool`'s
     /// check whatever the kinds).
     fn listings(&mut self, kinds: &[Kind]) -> Result<Listed, String> {
-        let capabilities = self.connected()?.server_capabilities();
+        let capabilities = self.connected()?.server()["capabilities"].clone();
         let declared = |name: &str| capabilities.get(name).is_some_and(|c| !c.is_null());
         let wants = |kind: Kind| kinds.contains(&kind);
         let mut list = |declared: bool, method: &str, member: &str| match declared {

@@ -123,14 +123,6 @@ impl<'s> Connected<'s> {
         }
     }
 
-    /// The capabilities the server declared in the handshake (or discovery).
-    pub fn server_capabilities(&self) -> serde_json::Map<String, Value> {
-        self.runner.ctx.vars["server"]["capabilities"]
-            .as_object()
-            .cloned()
-            .unwrap_or_default()
-    }
-
     /// Whether this session has taken in half of what one session may: a
     /// driver sending thousands of requests opens another before the
     /// received-frames budget would end a correct server as a flood.
