@@ -151,6 +151,40 @@ fn the_same_seed_calls_the_same_cases() {
     assert_eq!(summary(&first), summary(&again));
 }
 
+/// Over HTTP with `--start`, a server that goes away on a call is started
+/// again for the next: every case is sent and the crash found, where
+/// without `--start` the run would stop at the first crash (exit 3).
+#[test]
+fn a_started_http_server_that_crashes_is_started_again() {
+    let port = mcp_conform::runner::free_loopback_port().unwrap();
+    let url = format!("http://127.0.0.1:{port}/mcp");
+    let start = format!(
+        "{} reference-server --http 127.0.0.1:{port} --fault {}",
+        bin(),
+        Fault::FuzzCrashOnEmptyString.name()
+    );
+    let args = [
+        "fuzz",
+        "--url",
+        &url,
+        "--start",
+        &start,
+        "--allow-tool",
+        "echo",
+        "--kind",
+        "tools",
+        "--seed",
+        "1",
+    ];
+    let found = shown(&args);
+    let stdout = String::from_utf8_lossy(&found.stdout);
+    assert_eq!(found.status.code(), Some(1), "{stdout}");
+    assert!(
+        stdout.contains("100 cases") && stdout.contains("TOOL-006"),
+        "{stdout}"
+    );
+}
+
 /// `test-client --fuzz 20 --seed 1` against the reference client (with
 /// `fault`), writing the generated scenarios to `out`.
 fn fuzz_client(fault: Option<ClientFault>, out: &Path, extra: &[&str]) -> Output {

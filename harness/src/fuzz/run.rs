@@ -24,6 +24,7 @@ use super::subject::{FRAME_ID, Kind, Subject, malformed_frames, raw_frame, subje
 use crate::cli::{CliError, ServerArgs, at_least_one};
 use crate::runner::{Check, Connected, RunConfig};
 use crate::select::load_profile;
+use crate::start::StartedServer;
 use mcp_conform_core::judge::generated::{Answer, Finding, judge};
 
 /// How long a tool call may take before the server is asked for a `ping`.
@@ -37,6 +38,8 @@ const SHRINK_TIME: Duration = Duration::from_secs(15);
 /// How long an answer to a malformed frame may trail the answer to the
 /// `ping` sent after it.
 const LATE_ANSWER: Duration = Duration::from_millis(200);
+/// How long a server `--start` runs has to listen.
+const STARTUP_TIMEOUT: Duration = Duration::from_secs(30);
 /// Most pages of one list read (a server whose cursors never end).
 const MAX_PAGES: usize = 20;
 /// How much of a finding's arguments the summary shows.
@@ -59,6 +62,11 @@ steps:
 pub struct FuzzArgs {
     #[command(flatten)]
     pub server: ServerArgs,
+    /// A command that starts the server at `--url` (a loopback address):
+    /// started before the first request and again whenever the server went
+    /// away or got stuck; its process group is killed at the end.
+    #[arg(long, value_name = "COMMAND", requires = "url")]
+    pub start: Option<String>,
     /// The protocol version to speak.
     #[arg(long, default_value = "2025-11-25", value_name = "VERSION")]
     pub protocol: ProtocolVersion,
@@ -126,6 +134,10 @@ pub fn fuzz(args: FuzzArgs) -> Result<ExitCode, CliError> {
         .build()
         .map_err(|e| CliError::Infrastructure(format!("could not start a runtime: {e}")))?;
     let _entered = runtime.enter();
+    let starter = match (&args.start, &args.server.address.url) {
+        (Some(command), Some(url)) => Some(Starter::start(command, url)?),
+        _ => None,
+    };
     let mut peer = Peer {
         runtime: &runtime,
         scenario: &scenario,
@@ -134,6 +146,7 @@ pub fn fuzz(args: FuzzArgs) -> Result<ExitCode, CliError> {
         checks: Vec::new(),
         frames_sent: 0,
         ignored: Vec::new(),
+        starter,
     };
     let kinds = match args.kinds.is_empty() {
         true => Kind::ALL.to_vec(),
@@ -336,6 +349,37 @@ struct Peer<'s> {
     frames_sent: u64,
     /// The error codes due to malformed frames that met no answer.
     ignored: Vec<i64>,
+    /// The server process `--start` runs, started again when it is lost.
+    starter: Option<Starter>,
+}
+
+/// A server at `--url` that the run starts (`--start`), and starts again.
+struct Starter {
+    command: String,
+    url: String,
+    running: Option<StartedServer>,
+}
+
+impl Starter {
+    fn start(command: &str, url: &str) -> Result<Starter, CliError> {
+        Ok(Starter {
+            command: command.to_owned(),
+            url: url.to_owned(),
+            running: Some(Self::started(command, url).map_err(CliError::Infrastructure)?),
+        })
+    }
+
+    fn started(command: &str, url: &str) -> Result<StartedServer, String> {
+        StartedServer::start(command, url, STARTUP_TIMEOUT).map_err(|message| format!("--start: {message}"))
+    }
+
+    /// Kills the server's process group (first, so the new one can bind
+    /// the port) and starts it again.
+    fn restart(&mut self) -> Result<(), String> {
+        drop(self.running.take());
+        self.running = Some(Self::started(&self.command, &self.url)?);
+        Ok(())
+    }
 }
 
 impl<'s> Peer<'s> {
@@ -455,6 +499,9 @@ impl<'s> Peer<'s> {
                 }
         ) {
             self.close();
+            if let Some(starter) = &mut self.starter {
+                starter.restart()?;
+            }
         }
         Ok(answer)
     }
