@@ -16,6 +16,7 @@
 //! - [`schemas`]: fetching official schema files; [`coverage`]: which
 //!   requirements the suite checks.
 //! - [`fuzz`]: calls generated from a server's declarations.
+//! - [`mock_client`]: one scripted call from a Rust test, judged like a run.
 
 pub mod about;
 pub mod auth;
@@ -26,6 +27,7 @@ pub mod explain_scenario;
 pub mod fuzz;
 pub mod interrupt;
 pub mod libtest;
+pub mod mock_client;
 pub mod new_scenario;
 pub mod output;
 pub mod own_requirements;

@@ -21,7 +21,7 @@ pub(crate) fn call(params: &Map<String, Value>, arguments: &Map<String, Value>) 
     let origin = Origin::new("tools/call", BOOK, &Value::Object(arguments.clone()));
     let answers = match opened_state(params, &origin)? {
         None => {
-            multi_turn::place_hold();
+            multi_turn::place_hold(destination);
             Vec::new()
         }
         Some(data) => {

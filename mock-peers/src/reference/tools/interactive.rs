@@ -107,7 +107,7 @@ pub(super) async fn book(server: &Server, call: Call<'_>) -> Outcome {
             "book needs protocol 2025-06-18 or later and a client that declared form elicitation and sampling",
         ));
     }
-    multi_turn::place_hold();
+    multi_turn::place_hold(destination);
     let modes = negotiated.version >= ProtocolVersion::V2025_11_25;
     let mut answers = Vec::new();
     loop {

@@ -247,8 +247,8 @@ fn legacy_tools() -> Vec<ToolDef> {
         def(
             multi_turn::BOOKINGS,
             "Bookings",
-            "How many holds `book` placed since this tool was last called (it then starts again from zero).",
-            object_schema(json!({}), &[]),
+            "How many holds `book` placed for `destination` since this tool was last called for it (it then starts again from zero).",
+            object_schema(json!({ "destination": { "type": "string" } }), &["destination"]),
             false,
         ),
     ]
@@ -421,7 +421,7 @@ pub(crate) async fn run_local(call: Call<'_>, name: &str) -> Option<Result<Value
         "log" => local::log(call),
         "add_tool" => local::add_tool(call),
         "touch" => local::touch(call),
-        multi_turn::BOOKINGS => Ok(multi_turn::bookings()),
+        multi_turn::BOOKINGS => multi_turn::bookings(call.args),
         "region_echo" if stateless => local::region_echo(call),
         dynamic if call.host.dynamic_tools().iter().any(|t| t == dynamic) => {
             local::dynamic_echo(call, dynamic)

@@ -9,7 +9,8 @@
 //! a legacy session asks each question as a request to the client, the
 //! stateless era carries the answers in its sealed `requestState`.
 
-use std::sync::atomic::{AtomicU64, Ordering};
+use std::collections::BTreeMap;
+use std::sync::Mutex;
 
 use serde_json::{Value, json};
 
@@ -22,17 +23,26 @@ pub(crate) const BOOK: &str = "book";
 /// The name of the tool that counts the multi-turn tool's side effects.
 pub(crate) const BOOKINGS: &str = "bookings";
 
-/// Holds placed since `bookings` last read them.
-static HOLDS: AtomicU64 = AtomicU64::new(0);
+/// Holds placed per destination since `bookings` last read them: kept
+/// apart so that calls for other destinations (other scenarios on a shared
+/// server) do not count.
+static HOLDS: Mutex<BTreeMap<String, u64>> = Mutex::new(BTreeMap::new());
 
-/// The side effect `book` performs once per call, before its first ask.
-pub(crate) fn place_hold() {
-    HOLDS.fetch_add(1, Ordering::Relaxed);
+fn holds() -> std::sync::MutexGuard<'static, BTreeMap<String, u64>> {
+    HOLDS.lock().unwrap_or_else(std::sync::PoisonError::into_inner)
 }
 
-/// `bookings`: how many holds were placed since it was last called.
-pub(crate) fn bookings() -> Value {
-    text_result(HOLDS.swap(0, Ordering::Relaxed).to_string())
+/// The side effect `book` performs once per call, before its first ask.
+pub(crate) fn place_hold(destination: &str) {
+    *holds().entry(destination.to_owned()).or_default() += 1;
+}
+
+/// `bookings`: how many holds were placed for the destination since it
+/// was last called for it.
+pub(crate) fn bookings(args: Args<'_>) -> Result<Value, ArgError> {
+    let destination = destination(args)?;
+    let count = holds().remove(destination).unwrap_or(0);
+    Ok(text_result(count.to_string()))
 }
 
 /// One question of the conversation: its key in `inputRequests`, and the
@@ -213,15 +223,16 @@ mod tests {
     }
 
     #[test]
-    fn the_counter_reads_and_resets() {
-        // Other tests of the process may place holds too: read twice.
-        let _ = bookings();
-        place_hold();
-        let read = bookings()["content"][0]["text"]
-            .as_str()
-            .unwrap()
-            .parse::<u64>()
-            .unwrap();
-        assert!(read >= 1);
+    fn the_counter_reads_and_resets_per_destination() {
+        let read = |destination: &str| {
+            let args = json!({ "destination": destination }).as_object().unwrap().clone();
+            bookings(Args(&args)).unwrap()["content"][0]["text"].clone()
+        };
+        place_hold("counter-test-a");
+        place_hold("counter-test-a");
+        place_hold("counter-test-b");
+        assert_eq!(read("counter-test-a"), json!("2"));
+        assert_eq!(read("counter-test-a"), json!("0"));
+        assert_eq!(read("counter-test-b"), json!("1"));
     }
 }
