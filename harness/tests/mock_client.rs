@@ -95,3 +95,60 @@ fn nested_forms_and_undeclared_asks_are_findings() {
         );
     }
 }
+
+/// A server of the test's own, in-process, that asks three forms in one
+/// call: with two answers queued, the third ask is a finding naming it.
+#[tokio::test]
+async fn an_ask_past_the_queue_is_a_finding() {
+    use tokio::io::{AsyncBufReadExt, AsyncWriteExt, BufReader};
+    let (ours, theirs) = tokio::io::duplex(64 * 1024);
+    let (input, mut output) = tokio::io::split(theirs);
+    tokio::spawn(async move {
+        let mut lines = BufReader::new(input).lines();
+        let mut send = async |message: serde_json::Value| {
+            output.write_all(format!("{message}\n").as_bytes()).await.unwrap();
+        };
+        while let Ok(Some(line)) = lines.next_line().await {
+            let message: serde_json::Value = serde_json::from_str(&line).unwrap();
+            let id = message["id"].clone();
+            match message["method"].as_str() {
+                Some("initialize") => {
+                    let info = json!({ "name": "three-asks", "version": "1" });
+                    let result = json!({ "protocolVersion": "2025-11-25", "capabilities": { "tools": {} }, "serverInfo": info });
+                    send(json!({ "jsonrpc": "2.0", "id": id, "result": result })).await;
+                }
+                Some("tools/call") => {
+                    for ask in 1..=3 {
+                        let form = json!({ "message": format!("ask {ask}"), "requestedSchema": { "type": "object", "properties": {} } });
+                        send(json!({ "jsonrpc": "2.0", "id": format!("ask-{ask}"), "method": "elicitation/create", "params": form })).await;
+                        lines.next_line().await.unwrap();
+                    }
+                    let result = json!({ "content": [{ "type": "text", "text": "asked three times" }] });
+                    send(json!({ "jsonrpc": "2.0", "id": id, "result": result })).await;
+                }
+                _ => {}
+            }
+        }
+    });
+    let (reader, writer) = tokio::io::split(ours);
+    let exchange = MockClient::stream(reader, writer)
+        .capabilities(json!({ "elicitation": {} }))
+        .elicit_accept(json!({}))
+        .elicit_decline()
+        .call_tool_async("ask", json!({}))
+        .await
+        .unwrap();
+    assert_eq!(exchange.text(), "asked three times");
+    let messages: Vec<&str> = exchange
+        .findings()
+        .iter()
+        .filter_map(|c| c.message.as_deref())
+        .collect();
+    assert!(
+        messages
+            .iter()
+            .any(|m| m.contains("elicitation/create for the 3rd time") && m.contains("holds 2 answers")),
+        "{}",
+        exchange.findings_report()
+    );
+}
