@@ -19,6 +19,7 @@
 //!   requirements the suite checks.
 //! - [`fuzz`]: calls generated from a server's declarations; [`init`]: a
 //!   profile from them; [`profile_check`]: a profile against them.
+//! - [`mock_client`]: one scripted call from a Rust test, judged like a run.
 
 pub mod about;
 pub mod auth;
@@ -31,6 +32,7 @@ pub mod fuzz;
 pub mod init;
 pub mod interrupt;
 pub mod libtest;
+pub mod mock_client;
 pub mod new_scenario;
 pub mod output;
 pub mod own_requirements;

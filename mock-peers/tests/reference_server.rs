@@ -199,10 +199,10 @@ async fn tools_list_paginates_four_per_page_to_the_end() {
             None => break,
         }
     }
-    assert_eq!(names.len(), 12);
+    assert_eq!(names.len(), 14);
     for expected in [
         "echo", "add", "fail", "elicit", "connect", "sample", "roots", "progress", "slow", "log", "add_tool",
-        "touch",
+        "touch", "book", "bookings",
     ] {
         assert!(names.iter().any(|n| n == expected), "missing {expected}");
     }

@@ -1,6 +1,11 @@
 //! Answers the peer's own requests from the scenario's script, and judges
 //! what the peer asked for.
 
+mod queue;
+
+use queue::Served;
+pub use queue::StepQueues;
+
 use mcp_conform_core::matcher::{MatchContext, render_template};
 use mcp_conform_core::scenario::model::{Reply, ScriptedAnswer};
 use mcp_mock_peers::session::{PeerRequest, RequestHandler, default_reply};
@@ -27,6 +32,9 @@ pub struct ScriptHandler<'a> {
     pub declared: &'a Value,
     pub checks: Vec<Check>,
     pub used: Vec<AnswerSource>,
+    /// Where the step's queues stand. `None`: the step's answers serve
+    /// first-match, without queues (a gateway backend's script).
+    pub queues: Option<&'a mut StepQueues>,
 }
 
 impl ScriptHandler<'_> {
@@ -39,8 +47,23 @@ impl ScriptHandler<'_> {
                     .as_ref()
                     .is_none_or(|w| w.eval(Some(&params), vars).is_empty())
         };
-        let in_step = self.step.iter().position(&mut serves);
+        let in_step = match self.queues.as_deref_mut() {
+            None => self.step.iter().position(&mut serves),
+            // An answer picked by `when` first; else the method's queue.
+            Some(queues) => match self.step.iter().position(|a| a.when.is_some() && serves(a)) {
+                Some(i) => Some(i),
+                None => match queues.take(self.step, &request.method, request.index) {
+                    Served::Answer(i) => Some(i),
+                    // Left to the fallback: the scenario's answers are not the step's queue.
+                    Served::Exhausted => return None,
+                    Served::Unscripted => None,
+                },
+            },
+        };
         if let Some(i) = in_step {
+            if let Some(queues) = self.queues.as_deref_mut() {
+                queues.mark_used(i);
+            }
             return Some((AnswerSource::Step(i), &self.step[i]));
         }
         let in_scenario = self.scenario.iter().position(serves);
@@ -55,7 +78,14 @@ impl RequestHandler for ScriptHandler<'_> {
         };
         let (reply, expect) = (answer.reply.clone(), answer.expect.clone());
         self.used.push(source);
-        if let Some(asked) = expect
+        if let Some(asked) = expect.as_ref().filter(|asked| asked.forbidden) {
+            let message = format!(
+                "the peer sent {}, which the scenario forbids here",
+                request.method
+            );
+            let check = Check::broken_for(forbidden_name(&request.method), &asked.tag, message);
+            self.checks.push(check.at_frame(Some(request.index)));
+        } else if let Some(asked) = expect
             && let Some(matcher) = &asked.params
         {
             let name = format!("what the peer asked for in {}", request.method);
@@ -75,6 +105,11 @@ impl RequestHandler for ScriptHandler<'_> {
             other => other,
         }
     }
+}
+
+/// The name of the check of an answer marked `forbidden`.
+pub fn forbidden_name(method: &str) -> String {
+    format!("the peer does not ask for {method}")
 }
 
 /// What we answer when nothing is scripted: like a real client that declared

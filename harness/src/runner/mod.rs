@@ -40,7 +40,7 @@ pub use gateway::{GatewayUnderTest, free_loopback_port, shell_word, wait_for_por
 pub use mock_server::{ClientUnderTest, serve_connected, serve_http, serve_stdio};
 pub use outcome::{Check, ScenarioOutcome};
 pub use probe::supported_versions;
-pub use scenario::run_scenario;
+pub use scenario::{run_scenario, run_scenario_over};
 pub use suite::{RunEvent, case_count, run_matrix, run_suite, stream_matrix};
 
 /// The peer under test and how to reach it.

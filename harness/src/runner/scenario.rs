@@ -40,15 +40,10 @@ pub async fn run_scenario(scenario: &Scenario, config: &RunConfig) -> ScenarioOu
         Target::Stdio(_) | Target::Http { .. } => {}
     }
     let started = Instant::now();
-    let mut outcome = ScenarioOutcome {
-        version: Some(config.protocol),
-        ..ScenarioOutcome::new(scenario)
-    };
-    if let Some((verdict, note)) = precondition(scenario, config) {
-        outcome.verdict = verdict;
-        outcome.note = Some(note);
-        return outcome;
+    if let Some(unrun) = inapplicable(scenario, config) {
+        return unrun;
     }
+    let mut outcome = fresh_outcome(scenario, config);
     let session = match open_transport(config) {
         Ok(transport) => client_session(transport, scenario, config),
         Err(error) => {
@@ -59,6 +54,48 @@ pub async fn run_scenario(scenario: &Scenario, config: &RunConfig) -> ScenarioOu
         }
     };
     run_session(scenario, config, session, outcome, started, None).await
+}
+
+/// [`run_scenario`] over a connection the caller opened (an in-process
+/// server's byte stream, framed like stdio); `config.target` says how the
+/// frames travel.
+pub async fn run_scenario_over(
+    scenario: &Scenario,
+    config: &RunConfig,
+    transport: Transport,
+) -> ScenarioOutcome {
+    let started = Instant::now();
+    if let Some(unrun) = inapplicable(scenario, config) {
+        return unrun;
+    }
+    let session = client_session(transport, scenario, config);
+    run_session(
+        scenario,
+        config,
+        session,
+        fresh_outcome(scenario, config),
+        started,
+        None,
+    )
+    .await
+}
+
+/// The outcome of a run of `scenario` before anything happened.
+fn fresh_outcome(scenario: &Scenario, config: &RunConfig) -> ScenarioOutcome {
+    ScenarioOutcome {
+        version: Some(config.protocol),
+        ..ScenarioOutcome::new(scenario)
+    }
+}
+
+/// The finished outcome of a scenario that does not apply to this run.
+fn inapplicable(scenario: &Scenario, config: &RunConfig) -> Option<ScenarioOutcome> {
+    let (verdict, note) = precondition(scenario, config)?;
+    Some(ScenarioOutcome {
+        verdict,
+        note: Some(note),
+        ..fresh_outcome(scenario, config)
+    })
 }
 
 /// A connection to the server under test, for the configuration's version.

@@ -21,7 +21,7 @@ use serde_json::{Value, json};
 use tokio::time::Instant;
 
 use super::RunConfig;
-use super::answers::{AnswerSource, ScriptHandler};
+use super::answers::{AnswerSource, ScriptHandler, StepQueues, forbidden_name};
 use super::frames::heard;
 use super::gateway::Hub;
 use super::outcome::Check;
@@ -122,6 +122,8 @@ pub struct StepRunner<'s> {
     peer_requests_seen: usize,
     /// Scenario-level answers that served at least one request.
     used_answers: BTreeSet<usize>,
+    /// Where the running step's queues of answers stand.
+    queues: StepQueues,
     progress_tokens: u64,
     /// Requests of steps so far (for their ids' JSON type).
     step_requests: u64,
@@ -182,6 +184,7 @@ impl<'s> StepRunner<'s> {
             frames_seen: 0,
             peer_requests_seen: 0,
             used_answers: BTreeSet::new(),
+            queues: StepQueues::default(),
             progress_tokens: 0,
             step_requests: 0,
             subscriptions: BTreeMap::new(),
@@ -475,7 +478,7 @@ impl<'s> StepRunner<'s> {
             timeout
         };
         let deadline = Instant::now() + timeout;
-        let before = self.session.peer_requests().len();
+        let before = self.begin_answers();
         let waited = self.wait(Wait::Response(id), deadline, answers).await;
         self.check_required_answers(answers, before);
         let mut missing = format!(
@@ -976,6 +979,7 @@ impl<'s> StepRunner<'s> {
             declared: &self.scenario.client.capabilities,
             checks: Vec::new(),
             used: Vec::new(),
+            queues: Some(&mut self.queues),
         };
         let session = &mut self.session;
         let got = match wait {
@@ -1027,20 +1031,39 @@ impl<'s> StepRunner<'s> {
         got
     }
 
+    /// Starts serving a step's answers: its queues start over. Returns the
+    /// count of the peer's requests so far, for [`Self::check_required_answers`].
+    pub(super) fn begin_answers(&mut self) -> usize {
+        self.queues.reset();
+        self.session.peer_requests().len()
+    }
+
     /// A step's answers that expect something of the peer's request must
     /// have been asked for during the step: when they were not, a required
-    /// one is broken and any other is not-observed.
+    /// one is broken and any other is not-observed. An answer of a queue
+    /// must have been reached, and a request past a queue's end is broken.
     fn check_required_answers(&mut self, answers: &[ScriptedAnswer], before: usize) {
         let asked: BTreeSet<&str> = self.session.peer_requests()[before..]
             .iter()
             .map(|r| r.method.as_str())
             .collect();
+        let queues = &self.queues;
         let missing: Vec<Check> = answers
             .iter()
-            .filter(|a| !asked.contains(a.method.as_str()))
-            .filter_map(unasked)
+            .enumerate()
+            .filter_map(|(index, answer)| match queues.left_unused(answers, index) {
+                Some(why) => unasked(answer).map(|check| Check {
+                    message: Some(why),
+                    ..check
+                }),
+                None if asked.contains(answer.method.as_str()) => None,
+                None => unasked(answer),
+            })
             .collect();
         self.checks.extend(missing);
+        let requirement = defaults::step_requirement(self.scenario);
+        let overflow = self.queues.overflow_checks(answers, &requirement);
+        self.checks.extend(overflow);
     }
 
     /// The same for the scenario's answers, at its end.
@@ -1174,6 +1197,10 @@ fn answered(transcript: &[mcp_conform_core::wire::Frame], id: &Value) -> bool {
 pub(super) fn unasked(answer: &ScriptedAnswer) -> Option<Check> {
     let expect = answer.expect.as_ref()?;
     let tag = &expect.tag;
+    if expect.forbidden {
+        let name = forbidden_name(&answer.method);
+        return Some(Check::pass(name, &tag.requirement, tag.level, answer.span));
+    }
     let name = format!("the peer asks for {}", answer.method);
     let message = format!("the peer never sent {}", answer.method);
     let check = Check::broken(name, &tag.requirement, tag.level, answer.span, message);

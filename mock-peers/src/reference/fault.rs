@@ -9,6 +9,7 @@
 //! and act only once the connection speaks 2026-07-28.
 
 mod fuzz;
+mod multi_turn;
 mod stateless;
 mod tasks;
 
@@ -185,7 +186,7 @@ crate::faults::faults! {
         "elicitation.not-declared", "roots.not-declared", "sampling.not-declared",
         "stateless.independent-requests", "stateless.missing-capability",
     ];
-    ModernStateTamperAccepted = "modern-state-tamper-accepted", "MRTR-005", "Under 2026-07-28, a retry with a changed requestState is served as if the state were intact." => ["mrtr.tampered-state"];
+    ModernStateTamperAccepted = "modern-state-tamper-accepted", "MRTR-005", "Under 2026-07-28, a retry with a changed requestState is served as if the state were intact." => ["mrtr.tampered-state", "multi-turn.tampered-state"];
     ModernMissingInputError = "modern-missing-input-error", "MRTR-007", "Under 2026-07-28, a retry still lacking the requested input gets an error instead of a new InputRequiredResult." => ["mrtr.missing-input"];
     ModernDeclineBreaks = "modern-decline-breaks", "ELIC-016", "Under 2026-07-28, a retry whose elicitation was declined or cancelled fails with -32603." => ["elicitation.outcomes-handled"];
     ModernUnacknowledgedListen = "modern-unacknowledged-listen", "SUBS-001", "Under 2026-07-28, subscriptions/listen streams are never acknowledged." => [
@@ -265,6 +266,14 @@ crate::faults::faults! {
     RequiredToolServedPlain = "required-tool-served-plain", "TASK-002", "A tool that runs only as a task answers a plain call with a result instead of -32601." => ["tasks.required-tool"];
     ForbiddenToolServedAsTask = "forbidden-tool-served-as-task", "TASK-002", "A tool without task support called as a task is served as an ordinary call instead of refused with -32601." => ["tasks.forbidden-tool"];
     ModernHttpUnrelatedNotification = "modern-http-unrelated-notification", "HTTP-028", "Over HTTP under 2026-07-28, add_tool's own response stream carries a tools/list_changed notification, which is about no request." => ["http.stateless-request-stream"];
+    MultiTurnSkipsSampling = "multi-turn-skips-sampling", "TURN-001", "The multi-turn tool's sampling request goes out as a ping, so it never asks the model and never reaches its confirmation." => [
+        "multi-turn.decline-midway", "multi-turn.elicit-sample-elicit",
+    ];
+    IgnoresSamplingReply = "ignores-sampling-reply", "TURN-001", "The multi-turn tool gets a made-up model reply instead of the client's, so its result does not reflect the sampling answer." => ["multi-turn.elicit-sample-elicit"];
+    ModernMultiTurnSkipsSampling = "modern-multi-turn-skips-sampling", "TURN-001", "Under 2026-07-28, the multi-turn tool's sampling round asks for an empty form instead, so the model is never asked." => [
+        "multi-turn.decline-midway", "multi-turn.elicit-sample-elicit",
+    ];
+    ModernRepeatsSideEffect = "modern-repeats-side-effect", "TURN-002", "Under 2026-07-28, every retry of the multi-turn tool also runs as a first call, so the work it does before its first ask happens once per round (stdio only)." => ["multi-turn.once-per-call"];
     FuzzCrashOnEmptyString = "fuzz-crash-on-empty-string", "TOOL-006", "A tools/call with an empty string argument kills the server (found by `mcp-conform fuzz`).";
     FuzzHangOnLongString = "fuzz-hang-on-long-string", "TOOL-006", "A tools/call with a string argument of 10000 bytes or more leaves the server stuck, answering nothing, not even ping (found by `mcp-conform fuzz`).";
     FuzzInternalErrorOnWrongType = "fuzz-internal-error-on-wrong-type", "RPC-012", "echo called with a `text` that is not a string gets -32603 instead of -32602 (found by `mcp-conform fuzz`).";
@@ -342,6 +351,9 @@ struct State {
     stateless: bool,
     /// The id of the first task created (`task-reused-id`).
     first_task: Option<Value>,
+    /// Ids of requests the layer sent the server itself, whose answers
+    /// the client must not see.
+    swallowed: HashSet<String>,
 }
 
 /// Frames that go out with the one being rewritten.
@@ -354,6 +366,8 @@ struct Around {
 /// What becomes of one input line.
 #[derive(Debug, Default)]
 pub(crate) struct Inbound {
+    /// Lines the server gets first, sent by the layer itself (stdio only).
+    pub first: Vec<String>,
     /// The line the server gets, if any.
     pub line: Option<String>,
     /// A frame written back at once, past the server.
@@ -363,6 +377,7 @@ pub(crate) struct Inbound {
 impl Inbound {
     fn pass(line: String) -> Self {
         Inbound {
+            first: Vec::new(),
             line: Some(line),
             answer: None,
         }
@@ -423,6 +438,9 @@ impl FaultLayer {
             if self.fault == Fault::DiesOnStaleResponse && !self.state().asked.contains(&id) {
                 self.die("a response to an id it never used");
             }
+            if self.multi_turn_response_in(&mut message) {
+                return Inbound::pass(message.to_string());
+            }
             // What the server sees instead of the client's content: something that fits.
             if self.fault == Fault::AcceptsInvalidContent
                 && message.pointer("/result/action") == Some(&json!("accept"))
@@ -459,6 +477,7 @@ impl FaultLayer {
                 return Inbound {
                     line: Some(line.to_owned()),
                     answer: Some(json!({ "jsonrpc": "2.0", "id": null, "result": {} })),
+                    ..Inbound::default()
                 };
             }
             None => {}
@@ -467,6 +486,9 @@ impl FaultLayer {
             return inbound;
         }
         if let Some(inbound) = self.fuzz_incoming(&message, &method) {
+            return inbound;
+        }
+        if let Some(inbound) = self.multi_turn_incoming(&mut message, &method) {
             return inbound;
         }
         if self.fault == Fault::UpdatedAfterUnsubscribe && method == "resources/unsubscribe" {
@@ -512,6 +534,9 @@ impl FaultLayer {
 
     /// What to write for one frame of the server.
     pub fn outgoing(&self, mut frame: Value) -> Vec<Emit> {
+        if self.is_swallowed(&frame) {
+            return Vec::new();
+        }
         let error_code = frame.pointer("/error/code").and_then(Value::as_i64);
         if let (Fault::NoParseError, Some(code::PARSE_ERROR))
         | (Fault::InvalidRequestIgnored, Some(code::INVALID_REQUEST)) = (self.fault, error_code)
@@ -543,8 +568,10 @@ impl FaultLayer {
                 self.distort_response(method, params, &mut frame, &mut around.after);
                 self.stateless_response(method, params, &mut frame, &mut around);
                 self.tasks_response(method, params, &mut frame);
+                self.multi_turn_result_out(method, params, &mut frame);
             }
             None => {
+                self.multi_turn_request_out(&mut frame);
                 if self.distort_message(&mut frame) || self.stateless_message(&mut frame, &mut around) {
                     return Vec::new();
                 }

@@ -82,6 +82,9 @@ fn feed(on_line: impl Fn(&str), sink: &Sink, fault: Option<&FaultLayer>, text: &
             if let Some(answer) = inbound.answer {
                 sink.send(answer);
             }
+            for line in &inbound.first {
+                on_line(line);
+            }
             if let Some(line) = inbound.line {
                 on_line(&line);
             }

@@ -307,7 +307,7 @@ pub fn assert_correct(tour: &Tour) {
     assert!(tour.walks[0].iter().any(|n| n == "region_echo"));
     assert_eq!(
         tour.walks[0].len(),
-        14,
+        16,
         "every tool, page after page: {:?}",
         tour.walks[0]
     );

@@ -754,6 +754,11 @@ pub struct AskedFor {
     /// Default false: if it never comes, the check is not-observed.
     #[serde(default)]
     pub required: bool,
+    /// The peer must not send this request (it still gets the reply if it
+    /// does, and the check fails at `level`): what a call must not ask
+    /// once the user declined.
+    #[serde(default)]
+    pub forbidden: bool,
     #[serde(default)]
     pub level: Option<Located<LevelName>>,
     #[serde(default)]

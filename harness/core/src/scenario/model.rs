@@ -336,6 +336,8 @@ pub struct ScriptedAnswer {
 pub struct AskedFor {
     pub params: Option<Matcher>,
     pub required: bool,
+    /// The peer must not ask: a check that fails when it does.
+    pub forbidden: bool,
     pub tag: CheckTag,
 }
 

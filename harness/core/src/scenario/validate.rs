@@ -18,7 +18,7 @@ use crate::diag::Diagnostic;
 use crate::matcher::Matcher;
 use crate::requirements::{NO_REQUIREMENT, UserCatalogue, catalogue};
 use crate::span::{Located, SourceFile, Span};
-use crate::version::VersionSet;
+use crate::version::{ProtocolVersion, VersionSet};
 
 mod gateway;
 mod http;
@@ -85,6 +85,7 @@ pub fn validate(
         backend_names: parsed.backends.keys().cloned().collect(),
         in_backend: false,
         protected: parsed.requires.protected,
+        versions: VersionSet::ALL,
     };
     v.defined.extend(ENGINE_VARIABLES.iter().map(|s| (*s).to_owned()));
     let transport = http::transport_need(&parsed);
@@ -117,6 +118,7 @@ pub fn validate(
             VersionSet::LEGACY
         }),
     };
+    v.versions = versions;
     if parsed.steps.is_empty() {
         v.error(id_span, "a scenario has at least one step", "no `steps`");
     }
@@ -207,6 +209,8 @@ struct Validator<'a> {
     in_backend: bool,
     /// `requires.protected`: steps may present tokens.
     protected: bool,
+    /// The versions the scenario runs on (what its answers can be asked).
+    versions: VersionSet,
 }
 
 impl Validator<'_> {
@@ -491,9 +495,19 @@ impl Validator<'_> {
         if let Reply::Result(template) = &reply {
             self.template_variables(&Located::new(template.clone(), span));
         }
+        self.answer_versions(&kind, &method, span);
+        if let Some(asked) = expect.filter(|a| a.value.required && a.value.forbidden) {
+            self.error_help(
+                asked.span,
+                "an answer cannot be both `required` and `forbidden`",
+                "required and forbidden",
+                "`required: true` fails when the peer never asks; `forbidden: true` fails when it does: keep one",
+            );
+        }
         let expect = expect.map(|asked| model::AskedFor {
             params: asked.value.params.as_ref().and_then(|p| self.matcher(p)),
             required: asked.value.required,
+            forbidden: asked.value.forbidden,
             tag: self.tag(&asked.value, asked.span),
         });
         model::ScriptedAnswer {
@@ -503,6 +517,23 @@ impl Validator<'_> {
             expect,
             reply,
             span,
+        }
+    }
+
+    /// An elicitation answer in a scenario none of whose versions has
+    /// elicitation can never be used: a mistake of the file.
+    fn answer_versions(&mut self, kind: &AnswerKind, method: &str, span: Span) {
+        let first = ProtocolVersion::V2025_06_18;
+        if *kind == AnswerKind::Elicitation && !self.versions.iter().any(|v| v >= first) {
+            self.error_help(
+                span,
+                format!(
+                    "no version of this scenario ({}) can ask for {method}",
+                    self.versions
+                ),
+                "never asked",
+                format!("elicitation exists from {first}: widen `versions`, or drop the answer"),
+            );
         }
     }
 

@@ -440,6 +440,7 @@ impl Connection {
                     declared: &no_capabilities,
                     checks: Vec::new(),
                     used: Vec::new(),
+                    queues: None,
                 },
                 held: Vec::new(),
             };

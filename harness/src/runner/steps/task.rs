@@ -40,7 +40,7 @@ impl<'s> StepRunner<'s> {
             false => params.unwrap_or_else(|| json!({})),
         };
         params["task"] = step.ttl.map_or_else(|| json!({}), |ttl| json!({"ttl": ttl}));
-        let before = self.session.peer_requests().len();
+        let before = self.begin_answers();
         let response = match self.task_request(&step.method, params, step, step.timeout).await {
             Ok(response) => response,
             Err(stop) => return stop,

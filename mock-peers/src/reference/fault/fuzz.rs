@@ -55,6 +55,7 @@ impl FaultLayer {
                         "id": message.get("id").cloned().unwrap_or(Value::Null),
                         "error": {"code": code::INTERNAL_ERROR, "message": "unexpected argument"},
                     })),
+                    ..Inbound::default()
                 })
             }
             _ => None,

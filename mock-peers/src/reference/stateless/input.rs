@@ -15,6 +15,7 @@ use crate::reference::tools::answers::{
     self, connection_outcome, elicitation_outcome, roots_outcome, sampling_outcome,
 };
 use crate::reference::tools::args::{ArgError, Args};
+use crate::reference::tools::multi_turn::BOOK;
 use mcp_conform_core::wire::jsonrpc::RpcError;
 
 /// The client capability an interactive tool cannot do without, if `tool` is one.
@@ -25,6 +26,14 @@ pub(crate) fn need_of(tool: &str) -> Option<Need> {
         "sample" => Some(Need::Sampling),
         "roots" => Some(Need::Roots),
         _ => None,
+    }
+}
+
+/// Every client capability `tool` cannot do without.
+pub(crate) fn needs_of(tool: &str) -> Vec<Need> {
+    match tool {
+        BOOK => vec![Need::ElicitationForm, Need::Sampling],
+        other => need_of(other).into_iter().collect(),
     }
 }
 
@@ -100,25 +109,41 @@ pub(crate) fn call(
         let requests = Map::from_iter([(key.to_owned(), request.clone())]);
         Ok(Turn::Ask(results::input_required(requests, state)))
     };
-    let Some(state) = params.get("requestState") else {
+    let Some(data) = opened_state(params, &origin)? else {
         // A first call; input responses without a state answer nothing we asked.
         return ask();
+    };
+    match answer_to(params, &data)? {
+        Some(answer) => Ok(Turn::Answer(Ok(outcome(tool, answer)))),
+        // Still missing: ask again rather than fail (MRTR-007).
+        None => ask(),
+    }
+}
+
+/// What the retry's `requestState` holds, once it passed its checks
+/// (MRTR-005); `None` on a first call, which has none.
+pub(crate) fn opened_state(params: &Map<String, Value>, origin: &Origin) -> Result<Option<Value>, RpcError> {
+    let Some(state) = params.get("requestState") else {
+        return Ok(None);
     };
     let state = state
         .as_str()
         .ok_or_else(|| RpcError::invalid_params("`requestState` must be a string"))?;
-    let data =
-        state::open(state, &origin).map_err(|refused| RpcError::invalid_params(refused.to_string()))?;
-    let asked = data["asked"].as_str().unwrap_or_default();
-    let responses = match params.get("inputResponses") {
-        None => None,
-        Some(Value::Object(responses)) => Some(responses),
-        Some(_) => return Err(RpcError::invalid_params("`inputResponses` must be an object")),
-    };
-    match responses.and_then(|r| r.get(asked)) {
-        Some(answer) => Ok(Turn::Answer(Ok(outcome(tool, answer)))),
-        // Still missing: ask again rather than fail (MRTR-007).
-        None => ask(),
+    state::open(state, origin)
+        .map(Some)
+        .map_err(|refused| RpcError::invalid_params(refused.to_string()))
+}
+
+/// The retry's input response to the question the state says was `asked`.
+pub(crate) fn answer_to<'p>(
+    params: &'p Map<String, Value>,
+    state: &Value,
+) -> Result<Option<&'p Value>, RpcError> {
+    let asked = state["asked"].as_str().unwrap_or_default();
+    match params.get("inputResponses") {
+        None => Ok(None),
+        Some(Value::Object(responses)) => Ok(responses.get(asked)),
+        Some(_) => Err(RpcError::invalid_params("`inputResponses` must be an object")),
     }
 }
 

@@ -12,6 +12,7 @@
 mod input;
 mod listen;
 pub(crate) mod meta;
+mod multi_turn;
 mod results;
 mod state;
 
@@ -74,8 +75,9 @@ pub(crate) fn admit(method: &str, params: &Map<String, Value>) -> Result<Request
     let tool = (method == "tools/call")
         .then(|| params.get("name").and_then(Value::as_str))
         .flatten();
-    if let Some((tool, need)) = tool.and_then(|t| Some((t, input::need_of(t)?)))
-        && !need.declared_by(&meta.client)
+    let needs = tool.map(|t| (t, input::needs_of(t)));
+    if let Some((tool, needs)) = needs
+        && let Some(need) = needs.into_iter().find(|need| !need.declared_by(&meta.client))
     {
         return Err(need.missing(&format!("the {tool} tool")));
     }
@@ -244,7 +246,12 @@ impl StatelessCall {
             args: Args(arguments),
             progress_token: tools::progress_token(params),
         };
-        let outcome = if input::need_of(name).is_some() {
+        let outcome = if name == tools::multi_turn::BOOK {
+            match multi_turn::call(params, arguments)? {
+                Turn::Ask(interim) => return Ok(interim),
+                Turn::Answer(outcome) => outcome,
+            }
+        } else if input::need_of(name).is_some() {
             match input::call(name, params, arguments)? {
                 Turn::Ask(interim) => return Ok(interim),
                 Turn::Answer(outcome) => outcome,

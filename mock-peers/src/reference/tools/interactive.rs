@@ -9,6 +9,7 @@ use serde_json::{Value, json};
 
 use super::answers::{self, connection_outcome, elicitation_outcome, roots_outcome, sampling_outcome};
 use super::args::ArgError;
+use super::multi_turn::{self, Turn};
 use super::{Call, error_result};
 use crate::reference::dispatch::Server;
 use crate::reference::outbound::OutboundError;
@@ -90,6 +91,34 @@ pub(super) async fn sample(server: &Server, call: Call<'_>) -> Outcome {
             Err(tool_error) => tool_error,
         },
     )
+}
+
+/// `book`: places its hold, then asks each question of the conversation
+/// as a request to the client until it is done.
+pub(super) async fn book(server: &Server, call: Call<'_>) -> Outcome {
+    let destination = multi_turn::destination(call.args)?;
+    let negotiated = match operating(server) {
+        Ok(negotiated) => negotiated,
+        Err(refusal) => return Ok(refusal),
+    };
+    let client = &negotiated.client;
+    if negotiated.version < ProtocolVersion::V2025_06_18 || !client.elicitation_form || !client.sampling {
+        return Ok(error_result(
+            "book needs protocol 2025-06-18 or later and a client that declared form elicitation and sampling",
+        ));
+    }
+    multi_turn::place_hold(destination);
+    let modes = negotiated.version >= ProtocolVersion::V2025_11_25;
+    let mut answers = Vec::new();
+    loop {
+        match multi_turn::next(destination, &answers) {
+            Turn::Done(result) => return Ok(result),
+            Turn::Ask(question) => match ask(server, question.method, question.params(modes)).await {
+                Ok(answer) => answers.push(answer),
+                Err(tool_error) => return Ok(tool_error),
+            },
+        }
+    }
 }
 
 pub(super) async fn roots(server: &Server) -> Outcome {
