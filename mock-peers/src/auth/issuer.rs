@@ -16,8 +16,7 @@ use crate::transport::http_server::request::read_body;
 use crate::transport::http_server::respond::{Body, json_response, status_only};
 use crate::transport::http_server::serve::serve_with;
 
-/// Where RFC 8414 puts the metadata of an issuer without a path.
-pub const METADATA_PATH: &str = "/.well-known/oauth-authorization-server";
+pub use mcp_conform_core::protocol::client_auth::METADATA_PATH;
 pub const JWKS_PATH: &str = "/jwks";
 pub const TOKEN_PATH: &str = "/token";
 
