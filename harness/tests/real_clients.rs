@@ -8,7 +8,9 @@
 //! it) and a real aggregating proxy (PyPI `fastmcp`, with the gateway
 //! scenarios' mock servers behind it) under `test-gateway`. The Python
 //! fixture is a dual-era host (`mode="auto"`), so it is judged on 2026-07-28
-//! too (`test-client --protocol 2026-07-28`). Without the peers the tests
+//! too (`test-client --protocol 2026-07-28`); with the SDK's
+//! `OAuthClientProvider` (`--oauth`) it is judged on the OAuth scenarios
+//! of every version. Without the peers the tests
 //! are ignored with the reason (see `common::needs`).
 
 use std::sync::{Mutex, PoisonError};
@@ -45,6 +47,9 @@ fn judged(
 }
 
 const ON_2026_07_28: &[&str] = &["--protocol", "2026-07-28"];
+/// The OAuth scenarios on every version they apply to (the Python host
+/// with the SDK's `OAuthClientProvider`, `py-client.py --oauth`).
+const AUTH_SCENARIOS: &[&str] = &["--protocol", "all", "--filter", "client.auth"];
 
 fn main() -> std::process::ExitCode {
     let peers = peers();
@@ -89,6 +94,11 @@ fn main() -> std::process::ExitCode {
                 ON_2026_07_28,
                 "python_client_http_2026_07_28",
             ),
+        )
+        .needing(
+            &peers,
+            "python_sdk_oauth_client_on_the_auth_scenarios",
+            client("PY_OAUTH_CLIENT_CMD", AUTH_SCENARIOS, "python_oauth_client_http"),
         )
         .needing(
             &peers,

@@ -12,6 +12,8 @@
 //!
 //! Over HTTP (`--url`) it speaks Streamable HTTP; its HTTP faults are a
 //! proxy in front of the correct transport (`reference_client/http_faults.rs`).
+//! A server that answers 401 gets the OAuth authorization code flow
+//! (`reference_client/oauth.rs`), and the token on every request after it.
 //!
 //! Plan keys (all optional): `elicitation` (`accept`, `decline`, `cancel`,
 //! `ignore`), `sampling` (`approve`, `deny`, `ignore`), `host_timeout_ms`
@@ -32,6 +34,7 @@ mod connect;
 mod era;
 mod http_faults;
 mod listen;
+mod oauth;
 mod plan;
 mod stateless;
 
@@ -229,6 +232,16 @@ crate::faults::faults! {
     ];
     ModernHttpNoParamHeader = "modern-http-no-param-header", "HTTP-023", "Over HTTP under 2026-07-28, tools/call leaves out the Mcp-Param-{Name} headers of x-mcp-header arguments." => ["client.http.stateless"];
     ModernHttpKeepsInvalidTool = "modern-http-keeps-invalid-tool", "HTTP-024", "Over HTTP under 2026-07-28, a tool whose x-mcp-header use is invalid stays in its list and is called." => ["client.http.stateless"];
+    AuthNoPkce = "http-auth-no-pkce", "AUTH-050", "Over HTTP, its authorization request carries no PKCE challenge, and its token request no verifier." => ["client.auth.authorization-code"];
+    AuthPlainPkce = "http-auth-plain-pkce", "AUTH-051", "Over HTTP, its PKCE challenge uses the plain method, not S256." => ["client.auth.authorization-code"];
+    AuthNoResource = "http-auth-no-resource", "AUTH-053", "Over HTTP, its authorization and token requests leave out resource." => ["client.auth.authorization-code"];
+    AuthTokenInQuery = "http-auth-token-in-query", "AUTH-057", "Over HTTP, it sends its access token as access_token in the query string." => ["client.auth.authorization-code"];
+    AuthIgnoresResourceMetadata = "http-auth-ignores-resource-metadata", "AUTH-034", "Over HTTP, it ignores the challenge's resource_metadata and looks only at the well-known URLs." => ["client.auth.metadata-from-challenge"];
+    AuthRootFirst = "http-auth-root-first", "AUTH-036", "Over HTTP, it looks for protected resource metadata at the root well-known URL before the one with the endpoint's path." => ["client.auth.metadata-at-root"];
+    AuthIgnoresState = "http-auth-ignores-state", "AUTH-061", "Over HTTP, it redeems the code of an authorization response whose state is not the one it sent." => ["client.auth.state-wrong"];
+    AuthNoApplicationType = "modern-http-auth-no-application-type", "AUTH-045", "Over HTTP under 2026-07-28, its Dynamic Client Registration names no application_type." => ["client.auth.authorization-code"];
+    AuthRemoteRedirect = "http-auth-remote-redirect", "AUTH-059", "Over HTTP, its redirect URI is a plain http URL on another host." => ["client.auth.authorization-code"];
+    AuthSkipsIssuerCheck = "modern-http-auth-skips-issuer-check", "AUTH-067", "Over HTTP under 2026-07-28, it redeems the code whatever the authorization response's iss says." => ["client.auth.iss-missing", "client.auth.iss-normalized", "client.auth.iss-wrong"];
     FuzzUnknownMethodResult = "fuzz-unknown-method-result", "RPC-019", "A request of a method outside MCP's namespaces (`x-…/…`, `mcp-conform/…`) gets an empty result instead of -32601 (found by `test-client --fuzz`).";
     FuzzUnansweredEmptyId = "fuzz-unanswered-empty-id", "PING-001", "A ping whose id is the empty string is never answered (found by `test-client --fuzz`).";
 }
@@ -244,6 +257,12 @@ impl ClientFault {
     /// (2026-07-28); it does nothing to a legacy conversation.
     pub fn is_modern(self) -> bool {
         self.name().starts_with("modern-")
+    }
+
+    /// Whether the fault breaks a duty of the OAuth flow (`oauth.rs`)
+    /// rather than of the HTTP transport's proxy.
+    pub fn is_auth(self) -> bool {
+        self.name().contains("-auth-")
     }
 
     /// Whether only generated scenarios set the fault off (`test-client

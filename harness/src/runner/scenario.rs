@@ -22,7 +22,7 @@ use super::frames::check_frames;
 use super::gateway::{self, Hub};
 use super::handshake::{Handshaken, handshake};
 use super::mock_server;
-use super::outcome::ScenarioOutcome;
+use super::outcome::{Check, ScenarioOutcome};
 use super::steps::{StepRunner, Stop, transport_mismatch};
 use super::{RunConfig, Target};
 use crate::auth::Protection;
@@ -201,13 +201,16 @@ pub(super) async fn run_session(
             outcome.note = None;
         }
     }
+    let mut authorization = None;
     if let Some(record) = runner.session.http_client_record() {
+        let transcript = runner.session.transcript();
         found.extend(mock_server::judge_http(
             &record,
             runner.version,
             scenario,
-            runner.session.transcript(),
+            transcript,
         ));
+        authorization = mock_server::auth::judge(&record, runner.version, scenario, transcript);
     }
     outcome.transcript = runner.session.transcript().to_vec();
     outcome.heard = Some(heard(&outcome.transcript));
@@ -217,14 +220,17 @@ pub(super) async fn run_session(
         found.extend(judged.checks);
         outcome.transcript.extend(judged.frames);
     }
-    let (checks, mut remarks): (Vec<_>, Vec<_>) = found
-        .into_iter()
-        .partition(|check| check.level == Level::Must || scenario.requirements.contains(&check.requirement));
+    let decides =
+        |check: &Check| check.level == Level::Must || scenario.requirements.contains(&check.requirement);
+    let (checks, mut remarks): (Vec<_>, Vec<_>) = found.into_iter().partition(decides);
     outcome.checks.extend(checks);
     if outcome.verdict == Verdict::NotApplicable || untriggered.is_some() {
         // A case that does not apply, or ran no step, judges nothing: what
         // its frames broke is shown, and judged by the cases that do apply.
         remarks.splice(0..0, std::mem::take(&mut outcome.checks));
+    }
+    if let Some(judged) = authorization {
+        judged.settle_into(&mut outcome, &mut remarks, decides);
     }
     outcome.remarks = remarks;
     outcome.settle();

@@ -18,16 +18,14 @@ use tokio::task::JoinHandle;
 use super::redirect::redirect_with;
 use super::resource::verify;
 use super::scripted::grants::{Grants, PendingCode, Refused};
-use super::{
-    AUTHORIZE_PATH, KeyGenerationFailed, Minter, OAuthRequest, TokenChoice, authorization_server_metadata,
-    jwks,
-};
+use super::scripted::recorded;
+use super::{AUTHORIZE_PATH, KeyGenerationFailed, Minter, TokenChoice, authorization_server_metadata, jwks};
+use mcp_conform_core::evidence::oauth::OAuthRequest;
 use crate::transport::http_server::request::read_body;
 use crate::transport::http_server::respond::{Body, json_response, status_only};
 use crate::transport::http_server::serve::serve_with;
 
-/// Where RFC 8414 puts the metadata of an issuer without a path.
-pub const METADATA_PATH: &str = "/.well-known/oauth-authorization-server";
+pub use mcp_conform_core::protocol::client_auth::METADATA_PATH;
 pub const JWKS_PATH: &str = "/jwks";
 pub const TOKEN_PATH: &str = "/token";
 pub const INTROSPECTION_PATH: &str = "/introspect";
@@ -139,7 +137,7 @@ async fn answer(issuing: Arc<Issuing>, request: Request<Incoming>) -> Response<B
         Ok(body) => body,
         Err(refusal) => return refusal.response(),
     };
-    let request = OAuthRequest::of(&parts, &body);
+    let request = recorded(0, &parts, &body);
     match (parts.method, parts.uri.path()) {
         (Method::GET, METADATA_PATH) => ok(issuing.metadata()),
         (Method::GET, JWKS_PATH) => ok(jwks(&[issuing.minter.published_key()])),

@@ -7,25 +7,27 @@
 //! For client tests (issue 18), the scripted authorization server runs the
 //! authorization code flow with PKCE a client under test goes through.
 
-mod discovery;
 mod issuer;
 mod keys;
 mod metadata;
 mod minter;
 mod pkce;
 mod redirect;
+mod refusal;
 mod resource;
 mod scripted;
 
-pub use discovery::{
-    OPENID_CONFIGURATION, authorization_server_metadata_urls, protected_resource_metadata_urls,
-};
 pub use issuer::{INTROSPECTION_PATH, IssuerError, JWKS_PATH, METADATA_PATH, MockIssuer, TOKEN_PATH};
 pub use keys::{KeyGenerationFailed, SigningKey};
+pub use mcp_conform_core::protocol::client_auth::{
+    OPENID_CONFIGURATION, authorization_server_metadata_urls, protected_resource_metadata_urls,
+};
 pub use metadata::{authorization_server_metadata, jwks};
 pub use minter::{Claims, GARBAGE_TOKEN, Minter, OTHER_USER, TokenChoice, USER, flip_signature_bit};
 pub use pkce::s256_challenge;
+pub(crate) use refusal::refusal;
 pub use resource::{Rejection, ResourceGuard, Skipped, WELL_KNOWN};
 pub use scripted::{
-    AUTHORIZE_PATH, AuthScript, IssParameter, MetadataFetch, OAuthRequest, REGISTER_PATH, ScriptedIssuer,
+    AUTHORIZE_PATH, AuthScript, CHALLENGE_METADATA_PATH, IssParameter, MetadataFetch, OAuthRequest,
+    ProtectedMockServer, REGISTER_PATH, ScriptedIssuer, StateParameter,
 };

@@ -295,8 +295,7 @@ pub(super) fn verify(keys: &JwkSet, issuer: &str, token: &str, check_expiry: boo
         .map_err(|e| e.to_string())
 }
 
-/// RFC 9728's well-known name, at the root and before a resource's path.
-pub const WELL_KNOWN: &str = "/.well-known/oauth-protected-resource";
+pub use mcp_conform_core::protocol::client_auth::WELL_KNOWN;
 
 #[cfg(test)]
 mod tests;

@@ -5,13 +5,16 @@
 //! flow), the `authorization_code` grant with PKCE, refresh tokens, and
 //! Dynamic Client Registration, and Client ID Metadata Documents fetched
 //! from the client's URL. The script says how it behaves where a
-//! scenario varies it (the `iss` of the redirect, refresh, registration);
-//! every request is recorded for the judge.
+//! scenario varies it (the `iss` and `state` of the redirect, PKCE support
+//! in the metadata, refresh, registration); every request is recorded for
+//! the judge.
 
 mod cimd;
 pub(super) mod grants;
+mod protected;
 mod record;
 
+use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex, PoisonError};
 
 use hyper::body::Incoming;
@@ -21,36 +24,24 @@ use tokio::task::JoinHandle;
 
 pub use self::cimd::MetadataFetch;
 use self::grants::{Grants, PendingCode, Refused, random_handle};
-pub use self::record::OAuthRequest;
+pub use self::protected::{CHALLENGE_METADATA_PATH, ProtectedMockServer};
+pub(in crate::auth) use self::record::recorded;
 use super::issuer::{loopback_listener, ok, serve_in_background};
 use super::redirect::redirect_with;
 use super::{IssuerError, JWKS_PATH, METADATA_PATH, Minter, TOKEN_PATH, TokenChoice};
 use super::{authorization_server_metadata, jwks};
 use crate::transport::http_server::request::read_body;
 use crate::transport::http_server::respond::{Body, json_response, status_only};
-
-pub const AUTHORIZE_PATH: &str = "/authorize";
-pub const REGISTER_PATH: &str = "/register";
-
-/// The `iss` parameter the authorization endpoint puts on its redirect
-/// (RFC 9207).
-#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
-pub enum IssParameter {
-    /// The issuer, exactly.
-    #[default]
-    Correct,
-    /// Another authorization server's issuer.
-    Wrong,
-    /// The issuer with a trailing slash: equal only after a normalisation
-    /// the client must not make.
-    Normalized,
-    Missing,
-}
+pub use mcp_conform_core::evidence::oauth::{AUTHORIZE_PATH, OAuthRequest, REGISTER_PATH};
+pub use mcp_conform_core::scenario::model::{IssParameter, StateParameter};
 
 /// How the scripted authorization server behaves where scenarios differ.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct AuthScript {
     pub iss: IssParameter,
+    pub state: StateParameter,
+    /// `code_challenge_methods_supported` in the metadata.
+    pub code_challenge_methods: bool,
     /// `authorization_response_iss_parameter_supported` in the metadata.
     pub advertises_iss: bool,
     pub refresh_tokens: bool,
@@ -65,6 +56,8 @@ impl Default for AuthScript {
     fn default() -> Self {
         Self {
             iss: IssParameter::Correct,
+            state: StateParameter::Echoed,
+            code_challenge_methods: true,
             advertises_iss: true,
             refresh_tokens: true,
             registration: true,
@@ -85,6 +78,9 @@ struct Shared {
     minter: Minter,
     script: AuthScript,
     grants: Mutex<Grants>,
+    /// How many requests arrived: each one's number in its label.
+    arrived: AtomicUsize,
+    /// Every request, as it was answered.
     log: Mutex<Vec<OAuthRequest>>,
     documents: Mutex<Vec<MetadataFetch>>,
 }
@@ -104,6 +100,7 @@ impl ScriptedIssuer {
             minter: Minter::new(&issuer, audience)?,
             script,
             grants: Mutex::default(),
+            arrived: AtomicUsize::new(0),
             log: Mutex::default(),
             documents: Mutex::default(),
         });
@@ -123,7 +120,7 @@ impl ScriptedIssuer {
         &self.shared.minter
     }
 
-    /// Every request received so far, in arrival order.
+    /// Every request answered so far, in the order of the answers.
     pub fn requests(&self) -> Vec<OAuthRequest> {
         lock(&self.shared.log).clone()
     }
@@ -152,6 +149,9 @@ impl Shared {
         });
         let object = metadata.as_object_mut().expect("metadata is an object");
         object.extend(fields.as_object().expect("an object").clone());
+        if !self.script.code_challenge_methods {
+            object.remove("code_challenge_methods_supported");
+        }
         if self.script.registration {
             object.insert(
                 "registration_endpoint".into(),
@@ -178,16 +178,19 @@ async fn answer(shared: Arc<Shared>, request: Request<Incoming>) -> Response<Bod
         Ok(body) => body,
         Err(refusal) => return refusal.response(),
     };
-    let recorded = OAuthRequest::of(&parts, &body);
-    lock(&shared.log).push(recorded.clone());
-    match (parts.method, parts.uri.path()) {
+    let n = shared.arrived.fetch_add(1, Ordering::Relaxed) + 1;
+    let mut recorded = record::recorded(n, &parts, &body);
+    let response = match (parts.method, parts.uri.path()) {
         (Method::GET, METADATA_PATH) => ok(shared.metadata()),
         (Method::GET, JWKS_PATH) => ok(jwks(&[shared.minter.published_key()])),
         (Method::GET, AUTHORIZE_PATH) => authorize(&shared, &recorded).await,
         (Method::POST, TOKEN_PATH) => token(&shared, &recorded).unwrap_or_else(oauth_error),
         (Method::POST, REGISTER_PATH) if shared.script.registration => register(&body),
         _ => status_only(StatusCode::NOT_FOUND),
-    }
+    };
+    recorded.status = response.status().as_u16();
+    lock(&shared.log).push(recorded);
+    response
 }
 
 /// Grants every well-formed request at once and redirects with the code;
@@ -215,9 +218,14 @@ async fn authorize(shared: &Shared, request: &OAuthRequest) -> Response<Body> {
         code_challenge_method: request.param("code_challenge_method").map(str::to_owned),
         scope: request.param("scope").map(str::to_owned),
     });
+    let state = match shared.script.state {
+        StateParameter::Echoed => request.param("state").map(str::to_owned),
+        StateParameter::Wrong => Some(random_handle()),
+        StateParameter::Missing => None,
+    };
     let iss = shared.iss_value();
     let mut params = vec![("code", code.as_str())];
-    params.extend(request.param("state").map(|state| ("state", state)));
+    params.extend(state.as_deref().map(|state| ("state", state)));
     params.extend(iss.as_deref().map(|iss| ("iss", iss)));
     redirect_with(redirect_uri, &params).unwrap_or_else(|| oauth_error(Refused("invalid_request")))
 }

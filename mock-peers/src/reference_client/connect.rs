@@ -5,6 +5,7 @@
 
 use super::era::{self, ServerEra};
 use super::http_faults::FaultProxy;
+use super::oauth::{self, Credential};
 use super::{ANSWER_TIMEOUT, ClientFault, ServerAddress};
 use crate::session::{Envelope, MockSession};
 use crate::transport::{HttpMode, HttpOptions, HttpTransport, StdioTransport, Transport};
@@ -50,7 +51,7 @@ async fn connect_http(
     fault: Option<ClientFault>,
     envelope: &Envelope,
 ) -> Result<Connection, String> {
-    let proxy = match fault.filter(|f| f.is_http()) {
+    let proxy = match fault.filter(|f| f.is_http() && !f.is_auth()) {
         Some(fault) => Some(FaultProxy::start(url, fault).await?),
         None => None,
     };
@@ -62,10 +63,17 @@ async fn connect_http(
             .map_or(url, FaultProxy::url)
             .to_owned()
     };
-    let mut session = MockSession::new(http(through_proxy(true), true)?);
-    let found = era::probe(&mut session, envelope, any_code(fault)).await;
+    let mut session = MockSession::new(http(through_proxy(true), true, None)?);
+    let mut found = era::probe(&mut session, envelope, any_code(fault)).await;
+    let mut credential = None;
+    if let Some(challenge) = oauth::challenge_in(session.transcript()) {
+        let granted = oauth::authorize(url, &challenge, fault).await?;
+        session = MockSession::new(http(through_proxy(true), true, Some(&granted))?);
+        found = era::probe(&mut session, envelope, any_code(fault)).await;
+        credential = Some(granted);
+    }
     if found == Ok(ServerEra::Legacy) {
-        session = MockSession::new(http(through_proxy(false), false)?);
+        session = MockSession::new(http(through_proxy(false), false, credential.as_ref())?);
     }
     Ok(Connection {
         session,
@@ -79,12 +87,21 @@ fn any_code(fault: Option<ClientFault>) -> bool {
     fault != Some(ClientFault::ProbeFallsBackOnOneCode)
 }
 
-/// A Streamable HTTP transport of the stateless era, or of the legacy one.
-fn http(url: String, stateless: bool) -> Result<Transport, String> {
+/// A Streamable HTTP transport of the stateless era, or of the legacy one,
+/// presenting `credential` when the server asked for one.
+fn http(url: String, stateless: bool, credential: Option<&Credential>) -> Result<Transport, String> {
+    let (url, headers) = match credential {
+        None => (url, Vec::new()),
+        Some(Credential::Header(token)) => {
+            (url, vec![("Authorization".to_owned(), format!("Bearer {token}"))])
+        }
+        Some(Credential::Query(token)) => (format!("{url}?access_token={token}"), Vec::new()),
+    };
     let options = HttpOptions {
         mode: HttpMode::Streamable,
         answer_timeout: ANSWER_TIMEOUT,
         stateless,
+        headers,
         ..HttpOptions::new(url)
     };
     HttpTransport::new(options)

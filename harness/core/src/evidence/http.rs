@@ -69,4 +69,7 @@ pub struct HttpClientRecord {
     /// How the client's process ended while we still served it (only when
     /// mcp-conform started the client itself), as the transport described it.
     pub left: Option<String>,
+    /// The mock server was OAuth-protected (`auth:`): what the client did
+    /// of OAuth.
+    pub auth: Option<super::oauth::ClientAuthRecord>,
 }

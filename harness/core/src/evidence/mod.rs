@@ -3,7 +3,9 @@
 //! here in core and need no I/O.
 //!
 //! - [`http`]: a client's HTTP requests to the mock server.
+//! - [`oauth`]: a client's OAuth requests and how it presented tokens.
 //! - [`origin`]: URLs a server named that the client refused to use.
 
 pub mod http;
+pub mod oauth;
 pub mod origin;

@@ -30,7 +30,7 @@ mod stateless;
 const SHOWN: usize = 5;
 
 /// A check of `finding`'s rule with `verdict`.
-fn check(finding: &Finding, verdict: Verdict, message: Option<String>) -> Check {
+pub(super) fn check(finding: &Finding, verdict: Verdict, message: Option<String>) -> Check {
     Check {
         message,
         ..Check::pass(finding.name, finding.requirement, finding.level, Span::default()).with_verdict(verdict)
@@ -38,18 +38,18 @@ fn check(finding: &Finding, verdict: Verdict, message: Option<String>) -> Check 
 }
 
 /// One rule over the record: what it found, if it could look at all.
-struct Finding {
-    name: &'static str,
-    requirement: RequirementId,
-    level: Level,
+pub(super) struct Finding {
+    pub name: &'static str,
+    pub requirement: RequirementId,
+    pub level: Level,
     /// Why nothing could be judged, when nothing could.
-    unobserved: Option<String>,
+    pub unobserved: Option<String>,
     /// Each offending request: its label and what is wrong with it.
-    problems: Vec<(String, String)>,
+    pub problems: Vec<(String, String)>,
 }
 
 impl Finding {
-    fn new(name: &'static str, requirement: RequirementId, level: Level) -> Finding {
+    pub(super) fn new(name: &'static str, requirement: RequirementId, level: Level) -> Finding {
         Finding {
             name,
             requirement,
@@ -60,8 +60,27 @@ impl Finding {
     }
 
     fn problem(&mut self, request: &InboundRequest, what: String) {
-        self.problems
-            .push((request.label.clone(), format!("{}: {what}", request.label)));
+        self.problem_at(&request.label, what);
+    }
+
+    /// Whether its requirement applies at `version`.
+    pub(super) fn applies(&self, version: ProtocolVersion) -> bool {
+        catalogue()
+            .get(self.requirement.as_str())
+            .is_some_and(|r| r.applies_to(version))
+    }
+
+    /// Whether `scenario` cites its requirement.
+    pub(super) fn cited_by(&self, scenario: &Scenario) -> bool {
+        scenario
+            .requirements
+            .iter()
+            .any(|r| r == self.requirement.as_str())
+    }
+
+    /// A problem of the request labelled `label`.
+    pub(super) fn problem_at(&mut self, label: &str, what: String) {
+        self.problems.push((label.to_owned(), format!("{label}: {what}")));
     }
 
     /// Nothing could be seen when `requests` is empty.
@@ -80,8 +99,6 @@ pub fn judge(
     scenario: &Scenario,
     transcript: &[Frame],
 ) -> Vec<Check> {
-    let cited = |id: &str| scenario.requirements.iter().any(|r| r == id);
-    let applies = |id: &str| catalogue().get(id).is_some_and(|r| r.applies_to(version));
     let mut findings = vec![posts_accept_both(record), single_messages(record)];
     if record.stateless {
         findings.extend(stateless::findings(record, transcript));
@@ -96,9 +113,9 @@ pub fn judge(
     }
     findings
         .into_iter()
-        .filter(|finding| applies(finding.requirement.as_str()))
+        .filter(|finding| finding.applies(version))
         .filter_map(|finding| {
-            let cited = cited(finding.requirement.as_str());
+            let cited = finding.cited_by(scenario);
             if record.legacy {
                 // These are Streamable HTTP's rules; HTTP+SSE has none of them.
                 return cited.then(|| not_applicable(&finding));
@@ -113,7 +130,7 @@ fn not_applicable(finding: &Finding) -> Check {
     check(finding, Verdict::NotApplicable, Some(why.into()))
 }
 
-fn verdict(finding: Finding, cited: bool, transcript: &[Frame]) -> Option<Check> {
+pub(super) fn verdict(finding: Finding, cited: bool, transcript: &[Frame]) -> Option<Check> {
     let problems = &finding.problems;
     if let Some((label, _)) = problems.first() {
         let mut lines: Vec<String> = problems
@@ -387,6 +404,7 @@ mod tests {
             answered_at: Some(Duration::from_millis(2)),
             version: Some("2025-11-25".into()),
             left: None,
+            auth: None,
         }
     }
 

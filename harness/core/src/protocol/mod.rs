@@ -5,12 +5,15 @@
 //! - [`model`]: every method of every version, its direction, capability
 //!   gate, params and result shapes.
 //! - [`check`]: the per-connection [`FrameChecker`].
+//! - [`client_auth`]: a client's OAuth, judged on what the protected mock
+//!   server and the scripted authorization server recorded of it.
 //! - [`client_http`]: a client's own rules of Streamable HTTP, judged on
 //!   what the mock server recorded of it (not messages, so no frame check).
 //! - [`official`]: optional validation against official schema files a user
 //!   supplies (`--schema-dir`).
 
 mod check;
+pub mod client_auth;
 pub mod client_http;
 mod content;
 pub mod meta_key;
@@ -56,6 +59,21 @@ cites! {
     /// Every requirement the core's rules cite: the frame checker, the
     /// client's HTTP rules and the judge (for coverage listings).
     CHECKED_REQUIREMENTS:
+    AUTH_034,
+    AUTH_036,
+    AUTH_038,
+    AUTH_039,
+    AUTH_045,
+    AUTH_050,
+    AUTH_051,
+    AUTH_052,
+    AUTH_053,
+    AUTH_054,
+    AUTH_056,
+    AUTH_057,
+    AUTH_059,
+    AUTH_061,
+    AUTH_067,
     CACHE_001,
     CACHE_002,
     CANC_001,

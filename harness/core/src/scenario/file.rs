@@ -15,10 +15,12 @@ use serde_json::Value;
 
 use crate::span::Located;
 
+mod auth;
 mod gateway;
 mod http;
 mod task;
 
+pub use auth::{AuthSetup, IssParameter, MetadataPlacement, StateParameter};
 pub use gateway::{BackendSetup, ReplyStep, ScriptStep};
 pub use http::{HttpExpectation, HttpStep, TransportName};
 pub use task::TaskStep;
@@ -70,6 +72,11 @@ pub struct ScenarioFile {
     /// clients read it; see scenarios/README.md for the keys they know).
     #[serde(default)]
     pub plan: Option<Located<Json>>,
+    /// `role: client` only, over HTTP, from 2025-06-18: the mock server is
+    /// an OAuth protected resource with a scripted authorization server
+    /// beside it (see scenarios/README.md).
+    #[serde(default)]
+    pub auth: Option<Located<AuthSetup>>,
     /// `role: gateway` only: the mock servers behind the gateway, by name
     /// (letters, digits, `-` and `_`). The front is the mock client.
     #[serde(default)]

@@ -8,16 +8,20 @@ use std::time::Duration;
 use serde_json::Value;
 use serde_json_path::JsonPath;
 
-pub use super::file::{Handshake, Order, Role, TransportName};
+pub use super::file::{
+    Handshake, IssParameter, MetadataPlacement, Order, Role, StateParameter, TransportName,
+};
 use crate::Level;
 use crate::matcher::Matcher;
 use crate::span::{SourceFile, Span};
 use crate::version::VersionSet;
 
+mod auth;
 mod gateway;
 mod http;
 mod task;
 
+pub use auth::ClientAuth;
 pub use gateway::{Backend, BackendAction, BackendStep};
 pub use http::{HttpBody, HttpCheck, HttpExchangeStep, SessionChoice};
 pub use task::TaskStep;
@@ -44,6 +48,8 @@ pub struct Scenario {
     pub server: ServerModel,
     /// `role: client`: what the client under test is asked to do.
     pub plan: Option<Value>,
+    /// `role: client`: the mock server is OAuth-protected, so.
+    pub auth: Option<ClientAuth>,
     /// `role: gateway`: the mock servers behind the gateway, in name order.
     pub backends: Vec<Backend>,
     pub handshake: Handshake,

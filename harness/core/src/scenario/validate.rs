@@ -20,6 +20,7 @@ use crate::requirements::{NO_REQUIREMENT, UserCatalogue, catalogue};
 use crate::span::{Located, SourceFile, Span};
 use crate::version::{ProtocolVersion, VersionSet};
 
+mod auth;
 mod gateway;
 mod http;
 mod task;
@@ -136,6 +137,7 @@ pub fn validate(
         protocol_version: parsed.client.protocol_version.as_ref().map(|p| p.value.clone()),
     };
     let server = v.server_setup(parsed.server.as_ref(), parsed.plan.as_ref());
+    let auth = v.client_auth(parsed.auth.as_ref(), versions, transport);
     let requires = model::Preconditions {
         capabilities: parsed
             .requires
@@ -178,6 +180,7 @@ pub fn validate(
         client,
         server,
         plan: parsed.plan.map(|p| p.value),
+        auth,
         backends,
         handshake: parsed.handshake,
         answers,

@@ -13,8 +13,10 @@
 //!
 //! Over HTTP the client's transport rules are judged too (by core's
 //! `protocol::client_http`); the stateless era has no handshake to answer
-//! (`discovery.rs`).
+//! (`discovery.rs`). A scenario with `auth:` protects the mock server with
+//! OAuth (`auth.rs`).
 
+pub(super) mod auth;
 mod discovery;
 mod relay;
 
@@ -437,12 +439,17 @@ async fn launch_http(
         // Before the client's first request, which the era decides.
         server.serve_stateless();
     }
+    auth::protect(&server, scenario).await.map_err(|e| (e, None))?;
     let mut process = spawn_client(&client.command.replace("{url}", server.url()), scenario)?;
     let deadline = Instant::now() + config.startup_timeout;
     let never = format!("reached the mock server at {}", server.url());
     while !server.contacted() {
         tokio::time::sleep(POLL).await;
-        still_starting(&mut process, deadline, config, (&never, "{url}")).await?;
+        // A client may reach us and exit within one poll (one that refuses
+        // to go on after OAuth): its request counts.
+        if !server.contacted() {
+            still_starting(&mut process, deadline, config, (&never, "{url}")).await?;
+        }
     }
     let departure = Some(server.departure());
     Ok(Launched {
@@ -473,6 +480,7 @@ pub async fn serve_http(
     if config.protocol.era() == Era::Stateless {
         server.serve_stateless();
     }
+    auth::protect(&server, scenario).await?;
     announce(server.url());
     Ok(serve(scenario, config, MockSession::new(server), true).await)
 }

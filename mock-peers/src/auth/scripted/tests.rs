@@ -323,3 +323,33 @@ async fn an_unreachable_document_refuses_and_without_support_nothing_is_fetched(
     );
     assert!(without.metadata_documents().is_empty());
 }
+
+#[tokio::test]
+async fn the_state_of_the_redirect_and_pkce_support_follow_the_script() {
+    let script = AuthScript {
+        state: StateParameter::Wrong,
+        code_challenge_methods: false,
+        ..AuthScript::default()
+    };
+    let issuer = ScriptedIssuer::start(RESOURCE, script).await.unwrap();
+    let redirect = authorize(&issuer, Some("mine")).await;
+    let state = param(&redirect, "state");
+    assert!(state.is_some_and(|state| state != "mine"), "{state:?}");
+    assert!(
+        metadata_of(&issuer)
+            .await
+            .get("code_challenge_methods_supported")
+            .is_none()
+    );
+
+    let script = AuthScript {
+        state: StateParameter::Missing,
+        ..AuthScript::default()
+    };
+    let issuer = ScriptedIssuer::start(RESOURCE, script).await.unwrap();
+    assert_eq!(param(&authorize(&issuer, Some("mine")).await, "state"), None);
+    assert_eq!(
+        metadata_of(&issuer).await["code_challenge_methods_supported"],
+        serde_json::json!(["S256"])
+    );
+}

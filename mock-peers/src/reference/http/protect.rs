@@ -22,7 +22,7 @@ use hyper::header::{self, HeaderValue};
 use hyper::{Method, Response, StatusCode};
 use serde_json::json;
 
-use crate::auth::{AUTHORIZE_PATH, METADATA_PATH, Rejection, ResourceGuard, Skipped};
+use crate::auth::{AUTHORIZE_PATH, METADATA_PATH, Rejection, ResourceGuard, Skipped, refusal};
 use crate::reference::Fault;
 use crate::transport::http_server::request::header_str;
 use crate::transport::http_server::respond::{Body, json_response, status_only};
@@ -200,20 +200,7 @@ impl Protection {
         ) {
             parameters.retain(|p| !p.starts_with("resource_metadata="));
         }
-        let challenge = format!("Bearer {}", parameters.join(", "));
-        let body = match (rejection.error_code(), rejection) {
-            (Some(code), Rejection::InvalidToken(why)) => json!({"error": code, "error_description": why}),
-            (Some(code), Rejection::Inactive) => {
-                json!({"error": code, "error_description": "the authorization server says the token is not active"})
-            }
-            (Some(code), _) => json!({"error": code}),
-            (None, _) => json!({"error": "invalid_token", "error_description": "no access token"}),
-        };
-        let status = StatusCode::from_u16(status).expect("statuses of the guard are valid");
-        let mut response = json_response(status, body.to_string());
-        let value = HeaderValue::from_str(&challenge).expect("challenges are visible ASCII");
-        response.headers_mut().insert(header::WWW_AUTHENTICATE, value);
-        response
+        refusal(status, &parameters, rejection)
     }
 }
 

@@ -17,7 +17,7 @@ mod stateless;
 
 use std::collections::{BTreeMap, HashMap};
 use std::sync::atomic::{AtomicU64, Ordering};
-use std::sync::{Arc, Mutex, MutexGuard, PoisonError};
+use std::sync::{Arc, Mutex, MutexGuard, OnceLock, PoisonError};
 use std::time::Duration;
 
 use hyper::body::Incoming;
@@ -32,6 +32,7 @@ use serde_json::Value;
 use tokio::sync::mpsc;
 use tokio::time::Instant;
 
+use super::gate::Gate;
 use super::request::{BodyShape, header_str, legacy_session_id, new_session_id, read_body};
 use super::respond::{
     Answer, Body, Refusal, accepted, event_stream, json_response, status_only, unbuffered_event_stream,
@@ -115,6 +116,8 @@ pub(super) struct Endpoint {
     /// How many HTTP requests have arrived.
     arrived: AtomicU64,
     state: Mutex<State>,
+    /// What screens each request first, when the mock server is protected.
+    gate: OnceLock<Box<dyn Gate>>,
 }
 
 impl Endpoint {
@@ -134,7 +137,14 @@ impl Endpoint {
                 stateless: false,
                 progress: HashMap::new(),
             }),
+            gate: OnceLock::new(),
         }
+    }
+
+    /// Puts `gate` in front of every request; the first gate stays (one
+    /// scenario, one protection).
+    pub fn protect(&self, gate: Box<dyn Gate>) {
+        let _ = self.gate.set(gate);
     }
 
     fn state(&self) -> MutexGuard<'_, State> {
@@ -159,7 +169,9 @@ impl Endpoint {
 
     /// Everything seen of the client so far.
     pub fn record(&self) -> HttpClientRecord {
-        self.state().record.clone()
+        let mut record = self.state().record.clone();
+        record.auth = self.gate.get().map(|gate| gate.record());
+        record
     }
 
     /// Whether the client has made any HTTP request yet.
@@ -603,7 +615,17 @@ impl Handler for Endpoint {
         };
         let (parts, body) = request.into_parts();
         let answer = match read_body(body).await {
-            Ok(body) => route(Arc::clone(&self), Inbound { parts, body }, &mut seen).await,
+            Ok(body) => {
+                let inbound = Inbound { parts, body };
+                match self
+                    .gate
+                    .get()
+                    .and_then(|gate| gate.screen(&seen.label, &inbound))
+                {
+                    Some(screened) => Ok(screened),
+                    None => route(Arc::clone(&self), inbound, &mut seen).await,
+                }
+            }
             Err(refused) => Err(refused),
         };
         let response = answer.unwrap_or_else(|refused| {

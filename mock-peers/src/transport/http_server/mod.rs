@@ -21,6 +21,7 @@
 //! [`FrameMeta`]: mcp_conform_core::wire::FrameMeta
 
 mod endpoint;
+pub(crate) mod gate;
 pub(crate) mod request;
 pub(crate) mod respond;
 pub(crate) mod serve;
@@ -125,6 +126,11 @@ impl HttpServerTransport {
     /// Where the client reaches the Streamable HTTP endpoint.
     pub fn url(&self) -> &str {
         &self.url
+    }
+
+    /// Puts `gate` in front of the endpoint, before the client connects.
+    pub(crate) fn protect(&self, gate: Box<dyn gate::Gate>) {
+        self.endpoint.protect(gate);
     }
 
     /// Serves the stateless era (2026-07-28+) from now on.

@@ -31,7 +31,8 @@ pub(super) fn transport_need(parsed: &file::ScenarioFile) -> Option<TransportNam
     }
     match &parsed.requires.transport {
         Some(name) => Some(name.value),
-        None => (has_http(&parsed.steps) || parsed.requires.protected).then_some(TransportName::Http),
+        None => (has_http(&parsed.steps) || parsed.requires.protected || parsed.auth.is_some())
+            .then_some(TransportName::Http),
     }
 }
 

@@ -4,12 +4,14 @@
 //! reference client follows these lists, and the judge of a client's
 //! discovery compares what the client asked for with them.
 
-use mcp_conform_core::version::ProtocolVersion;
-use reqwest::Url;
+use url::Url;
 
-use super::WELL_KNOWN;
-use super::issuer::METADATA_PATH;
+use crate::version::ProtocolVersion;
 
+/// RFC 9728's well-known name, at the root and before a resource's path.
+pub const WELL_KNOWN: &str = "/.well-known/oauth-protected-resource";
+/// Where RFC 8414 puts the metadata of an issuer without a path.
+pub const METADATA_PATH: &str = "/.well-known/oauth-authorization-server";
 /// OpenID Connect discovery's well-known name.
 pub const OPENID_CONFIGURATION: &str = "/.well-known/openid-configuration";
 

@@ -1,0 +1,94 @@
+//! What a client under test did of OAuth against a protected mock server,
+//! kept for the judge of its authorization (`protocol/client_auth.rs`):
+//! every request it made to the scripted authorization server, and how each
+//! of its requests to the mock server carried a token. Its metadata lookups
+//! at the mock server are in the mock server's own request log
+//! ([`super::http::HttpClientRecord`]).
+
+/// One request to the scripted authorization server.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct OAuthRequest {
+    /// `authorize#2`: the path's last segment and the request's number
+    /// among all requests to the authorization server.
+    pub label: String,
+    pub method: String,
+    pub path: String,
+    /// Query parameters, then those of a form body, decoded, in order.
+    pub params: Vec<(String, String)>,
+    pub body: String,
+    pub authorization: Option<String>,
+    /// The status it was answered with.
+    pub status: u16,
+}
+
+impl OAuthRequest {
+    /// The first value of parameter `name`.
+    pub fn param(&self, name: &str) -> Option<&str> {
+        self.params
+            .iter()
+            .find(|(key, _)| key == name)
+            .map(|(_, value)| value.as_str())
+    }
+
+    /// A token request of `grant_type`.
+    pub fn is_grant(&self, grant_type: &str) -> bool {
+        self.method == "POST" && self.path == TOKEN_PATH && self.param("grant_type") == Some(grant_type)
+    }
+}
+
+/// Where the scripted authorization server has its endpoints.
+pub const AUTHORIZE_PATH: &str = "/authorize";
+pub const TOKEN_PATH: &str = "/token";
+pub const REGISTER_PATH: &str = "/register";
+
+/// How one request to the protected mock server carried an access token.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct TokenUse {
+    /// The label of the request in the mock server's log (`post#3`).
+    pub label: String,
+    /// The `Authorization` header held a Bearer credential.
+    pub in_header: bool,
+    /// The query string held `access_token`.
+    pub in_query: bool,
+    /// Why the mock server refused it; `None`: admitted.
+    pub refused: Option<String>,
+}
+
+/// Everything the judge of a client's authorization reads besides the mock
+/// server's request log.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct ClientAuthRecord {
+    /// The mock server's MCP endpoint: the resource the tokens are for.
+    pub resource: String,
+    /// The scripted authorization server's issuer identifier.
+    pub issuer: String,
+    /// The `resource_metadata` URL the 401 challenges named, if they did.
+    pub challenge_metadata: Option<String>,
+    /// Where the protected resource metadata was served.
+    pub metadata_url: String,
+    /// Every request to the authorization server, in arrival order.
+    pub conversation: Vec<OAuthRequest>,
+    /// Every request to the mock server that went through the token check
+    /// (metadata lookups do not).
+    pub tokens: Vec<TokenUse>,
+}
+
+impl ClientAuthRecord {
+    /// Whether the client did any OAuth at all: asked for metadata or spoke
+    /// to the authorization server.
+    pub fn did_oauth(&self, metadata_lookups: usize) -> bool {
+        metadata_lookups > 0 || !self.conversation.is_empty()
+    }
+
+    /// Whether a request of the client got past the token check.
+    pub fn admitted(&self) -> bool {
+        self.tokens.iter().any(|token| token.refused.is_none())
+    }
+
+    /// The authorization requests, in order.
+    pub fn authorizations(&self) -> impl Iterator<Item = &OAuthRequest> {
+        self.conversation
+            .iter()
+            .filter(|r| r.method == "GET" && r.path == AUTHORIZE_PATH)
+    }
+}

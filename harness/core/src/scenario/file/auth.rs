@@ -1,0 +1,90 @@
+//! `auth:` in `role: client` scenarios: the mock server is an OAuth
+//! protected resource, and a scripted authorization server runs beside it,
+//! so that the client under test goes through the authorization of
+//! 2025-06-18 and later with no browser.
+
+use schemars::JsonSchema;
+use serde::Deserialize;
+
+use crate::span::Located;
+
+/// How the protected mock server and its authorization server behave.
+#[derive(Debug, Clone, Default, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct AuthSetup {
+    /// Where the protected resource metadata (RFC 9728) is served: `path`
+    /// (default: the well-known URL with the endpoint's path), `root` (the
+    /// well-known URL at the root only), or `challenge` (only at a URL of
+    /// its own, which the 401 challenge names).
+    #[serde(default)]
+    pub metadata: Option<Located<MetadataPlacement>>,
+    /// Whether the 401 challenge names the metadata (`resource_metadata`).
+    /// Default: true.
+    #[serde(default)]
+    pub resource_metadata: Option<Located<bool>>,
+    /// The scope every request needs (space-separated), named in the
+    /// challenge and the metadata's `scopes_supported`. Default: none.
+    #[serde(default)]
+    pub scope: Option<Located<String>>,
+    /// The `iss` of the authorization response (RFC 9207): `correct`
+    /// (default), `wrong` (another server's), `missing`, or `normalized`
+    /// (the issuer with a trailing slash).
+    #[serde(default)]
+    pub iss: Option<Located<IssParameter>>,
+    /// The `state` of the authorization response: `echoed` (default),
+    /// `wrong`, or `missing`.
+    #[serde(default)]
+    pub state: Option<Located<StateParameter>>,
+    /// Whether the authorization server's metadata lists
+    /// `code_challenge_methods_supported`. Default: true.
+    #[serde(default)]
+    pub code_challenge_methods: Option<Located<bool>>,
+    /// Whether the authorization server offers Dynamic Client Registration.
+    /// Default: true.
+    #[serde(default)]
+    pub registration: Option<Located<bool>>,
+    /// Whether it supports Client ID Metadata Documents. Default: true.
+    #[serde(default)]
+    pub metadata_documents: Option<Located<bool>>,
+}
+
+/// Where the protected resource metadata lives.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Deserialize, JsonSchema)]
+#[serde(rename_all = "kebab-case")]
+pub enum MetadataPlacement {
+    /// At the well-known URL with the endpoint's path.
+    #[default]
+    Path,
+    /// At the well-known URL at the root only.
+    Root,
+    /// Only at the URL the challenge names.
+    Challenge,
+}
+
+/// The `iss` parameter the authorization endpoint puts on its redirect
+/// (RFC 9207).
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Deserialize, JsonSchema)]
+#[serde(rename_all = "kebab-case")]
+pub enum IssParameter {
+    /// The issuer, exactly.
+    #[default]
+    Correct,
+    /// Another authorization server's issuer.
+    Wrong,
+    Missing,
+    /// The issuer with a trailing slash: equal only after a normalisation
+    /// the client must not make.
+    Normalized,
+}
+
+/// The `state` parameter the authorization endpoint puts on its redirect.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Deserialize, JsonSchema)]
+#[serde(rename_all = "kebab-case")]
+pub enum StateParameter {
+    /// The client's own state, as it sent it.
+    #[default]
+    Echoed,
+    /// A state the client never sent.
+    Wrong,
+    Missing,
+}

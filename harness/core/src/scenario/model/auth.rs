@@ -1,0 +1,24 @@
+//! The runnable form of `auth:`: how the protected mock server and the
+//! scripted authorization server behave, defaults applied.
+
+use super::{IssParameter, MetadataPlacement, StateParameter};
+use crate::span::Span;
+
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ClientAuth {
+    pub metadata: MetadataPlacement,
+    /// The 401 challenge names the metadata.
+    pub names_metadata: bool,
+    pub scope: Option<String>,
+    pub iss: IssParameter,
+    pub state: StateParameter,
+    /// The authorization server's metadata lists
+    /// `code_challenge_methods_supported`.
+    pub code_challenge_methods: bool,
+    /// Dynamic Client Registration is offered.
+    pub registration: bool,
+    /// Client ID Metadata Documents are supported.
+    pub metadata_documents: bool,
+    /// Where `auth:` is written.
+    pub span: Span,
+}

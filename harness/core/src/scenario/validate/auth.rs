@@ -1,0 +1,70 @@
+//! Validation of `auth:`: it belongs to `role: client` scenarios over HTTP
+//! from 2025-06-18 (the versions whose authorization starts from a 401 and
+//! protected resource metadata), and its settings must leave the client a
+//! way to find the metadata.
+
+use super::Validator;
+use crate::scenario::file::{self, MetadataPlacement, Role, TransportName};
+use crate::scenario::model;
+use crate::span::Located;
+use crate::version::{ProtocolVersion, VersionSet};
+
+impl Validator<'_> {
+    pub(super) fn client_auth(
+        &mut self,
+        parsed: Option<&Located<file::AuthSetup>>,
+        versions: VersionSet,
+        transport: Option<TransportName>,
+    ) -> Option<model::ClientAuth> {
+        let Located { value: setup, span } = parsed?;
+        let span = *span;
+        if self.role != Role::Client {
+            self.error_help(
+                span,
+                "`auth` is for scenarios that test a client",
+                "only with `role: client`",
+                "a protected server is tested with `requires: {protected: true}`",
+            );
+        }
+        let before = VersionSet::range(ProtocolVersion::V2024_11_05, ProtocolVersion::V2025_03_26);
+        if let Some(old) = versions.intersect(before).iter().next() {
+            self.error_help(
+                span,
+                format!("`auth` plays the authorization of 2025-06-18 and later, and this scenario applies to {old}"),
+                "protected from 2025-06-18 only",
+                "write `versions: 2025-06-18+` (or a list of versions from 2025-06-18)",
+            );
+        }
+        if transport == Some(TransportName::Stdio) {
+            self.error(
+                span,
+                "authorization is a matter of HTTP: `auth` cannot run over stdio",
+                "with `requires: {transport: stdio}`",
+            );
+        }
+        let flag = |value: &Option<Located<bool>>| value.as_ref().is_none_or(|v| v.value);
+        let metadata = setup.metadata.as_ref().map(|m| m.value).unwrap_or_default();
+        let names_metadata = flag(&setup.resource_metadata);
+        if let (MetadataPlacement::Challenge, Some(off)) = (metadata, &setup.resource_metadata)
+            && !off.value
+        {
+            self.error_help(
+                off.span,
+                "the metadata is served only where the challenge names it, and the challenge names nothing",
+                "with `metadata: challenge`",
+                "leave `resource_metadata` true, or serve the metadata at a well-known URL (`metadata: path` or `root`)",
+            );
+        }
+        Some(model::ClientAuth {
+            metadata,
+            names_metadata,
+            scope: setup.scope.as_ref().map(|s| s.value.clone()),
+            iss: setup.iss.as_ref().map(|i| i.value).unwrap_or_default(),
+            state: setup.state.as_ref().map(|s| s.value).unwrap_or_default(),
+            code_challenge_methods: flag(&setup.code_challenge_methods),
+            registration: flag(&setup.registration),
+            metadata_documents: flag(&setup.metadata_documents),
+            span,
+        })
+    }
+}

@@ -1,0 +1,136 @@
+//! The mock server's protected mode (`auth:` in a `role: client`
+//! scenario): a gate in front of its endpoint that serves the protected
+//! resource metadata where the scenario puts it, and turns away every other
+//! request whose bearer token the scripted authorization server did not
+//! issue for the mock server (401 with a challenge, 403 for a missing
+//! scope), recording how each request carried its token.
+
+use std::sync::Mutex;
+
+use hyper::header::AUTHORIZATION;
+use hyper::{Method, Response, StatusCode};
+use mcp_conform_core::evidence::oauth::{ClientAuthRecord, TokenUse};
+use mcp_conform_core::scenario::model::{ClientAuth, MetadataPlacement};
+use reqwest::Url;
+
+use super::{AuthScript, ScriptedIssuer, lock};
+use crate::auth::{IssuerError, Rejection, ResourceGuard, WELL_KNOWN, jwks, refusal};
+use crate::transport::HttpServerTransport;
+use crate::transport::http_server::gate::Gate;
+use crate::transport::http_server::request::header_str;
+use crate::transport::http_server::respond::{Body, json_response, status_only};
+use crate::transport::http_server::serve::Inbound;
+
+/// Where `metadata: challenge` serves the metadata: no well-known URL, so
+/// only a client that reads the challenge finds it.
+pub const CHALLENGE_METADATA_PATH: &str = "/oauth/protected-resource";
+
+/// The gate of a protected mock server, with its authorization server.
+#[derive(Debug)]
+pub struct ProtectedMockServer {
+    issuer: ScriptedIssuer,
+    guard: ResourceGuard,
+    /// Where the metadata is served.
+    metadata_url: Url,
+    /// The challenge names [`Self::metadata_url`].
+    names_metadata: bool,
+    tokens: Mutex<Vec<TokenUse>>,
+}
+
+impl ProtectedMockServer {
+    /// Starts the scripted authorization server `auth` describes and puts
+    /// the gate in front of `server`, before any client reaches it.
+    pub async fn install(server: &HttpServerTransport, auth: &ClientAuth) -> Result<(), IssuerError> {
+        let resource: Url = server.url().parse().expect("the mock server's URL is a URL");
+        let script = AuthScript {
+            iss: auth.iss,
+            state: auth.state,
+            code_challenge_methods: auth.code_challenge_methods,
+            registration: auth.registration,
+            metadata_documents: auth.metadata_documents,
+            ..AuthScript::default()
+        };
+        let issuer = ScriptedIssuer::start(resource.as_str(), script).await?;
+        let keys = jwks(&[issuer.minter().published_key()]);
+        let guard = ResourceGuard::new(resource.clone(), issuer.issuer(), keys)
+            .expect("the issuer's own JWK set parses");
+        let guard = match &auth.scope {
+            Some(scope) => guard.requiring_scope(scope),
+            None => guard,
+        };
+        let metadata_url = match auth.metadata {
+            MetadataPlacement::Path => guard.metadata_url(),
+            MetadataPlacement::Root => resource.join(WELL_KNOWN).expect("a path joins"),
+            MetadataPlacement::Challenge => resource.join(CHALLENGE_METADATA_PATH).expect("a path joins"),
+        };
+        server.protect(Box::new(ProtectedMockServer {
+            issuer,
+            guard,
+            metadata_url,
+            names_metadata: auth.names_metadata,
+            tokens: Mutex::default(),
+        }));
+        Ok(())
+    }
+
+    /// The 401 or 403 answering `rejection`, its challenge naming the
+    /// metadata where it is served (when the scenario says it names it).
+    fn refusal(&self, rejection: &Rejection) -> Response<Body> {
+        let mut parameters = self.guard.challenge_parameters(rejection);
+        parameters.retain(|p| !p.starts_with("resource_metadata="));
+        if self.names_metadata {
+            parameters.push(format!("resource_metadata=\"{}\"", self.metadata_url));
+        }
+        refusal(rejection.status(), &parameters, rejection)
+    }
+}
+
+impl Gate for ProtectedMockServer {
+    fn screen(&self, label: &str, request: &Inbound) -> Option<Response<Body>> {
+        let parts = &request.parts;
+        let path = parts.uri.path();
+        if parts.method == Method::GET && path == self.metadata_url.path() {
+            let document = self.guard.metadata().to_string();
+            return Some(json_response(StatusCode::OK, document));
+        }
+        if parts.method == Method::GET && path.starts_with("/.well-known/") {
+            return Some(status_only(StatusCode::NOT_FOUND));
+        }
+        let authorization = header_str(&parts.headers, AUTHORIZATION.as_str());
+        let checked = self.guard.check(authorization);
+        lock(&self.tokens).push(TokenUse {
+            label: label.to_owned(),
+            in_header: authorization.is_some_and(|value| value.starts_with("Bearer ")),
+            in_query: parts.uri.query().is_some_and(carries_token),
+            refused: checked.as_ref().err().map(why_refused),
+        });
+        checked.err().map(|rejection| self.refusal(&rejection))
+    }
+
+    fn record(&self) -> ClientAuthRecord {
+        ClientAuthRecord {
+            resource: self.guard.resource().to_string(),
+            issuer: self.issuer.issuer().to_owned(),
+            challenge_metadata: self.names_metadata.then(|| self.metadata_url.to_string()),
+            metadata_url: self.metadata_url.to_string(),
+            conversation: self.issuer.requests(),
+            tokens: lock(&self.tokens).clone(),
+        }
+    }
+}
+
+/// A refusal in words, for the record.
+fn why_refused(rejection: &Rejection) -> String {
+    match rejection {
+        Rejection::InvalidToken(why) => format!("invalid_token: {why}"),
+        other => other.error_code().unwrap_or("no token").to_owned(),
+    }
+}
+
+/// Whether a query string carries an `access_token` (RFC 6750 §2.3).
+fn carries_token(query: &str) -> bool {
+    form_urlencoded::parse(query.as_bytes()).any(|(name, _)| name == "access_token")
+}
+
+#[cfg(test)]
+mod tests;

@@ -1,0 +1,171 @@
+//! The protected mock server over real HTTP: metadata where the scenario
+//! puts it, a challenge naming it, tokens checked against the scripted
+//! authorization server, and how each request carried its token recorded.
+
+use mcp_conform_core::scenario::model::{IssParameter, StateParameter};
+use mcp_conform_core::span::Span;
+
+use super::*;
+use crate::auth::AUTHORIZE_PATH;
+
+const REDIRECT: &str = "http://localhost:3000/callback";
+
+fn auth(metadata: MetadataPlacement) -> ClientAuth {
+    ClientAuth {
+        metadata,
+        names_metadata: true,
+        scope: Some("mcp".into()),
+        iss: IssParameter::Correct,
+        state: StateParameter::Echoed,
+        code_challenge_methods: true,
+        registration: true,
+        metadata_documents: true,
+        span: Span::default(),
+    }
+}
+
+fn client() -> reqwest::Client {
+    reqwest::Client::builder()
+        .redirect(reqwest::redirect::Policy::none())
+        .build()
+        .unwrap()
+}
+
+async fn protected(metadata: MetadataPlacement) -> HttpServerTransport {
+    let server = HttpServerTransport::bind("127.0.0.1:0").await.unwrap();
+    ProtectedMockServer::install(&server, &auth(metadata))
+        .await
+        .unwrap();
+    server
+}
+
+async fn json_of(response: reqwest::Response) -> serde_json::Value {
+    serde_json::from_str(&response.text().await.unwrap()).unwrap()
+}
+
+fn origin(server: &HttpServerTransport) -> String {
+    server.url().trim_end_matches("/mcp").to_owned()
+}
+
+async fn post(url: &str, token: Option<&str>) -> reqwest::Response {
+    let mut request = client()
+        .post(url)
+        .header("accept", "application/json, text/event-stream")
+        .header("content-type", "application/json")
+        .body(r#"{"jsonrpc":"2.0","method":"notifications/initialized"}"#);
+    if let Some(token) = token {
+        request = request.bearer_auth(token);
+    }
+    request.send().await.unwrap()
+}
+
+/// A token of the scripted authorization server, through its code flow.
+async fn token_of(server: &HttpServerTransport) -> String {
+    let issuer = server.record().auth.unwrap().issuer;
+    let query = [
+        ("response_type", "code"),
+        ("client_id", "c"),
+        ("redirect_uri", REDIRECT),
+        ("scope", "mcp"),
+    ];
+    let redirect = client()
+        .get(format!("{issuer}{AUTHORIZE_PATH}"))
+        .query(&query)
+        .send()
+        .await
+        .unwrap();
+    let location = redirect.headers()["location"].to_str().unwrap().to_owned();
+    let (_, query) = location.split_once('?').unwrap();
+    let code = form_urlencoded::parse(query.as_bytes())
+        .find(|(k, _)| k == "code")
+        .unwrap()
+        .1
+        .into_owned();
+    let form = [
+        ("grant_type", "authorization_code"),
+        ("code", code.as_str()),
+        ("redirect_uri", REDIRECT),
+    ];
+    let granted = json_of(
+        client()
+            .post(format!("{issuer}/token"))
+            .form(&form)
+            .send()
+            .await
+            .unwrap(),
+    )
+    .await;
+    granted["access_token"].as_str().unwrap().to_owned()
+}
+
+#[tokio::test]
+async fn a_request_without_a_token_is_challenged_toward_the_metadata() {
+    let server = protected(MetadataPlacement::Path).await;
+    let refused = post(server.url(), None).await;
+    assert_eq!(refused.status(), reqwest::StatusCode::UNAUTHORIZED);
+    let challenge = refused.headers()["www-authenticate"].to_str().unwrap().to_owned();
+    let metadata_url = format!("{}/.well-known/oauth-protected-resource/mcp", origin(&server));
+    assert!(
+        challenge.contains(&format!("resource_metadata=\"{metadata_url}\"")),
+        "{challenge}"
+    );
+    let document = json_of(client().get(&metadata_url).send().await.unwrap()).await;
+    assert_eq!(document["resource"], server.url());
+    let root = format!("{}{WELL_KNOWN}", origin(&server));
+    assert_eq!(
+        client().get(root).send().await.unwrap().status(),
+        reqwest::StatusCode::NOT_FOUND
+    );
+}
+
+#[tokio::test]
+async fn the_metadata_lives_where_the_scenario_says() {
+    let server = protected(MetadataPlacement::Challenge).await;
+    let custom = format!("{}{CHALLENGE_METADATA_PATH}", origin(&server));
+    let refused = post(server.url(), None).await;
+    let challenge = refused.headers()["www-authenticate"].to_str().unwrap().to_owned();
+    assert!(challenge.contains(&custom), "{challenge}");
+    assert_eq!(
+        client().get(&custom).send().await.unwrap().status(),
+        reqwest::StatusCode::OK
+    );
+    let path_specific = format!("{}{WELL_KNOWN}/mcp", origin(&server));
+    assert_eq!(
+        client().get(path_specific).send().await.unwrap().status(),
+        reqwest::StatusCode::NOT_FOUND
+    );
+}
+
+#[tokio::test]
+async fn the_issuers_token_in_the_header_is_admitted_and_every_use_recorded() {
+    let server = protected(MetadataPlacement::Root).await;
+    let token = token_of(&server).await;
+    assert_ne!(
+        post(server.url(), Some(&token)).await.status(),
+        reqwest::StatusCode::UNAUTHORIZED
+    );
+    let in_query = format!("{}?access_token={token}", server.url());
+    assert_eq!(
+        post(&in_query, None).await.status(),
+        reqwest::StatusCode::UNAUTHORIZED
+    );
+    assert_eq!(
+        post(server.url(), Some("not-a-token")).await.status(),
+        reqwest::StatusCode::UNAUTHORIZED
+    );
+    let record = server.record().auth.unwrap();
+    let uses: Vec<(bool, bool, bool)> = record
+        .tokens
+        .iter()
+        .map(|t| (t.in_header, t.in_query, t.refused.is_none()))
+        .collect();
+    assert_eq!(
+        uses,
+        [(true, false, true), (false, true, false), (true, false, false)]
+    );
+    assert_eq!(record.resource, server.url());
+    let paths: Vec<&str> = record.conversation.iter().map(|r| r.path.as_str()).collect();
+    assert_eq!(paths, [AUTHORIZE_PATH, "/token"]);
+    assert_eq!(record.conversation[0].label, "authorize#1");
+    assert_eq!(record.conversation[0].status, 302);
+}

@@ -1,0 +1,296 @@
+//! The reference client's OAuth, for a server that answers 401: the
+//! authorization code flow of 2025-06-18 and later, headless. It follows
+//! the challenge's `resource_metadata` (else the well-known URLs, path
+//! first), takes the authorization server from the metadata, reads that
+//! server's metadata at the URLs its version gives and checks its issuer,
+//! refuses to go on without `code_challenge_methods_supported`, registers
+//! (pre-registered credentials from `MCP_CONFORM_CLIENT_ID`, else Dynamic
+//! Client Registration), authorizes with PKCE S256, `state` and `resource`,
+//! reads the redirect's `Location` instead of opening a browser, checks
+//! `state` and `iss` before it redeems the code, and hands back the token
+//! for the `Authorization` header.
+//!
+//! Its `auth-` faults break one of these duties each.
+
+mod metadata;
+
+use base64::Engine as _;
+use base64::engine::general_purpose::URL_SAFE_NO_PAD;
+use mcp_conform_core::auth::challenge;
+use mcp_conform_core::wire::Frame;
+use reqwest::Url;
+use ring::rand::{SecureRandom, SystemRandom};
+use serde_json::{Value, json};
+
+use self::metadata::{Metadata, authorization_server, protected_resource};
+use super::ClientFault;
+use crate::auth::s256_challenge;
+
+/// Where the authorization server is told to send the browser back. Nothing
+/// listens there: the client reads the redirect itself.
+const REDIRECT_URI: &str = "http://127.0.0.1:33418/callback";
+/// The redirect URI of the `auth-remote-redirect` fault: plain http, not
+/// on this machine.
+const REMOTE_REDIRECT_URI: &str = "http://client.example.com/callback";
+/// Pre-registered credentials, when the person running the client has some.
+const CLIENT_ID_VARIABLE: &str = "MCP_CONFORM_CLIENT_ID";
+
+/// How the client presents the token it got.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(super) enum Credential {
+    /// `Authorization: Bearer …` (correct).
+    Header(String),
+    /// `?access_token=…` (the `auth-token-in-query` fault).
+    Query(String),
+}
+
+/// The `WWW-Authenticate` of a 401 the server answered, if it did.
+pub(super) fn challenge_in(transcript: &[Frame]) -> Option<Value> {
+    transcript
+        .iter()
+        .filter(|frame| frame.meta.http_status == Some(401))
+        .find_map(|frame| frame.meta.headers.get("www-authenticate"))
+        .and_then(|header| challenge(header))
+}
+
+/// Runs the flow for the MCP endpoint `url` from its 401 `challenge`.
+pub(super) async fn authorize(
+    url: &str,
+    challenge: &Value,
+    fault: Option<ClientFault>,
+) -> Result<Credential, String> {
+    let resource: Url = url.parse().map_err(|e| format!("{url}: {e}"))?;
+    let named = challenge["resource_metadata"]
+        .as_str()
+        .filter(|_| fault != Some(ClientFault::AuthIgnoresResourceMetadata))
+        .and_then(|named| named.parse::<Url>().ok());
+    let http = client()?;
+    let resource_metadata = protected_resource(&http, &resource, named.as_ref(), fault).await?;
+    let issuer = resource_metadata["authorization_servers"][0]
+        .as_str()
+        .ok_or("the protected resource metadata names no authorization server")?;
+    let server = authorization_server(&http, issuer, fault).await?;
+    if server.get("code_challenge_methods_supported").is_none() {
+        return Err(format!(
+            "{issuer} lists no code_challenge_methods_supported: no PKCE, no authorization"
+        ));
+    }
+    let client_id = register(&http, &server, fault).await?;
+    let scope = challenge["scope"]
+        .as_str()
+        .map(str::to_owned)
+        .or_else(|| supported_scopes(&resource_metadata));
+    let flow = Flow {
+        http: &http,
+        server: &server,
+        issuer,
+        client_id: &client_id,
+        resource: url,
+        fault,
+    };
+    let code = flow.authorization_code(scope.as_deref()).await?;
+    let token = flow.redeem(&code).await?;
+    Ok(match fault {
+        Some(ClientFault::AuthTokenInQuery) => Credential::Query(token),
+        _ => Credential::Header(token),
+    })
+}
+
+fn client() -> Result<reqwest::Client, String> {
+    reqwest::Client::builder()
+        .redirect(reqwest::redirect::Policy::none())
+        .build()
+        .map_err(|e| e.to_string())
+}
+
+/// Where the authorization server sends the code back.
+fn redirect_uri(fault: Option<ClientFault>) -> &'static str {
+    match fault {
+        Some(ClientFault::AuthRemoteRedirect) => REMOTE_REDIRECT_URI,
+        _ => REDIRECT_URI,
+    }
+}
+
+/// All of `scopes_supported`, space-separated, when it lists any.
+fn supported_scopes(metadata: &Value) -> Option<String> {
+    let scopes: Vec<&str> = metadata["scopes_supported"]
+        .as_array()?
+        .iter()
+        .filter_map(Value::as_str)
+        .collect();
+    (!scopes.is_empty()).then(|| scopes.join(" "))
+}
+
+/// Pre-registered, else registered now by Dynamic Client Registration.
+async fn register(
+    http: &reqwest::Client,
+    server: &Metadata,
+    fault: Option<ClientFault>,
+) -> Result<String, String> {
+    if let Ok(id) = std::env::var(CLIENT_ID_VARIABLE) {
+        return Ok(id);
+    }
+    let endpoint = server["registration_endpoint"]
+        .as_str()
+        .ok_or("no pre-registered client id and no registration endpoint")?;
+    let mut registration = json!({
+        "client_name": "mcp-conform reference client",
+        "redirect_uris": [redirect_uri(fault)],
+        "application_type": "native",
+        "grant_types": ["authorization_code", "refresh_token"],
+        "token_endpoint_auth_method": "none",
+    });
+    if fault == Some(ClientFault::AuthNoApplicationType) {
+        registration
+            .as_object_mut()
+            .expect("an object")
+            .remove("application_type");
+    }
+    let answer = http
+        .post(endpoint)
+        .header("content-type", "application/json")
+        .body(registration.to_string())
+        .send()
+        .await
+        .map_err(|e| format!("POST {endpoint}: {e}"))?;
+    let registered = metadata::json_of(answer, endpoint).await?;
+    registered["client_id"]
+        .as_str()
+        .map(str::to_owned)
+        .ok_or_else(|| format!("{endpoint} registered no client_id"))
+}
+
+/// One authorization with one authorization server.
+struct Flow<'a> {
+    http: &'a reqwest::Client,
+    server: &'a Metadata,
+    issuer: &'a str,
+    client_id: &'a str,
+    resource: &'a str,
+    fault: Option<ClientFault>,
+}
+
+impl Flow<'_> {
+    fn endpoint(&self, name: &str) -> Result<&str, String> {
+        self.server[name]
+            .as_str()
+            .ok_or_else(|| format!("the authorization server's metadata names no {name}"))
+    }
+
+    /// Asks for a code, reads the redirect, and checks `state` and `iss`
+    /// before the code is used.
+    async fn authorization_code(&self, scope: Option<&str>) -> Result<(String, String), String> {
+        let verifier = random_text();
+        let state = random_text();
+        let challenge = match self.fault {
+            Some(ClientFault::AuthPlainPkce) => verifier.clone(),
+            _ => s256_challenge(&verifier),
+        };
+        let mut query = vec![
+            ("response_type", "code"),
+            ("client_id", self.client_id),
+            ("redirect_uri", redirect_uri(self.fault)),
+            ("state", &state),
+        ];
+        match self.fault {
+            Some(ClientFault::AuthNoPkce) => {}
+            Some(ClientFault::AuthPlainPkce) => query.extend([
+                ("code_challenge", challenge.as_str()),
+                ("code_challenge_method", "plain"),
+            ]),
+            _ => query.extend([
+                ("code_challenge", challenge.as_str()),
+                ("code_challenge_method", "S256"),
+            ]),
+        }
+        if self.fault != Some(ClientFault::AuthNoResource) {
+            query.push(("resource", self.resource));
+        }
+        query.extend(scope.map(|scope| ("scope", scope)));
+        let endpoint = self.endpoint("authorization_endpoint")?;
+        let answer = self
+            .http
+            .get(endpoint)
+            .query(&query)
+            .send()
+            .await
+            .map_err(|e| format!("GET {endpoint}: {e}"))?;
+        let location = answer
+            .headers()
+            .get("location")
+            .and_then(|value| value.to_str().ok())
+            .ok_or_else(|| format!("{endpoint} answered {} without a redirect", answer.status()))?;
+        let back: Url = location
+            .parse()
+            .map_err(|e| format!("the redirect {location}: {e}"))?;
+        let param = |name: &str| {
+            back.query_pairs()
+                .find(|(key, _)| key == name)
+                .map(|(_, value)| value.into_owned())
+        };
+        if self.fault != Some(ClientFault::AuthIgnoresState)
+            && param("state").as_deref() != Some(state.as_str())
+        {
+            return Err("the authorization response's state is not the one sent: thrown away".into());
+        }
+        if self.fault != Some(ClientFault::AuthSkipsIssuerCheck) {
+            self.check_iss(param("iss").as_deref())?;
+        }
+        let code = param("code").ok_or_else(|| format!("the redirect {location} carries no code"))?;
+        Ok((code, verifier))
+    }
+
+    /// RFC 9207: a present `iss` is the issuer exactly; a missing one is
+    /// refused when the metadata promised it.
+    fn check_iss(&self, iss: Option<&str>) -> Result<(), String> {
+        let promised = self.server["authorization_response_iss_parameter_supported"] == json!(true);
+        match iss {
+            Some(iss) if iss != self.issuer => Err(format!(
+                "the authorization response's iss `{iss}` is not {}",
+                self.issuer
+            )),
+            None if promised => {
+                Err("the authorization response carries no iss, which the metadata promised".into())
+            }
+            _ => Ok(()),
+        }
+    }
+
+    /// Redeems the code with its PKCE verifier.
+    async fn redeem(&self, (code, verifier): &(String, String)) -> Result<String, String> {
+        let mut form = vec![
+            ("grant_type", "authorization_code"),
+            ("code", code.as_str()),
+            ("redirect_uri", redirect_uri(self.fault)),
+            ("client_id", self.client_id),
+        ];
+        if self.fault != Some(ClientFault::AuthNoPkce) {
+            form.push(("code_verifier", verifier));
+        }
+        if self.fault != Some(ClientFault::AuthNoResource) {
+            form.push(("resource", self.resource));
+        }
+        let endpoint = self.endpoint("token_endpoint")?;
+        let answer = self
+            .http
+            .post(endpoint)
+            .form(&form)
+            .send()
+            .await
+            .map_err(|e| format!("POST {endpoint}: {e}"))?;
+        let granted = metadata::json_of(answer, endpoint).await?;
+        granted["access_token"]
+            .as_str()
+            .map(str::to_owned)
+            .ok_or_else(|| format!("{endpoint} granted no access_token: {granted}"))
+    }
+}
+
+/// 256 random bits, URL-safe: PKCE verifiers and states.
+fn random_text() -> String {
+    let mut bytes = [0_u8; 32];
+    SystemRandom::new()
+        .fill(&mut bytes)
+        .expect("the operating system's random generator");
+    URL_SAFE_NO_PAD.encode(bytes)
+}
