@@ -8,14 +8,16 @@ use std::time::Duration;
 mod common;
 
 /// init's profile must make at least this share of the scenarios needing a
-/// trigger observable, against the hand-written profile's count (issue 21).
+/// trigger observable, against the hand-written profile's count (issue 21),
+/// both without the scenarios needing what only calling a tool tells (the
+/// raw ratio is printed too).
 const LEAST_RATIO: f64 = 0.8;
 
 fn judged_like_the_hand_written_profile(protocol: &str) {
     let comparison = common::observable::compare(&[], "reference", protocol, Duration::from_secs(300));
     let figures = comparison.figures(&format!("reference server, {protocol}"));
     println!("{figures}");
-    assert!(comparison.ratio() >= LEAST_RATIO, "{figures}");
+    assert!(comparison.knowable_ratio() >= LEAST_RATIO, "{figures}");
     assert!(comparison.failing_only_by_init.is_empty(), "{figures}");
 }
 

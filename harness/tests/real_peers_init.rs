@@ -12,7 +12,8 @@ use common::needs::{PeersEnv, Tests, peers};
 mod common;
 
 /// The share of the hand-written profile's observable scenarios init's
-/// profile must reach (issue 21).
+/// profile must reach (issue 21), both without the scenarios needing what
+/// only calling a tool tells (the raw ratio is printed too).
 const LEAST_RATIO: f64 = 0.8;
 
 const PYTHON_PROFILE: &str = concat!(
@@ -45,7 +46,7 @@ fn observes_as_much(
         );
         let figures = comparison.figures(command_key);
         println!("{figures}");
-        assert!(comparison.ratio() >= LEAST_RATIO, "{figures}");
+        assert!(comparison.knowable_ratio() >= LEAST_RATIO, "{figures}");
         let failing: Vec<&str> = comparison
             .failing_only_by_init
             .iter()

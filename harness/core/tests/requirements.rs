@@ -152,11 +152,23 @@ fn calibrated_against_upstream_requirement_tables(spec: PathBuf) {
                         row.id, row.versions, req.versions
                     ));
                 }
-                if automatable == (req.check == CheckKind::Manual) {
-                    problems.push(format!(
+                // Manual where upstream would automate needs its reason
+                // written in the catalogue, as a level of our own does.
+                match (
+                    &req.manual_reason,
+                    automatable == (req.check == CheckKind::Manual),
+                ) {
+                    (_, false) => {}
+                    (Some(why), true) if automatable => {
+                        eprintln!(
+                            "{}: check `{}` upstream, manual here, reasoned: {why}",
+                            row.id, row.check
+                        );
+                    }
+                    _ => problems.push(format!(
                         "{}: check `{}` upstream, {:?} here",
                         row.id, row.check, req.check
-                    ));
+                    )),
                 }
             }
         }

@@ -95,6 +95,10 @@ pub const TRIGGERS: &[Trigger] = &[
         "task_error_tool",
         "2025-11-25: runs as a task, and its result has isError.",
     ),
+    tool(
+        "multi_turn_tool",
+        "Asks for a form (elicitation), the client's model (sampling) and a confirmation (elicitation) in one call.",
+    ),
     Trigger {
         name: "argument_prompt",
         purpose: "A prompt with arguments, and valid ones for it.",
@@ -136,6 +140,21 @@ pub const UNKNOWABLE: &[(&str, &str, &str)] = &[
         "sample_tool",
         "model_preferences",
         "the modelPreferences the tool sends",
+    ),
+    (
+        "multi_turn_tool",
+        "choice",
+        "an answer valid for the first form the tool sends",
+    ),
+    (
+        "multi_turn_tool",
+        "choice_text",
+        "the text of that answer the result shows",
+    ),
+    (
+        "multi_turn_tool",
+        "confirm",
+        "an answer valid for the confirmation form",
     ),
 ];
 
@@ -257,6 +276,7 @@ fn fits(trigger: &str, tool: &Described<'_>) -> bool {
         "safe_tool" => tool.named(&["echo"]),
         "task_forbidden_tool" => tool.named(&["echo"]) && tool.task_support() == "forbidden",
         "elicit_tool" => !url && (elicits || tool.says(&["asks the user"])),
+        "multi_turn_tool" => tool.says(&["multi-turn"]) || (elicits && tool.says(&["sampling"])),
         "url_elicit_tool" | "url_required_tool" => url && elicits,
         "sample_tool" => tool.named(&["sample", "sampling", "llm"]) || tool.says(&["sampling"]),
         "list_changed_tool" => {

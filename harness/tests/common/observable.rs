@@ -6,6 +6,7 @@
 use std::collections::BTreeSet;
 use std::time::Duration;
 
+use mcp_conform::init::triggers::UNKNOWABLE;
 use mcp_conform::select::load_scenarios;
 use mcp_conform_core::scenario::model::Role;
 use mcp_conform_report::{Report, Verdict};
@@ -17,6 +18,10 @@ use super::report::judge;
 pub struct Comparison {
     pub by_init: BTreeSet<String>,
     pub by_hand: BTreeSet<String>,
+    /// The scenarios needing a trigger member that only calling the tool
+    /// tells (`init::triggers::UNKNOWABLE`): no profile written without
+    /// calling a tool can make them observable.
+    pub unknowable: BTreeSet<String>,
     /// Failed (or erred) with init's profile but not with the hand-written
     /// one: a binding that is wrong.
     pub failing_only_by_init: BTreeSet<String>,
@@ -28,14 +33,23 @@ impl Comparison {
         self.by_init.len() as f64 / self.by_hand.len().max(1) as f64
     }
 
+    /// The same, both counts without the scenarios that need what only
+    /// calling a tool tells.
+    pub fn knowable_ratio(&self) -> f64 {
+        let knowable = |set: &BTreeSet<String>| set.difference(&self.unknowable).count();
+        knowable(&self.by_init) as f64 / knowable(&self.by_hand).max(1) as f64
+    }
+
     /// The figures, printed by the test.
     pub fn figures(&self, server: &str) -> String {
         format!(
             "{server}: init's profile makes {} scenarios needing a trigger observable, the hand-written one {} \
-             ({:.0}%); only by hand: {:?}; only by init: {:?}; failing by init only: {:?}",
+             ({:.0}%; {:.0}% without those needing what only calling a tool tells); only by hand: {:?}; \
+             only by init: {:?}; failing by init only: {:?}",
             self.by_init.len(),
             self.by_hand.len(),
             self.ratio() * 100.0,
+            self.knowable_ratio() * 100.0,
             self.by_hand.difference(&self.by_init).collect::<Vec<_>>(),
             self.by_init.difference(&self.by_hand).collect::<Vec<_>>(),
             self.failing_only_by_init,
@@ -63,10 +77,24 @@ pub fn compare(server: &[&str], hand_profile: &str, protocol: &str, budget: Dura
         "init: {}",
         String::from_utf8_lossy(&init.stderr)
     );
-    let filters: Vec<String> = load_scenarios(&[], &[])
+    let needing: Vec<_> = load_scenarios(&[], &[])
         .unwrap()
         .into_iter()
         .filter(|s| s.role == Role::Server && !s.requires.triggers.is_empty())
+        .collect();
+    let unknowable = needing
+        .iter()
+        .filter(|s| {
+            s.requires.triggers.iter().any(|t| {
+                UNKNOWABLE
+                    .iter()
+                    .any(|(trigger, member, _)| *t == format!("{trigger}.{member}"))
+            })
+        })
+        .map(|s| s.id.clone())
+        .collect();
+    let filters: Vec<String> = needing
+        .into_iter()
         .flat_map(|s| ["--filter".to_owned(), s.id])
         .collect();
     let run = |profile: &str| {
@@ -86,6 +114,7 @@ pub fn compare(server: &[&str], hand_profile: &str, protocol: &str, budget: Dura
     Comparison {
         by_init: observable(&by_init),
         by_hand: observable(&by_hand),
+        unknowable,
         failing_only_by_init,
     }
 }

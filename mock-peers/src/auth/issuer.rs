@@ -20,10 +20,10 @@ use super::resource::verify;
 use super::scripted::grants::{Grants, PendingCode, Refused};
 use super::scripted::recorded;
 use super::{AUTHORIZE_PATH, KeyGenerationFailed, Minter, TokenChoice, authorization_server_metadata, jwks};
-use mcp_conform_core::evidence::oauth::OAuthRequest;
 use crate::transport::http_server::request::read_body;
 use crate::transport::http_server::respond::{Body, json_response, status_only};
 use crate::transport::http_server::serve::serve_with;
+use mcp_conform_core::evidence::oauth::OAuthRequest;
 
 pub use mcp_conform_core::protocol::client_auth::METADATA_PATH;
 pub const JWKS_PATH: &str = "/jwks";
