@@ -230,7 +230,8 @@ pub struct RunArgs {
     pub paths: Vec<PathBuf>,
     #[command(flatten)]
     pub catalogue: CatalogueArg,
-    /// Scenarios to run at once (default: the number of cores).
+    /// Scenarios to run at once (default: 4 per core, at most 16, fewer when
+    /// memory is short: scenarios mostly wait).
     #[arg(long, short, value_parser = at_least_one::<usize>)]
     pub jobs: Option<usize>,
     /// A bundled profile name or a profile file binding triggers to the
@@ -314,6 +315,11 @@ pub struct GateArgs {
     /// first ones (by default the rest are then reported as errors, unrun).
     #[arg(long)]
     pub keep_going: bool,
+    /// Also record in report.json how long each case's peer process took
+    /// to start (`startup_ms`, stdio only). Off by default: measured times
+    /// would make two runs' files differ.
+    #[arg(long)]
+    pub timings: bool,
     #[command(flatten)]
     pub listing: crate::quiet::Listing,
 }
@@ -570,9 +576,9 @@ pub(crate) fn at_least_one<T: std::str::FromStr + PartialOrd + From<u8>>(text: &
     }
 }
 
-/// `--jobs`, or one scenario at a time per core.
+/// `--jobs`, or the default fitted to waiting work (`crate::jobs`).
 pub(crate) fn jobs_or_default(jobs: Option<usize>) -> usize {
-    jobs.unwrap_or_else(|| std::thread::available_parallelism().map_or(2, |n| n.get()))
+    jobs.unwrap_or_else(crate::jobs::default_jobs_here)
 }
 
 fn merge(reports: &[PathBuf], dir: &std::path::Path) -> Result<ExitCode, CliError> {

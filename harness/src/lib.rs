@@ -25,6 +25,7 @@ pub mod coverage;
 pub mod explain_scenario;
 pub mod fuzz;
 pub mod interrupt;
+pub mod jobs;
 pub mod libtest;
 pub mod new_scenario;
 pub mod output;

@@ -60,7 +60,8 @@ pub struct TestClientArgs {
     /// Only scenarios whose id contains this text (repeatable).
     #[arg(long = "filter", short = 'f')]
     pub filters: Vec<String>,
-    /// Clients to run at once (default: the number of cores).
+    /// Clients to run at once (default: 4 per core, at most 16, fewer when
+    /// memory is short).
     #[arg(long, short, value_parser = crate::cli::at_least_one::<usize>)]
     pub jobs: Option<usize>,
     /// The protocol version to answer when the client offers none we know

@@ -114,6 +114,9 @@ pub struct RunConfig {
     /// Whether the HTTP server is protected and the tokens to present, when
     /// the harness is its authorization server (`crate::auth`).
     pub auth: Option<std::sync::Arc<crate::auth::AuthContext>>,
+    /// Whether each case records how long its peer process took to start
+    /// (`--timings`).
+    pub timings: bool,
 }
 
 impl RunConfig {
@@ -127,6 +130,7 @@ impl RunConfig {
             official: None,
             fail_fast: false,
             auth: None,
+            timings: false,
         }
     }
 }

@@ -31,6 +31,7 @@ use crate::auth::AuthContext;
 mod backend;
 mod http;
 mod interaction;
+mod silence;
 mod task;
 
 pub use http::transport_mismatch;
@@ -141,6 +142,9 @@ pub struct StepRunner<'s> {
     backend_requests_seen: BTreeMap<String, u64>,
     /// How long the peer has to answer the first request of the session.
     startup_timeout: Duration,
+    /// Whether the peer's frames reach us in the order it wrote them (one
+    /// pipe or stream), so a round trip proves what it sent before.
+    ordered: bool,
     /// The tokens `http` steps present (`token`), when the harness is the
     /// server's authorization server.
     auth: Option<Arc<AuthContext>>,
@@ -191,6 +195,7 @@ impl<'s> StepRunner<'s> {
             backend_mark: 0,
             backend_requests_seen: BTreeMap::new(),
             startup_timeout: config.startup_timeout,
+            ordered: config.target.frames_on_stdio(),
             auth: config.auth.clone(),
         }
     }
@@ -732,7 +737,7 @@ impl<'s> StepRunner<'s> {
     }
 
     async fn expect_silence(&mut self, within: Duration, forbid: &[String], tag: &CheckTag) -> Stop {
-        let exit = self.idle(within, &[]).await;
+        let exit = self.wait_out_silence(within, forbid).await;
         // Everything the peer sent since the step before started, but the
         // answers to our own requests: a notification for a call we just made
         // arrives while we wait for its response. A request we cancelled is
