@@ -253,6 +253,15 @@ pub struct RunArgs {
     /// Seconds the server has to answer `initialize`.
     #[arg(long, default_value_t = 10, value_parser = at_least_one::<u64>)]
     pub startup_timeout: u64,
+    /// Milliseconds a request step without `timeout_ms` waits at least: its
+    /// wait is 20 times the server's slowest round trip so far, within the
+    /// floor and the ceiling (default 5000: never shorter than the
+    /// scenario language's default).
+    #[arg(long, value_name = "MS", value_parser = at_least_one::<u64>)]
+    pub timeout_floor: Option<u64>,
+    /// Milliseconds such a wait lasts at most (default 30000).
+    #[arg(long, value_name = "MS", value_parser = at_least_one::<u64>)]
+    pub timeout_ceiling: Option<u64>,
     #[command(flatten)]
     pub gate: GateArgs,
     /// Run slice K of N of the selected scenarios (split by id; for a CI
@@ -480,6 +489,7 @@ fn run(args: RunArgs) -> Result<ExitCode, CliError> {
     let bundled_server = args.server.is_bundled();
     let mut config = RunConfig::new(args.server.target().map_err(CliError::Usage)?);
     config.startup_timeout = std::time::Duration::from_secs(args.startup_timeout);
+    config.timeouts = timeout_bounds(&args)?;
     // Listening from here: a signal while the server starts stops the run too.
     crate::interrupt::flag();
     let own_token = crate::auth::read_token(args.token.as_deref(), args.token_command.as_deref())
@@ -573,6 +583,26 @@ pub(crate) fn at_least_one<T: std::str::FromStr + PartialOrd + From<u8>>(text: &
         Ok(number) if number >= T::from(1) => Ok(number),
         Ok(_) => Err("must be 1 or more".into()),
         Err(_) => Err(format!("`{text}` is not a whole number")),
+    }
+}
+
+/// `--timeout-floor` and `--timeout-ceiling`, each defaulting on its own.
+fn timeout_bounds(args: &RunArgs) -> Result<crate::runner::latency::TimeoutBounds, CliError> {
+    use std::time::Duration;
+    let default = crate::runner::latency::TimeoutBounds::default();
+    let bounds = crate::runner::latency::TimeoutBounds {
+        floor: args.timeout_floor.map_or(default.floor, Duration::from_millis),
+        ceiling: args
+            .timeout_ceiling
+            .map_or(default.ceiling, Duration::from_millis),
+    };
+    match bounds.floor <= bounds.ceiling {
+        true => Ok(bounds),
+        false => Err(CliError::Usage(format!(
+            "--timeout-floor ({} ms) is above --timeout-ceiling ({} ms)",
+            bounds.floor.as_millis(),
+            bounds.ceiling.as_millis()
+        ))),
     }
 }
 

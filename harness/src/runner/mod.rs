@@ -19,6 +19,7 @@ mod failfast;
 mod frames;
 mod gateway;
 mod handshake;
+pub mod latency;
 pub(crate) mod mock_server;
 mod outcome;
 mod probe;
@@ -117,6 +118,8 @@ pub struct RunConfig {
     /// Whether each case records how long its peer process took to start
     /// (`--timings`).
     pub timings: bool,
+    /// The bounds of a `request` step's wait fitted to the peer's latency.
+    pub timeouts: latency::TimeoutBounds,
 }
 
 impl RunConfig {
@@ -131,6 +134,7 @@ impl RunConfig {
             fail_fast: false,
             auth: None,
             timings: false,
+            timeouts: latency::TimeoutBounds::default(),
         }
     }
 }

@@ -24,6 +24,7 @@ use super::RunConfig;
 use super::answers::{AnswerSource, ScriptHandler};
 use super::frames::heard;
 use super::gateway::Hub;
+use super::latency::{TimeoutBounds, slowest_round_trip};
 use super::outcome::Check;
 use super::verify::{apply_captures, check_matcher, check_response};
 use crate::auth::AuthContext;
@@ -145,6 +146,8 @@ pub struct StepRunner<'s> {
     /// Whether the peer's frames reach us in the order it wrote them (one
     /// pipe or stream), so a round trip proves what it sent before.
     ordered: bool,
+    /// The bounds of a response wait fitted to the peer's latency.
+    timeouts: TimeoutBounds,
     /// The tokens `http` steps present (`token`), when the harness is the
     /// server's authorization server.
     auth: Option<Arc<AuthContext>>,
@@ -196,6 +199,7 @@ impl<'s> StepRunner<'s> {
             backend_requests_seen: BTreeMap::new(),
             startup_timeout: config.startup_timeout,
             ordered: config.target.frames_on_stdio(),
+            timeouts: config.timeouts,
             auth: config.auth.clone(),
         }
     }
@@ -450,15 +454,23 @@ impl<'s> StepRunner<'s> {
             require: step.require,
             raw: false,
         };
-        self.await_response(
-            &step.method,
-            &id,
-            judge,
-            &step.capture,
-            &step.answers,
-            step.timeout,
-        )
-        .await
+        let timeout = self.response_wait(step);
+        self.await_response(&step.method, &id, judge, &step.capture, &step.answers, timeout)
+            .await
+    }
+
+    /// How long a request step waits for its response: as the scenario
+    /// says, or, when it says nothing and a response must come, fitted to
+    /// the peer's latency (`latency`). A wait that admits silence is a
+    /// window and is never fitted.
+    fn response_wait(&self, step: &RequestStep) -> Duration {
+        let admits_silence = step.expect.as_ref().is_some_and(|e| e.expect.admits_silence());
+        match step.declared_timeout || admits_silence {
+            true => step.timeout,
+            false => self
+                .timeouts
+                .fit(step.timeout, slowest_round_trip(self.session.transcript())),
+        }
     }
 
     /// Waits for the response to `id` while serving the peer, then judges it.
