@@ -6,29 +6,32 @@
 
 use std::time::{Duration, Instant};
 
-use common::report::judge;
+use common::report::{Judged, judge};
 use mcp_conform_report::Verdict;
 
 mod common;
 
-fn server(script: &str, args: &str) -> String {
-    format!(
-        "sh {}/../fixtures/servers/{script} {args}",
+/// `run` against the fixture server `script` (with its `script_args`) and
+/// `args`, as judged.
+fn run_on(script: &str, script_args: &str, args: &[&str]) -> Judged {
+    let server = format!(
+        "sh {}/../fixtures/servers/{script} {script_args}",
         env!("CARGO_MANIFEST_DIR")
-    )
+    );
+    let args: Vec<&str> = ["run", "--stdio", &server]
+        .into_iter()
+        .chain(args.iter().copied())
+        .collect();
+    judge(&args, Duration::from_secs(30))
 }
 
 #[test]
 fn a_late_answer_to_a_notification_is_seen_before_the_barrier_answer() {
-    let server = server("late-answer.sh", "0.4");
-    let args = [
-        "run",
-        "--stdio",
-        &server,
-        "--filter",
-        "base.notification-no-response",
-    ];
-    let judged = judge(&args, Duration::from_secs(30));
+    let judged = run_on(
+        "late-answer.sh",
+        "0.4",
+        &["--filter", "base.notification-no-response"],
+    );
     assert_eq!(judged.code(), Some(1), "{}", judged.stdout());
     let case = &judged.report.cases[0];
     assert_eq!(case.verdict, Verdict::Fail, "{}", judged.stdout());
@@ -42,20 +45,13 @@ fn a_late_answer_to_a_notification_is_seen_before_the_barrier_answer() {
 
 #[test]
 fn an_unanswered_request_fails_at_the_timeout_ceiling() {
-    let server = server("initialize-only.sh", "");
-    let args = [
-        "run",
-        "--stdio",
-        &server,
-        "--filter",
-        "lifecycle.ping",
-        "--timeout-ceiling",
-        "1000",
-        "--timeout-floor",
-        "1000",
-    ];
     let started = Instant::now();
-    let judged = judge(&args, Duration::from_secs(30));
+    let bounds = ["--timeout-ceiling", "1000", "--timeout-floor", "1000"];
+    let judged = run_on(
+        "initialize-only.sh",
+        "",
+        &[&["--filter", "lifecycle.ping"], &bounds[..]].concat(),
+    );
     assert_eq!(judged.code(), Some(1), "{}", judged.stdout());
     assert!(
         judged
@@ -74,11 +70,10 @@ fn an_unanswered_request_fails_at_the_timeout_ceiling() {
 
 #[test]
 fn a_floor_above_the_ceiling_is_a_usage_error() {
-    let server = server("initialize-only.sh", "");
     let args = [
         "run",
         "--stdio",
-        &server,
+        "true",
         "--timeout-floor",
         "2000",
         "--timeout-ceiling",

@@ -78,8 +78,20 @@ mod tests {
         Duration::from_millis(n)
     }
 
-    fn frame(direction: Direction, at: u64, text: &str) -> Frame {
-        Frame::new(direction, text.as_bytes().to_vec(), ms(at))
+    /// Our request `method` under `id`, sent at `at` ms.
+    fn asked(at: u64, id: u64, method: &str) -> Frame {
+        let text = format!(r#"{{"jsonrpc":"2.0","id":{id},"method":"{method}"}}"#);
+        Frame::new(Direction::Sent, text.into_bytes(), ms(at))
+    }
+
+    /// The peer's answer to `id` at `at` ms: `member` is `result` or `error`.
+    fn answered(at: u64, id: u64, member: &str) -> Frame {
+        let value = match member {
+            "error" => r#"{"code":1,"message":"no"}"#,
+            _ => "{}",
+        };
+        let text = format!(r#"{{"jsonrpc":"2.0","id":{id},"{member}":{value}}}"#);
+        Frame::new(Direction::Received, text.into_bytes(), ms(at))
     }
 
     #[test]
@@ -105,41 +117,13 @@ mod tests {
     #[test]
     fn the_slowest_answered_trip_counts_and_initialize_does_not() {
         let transcript = [
-            frame(
-                Direction::Sent,
-                0,
-                r#"{"jsonrpc":"2.0","id":1,"method":"initialize"}"#,
-            ),
-            frame(
-                Direction::Received,
-                900,
-                r#"{"jsonrpc":"2.0","id":1,"result":{}}"#,
-            ),
-            frame(
-                Direction::Sent,
-                1000,
-                r#"{"jsonrpc":"2.0","id":2,"method":"ping"}"#,
-            ),
-            frame(
-                Direction::Received,
-                1030,
-                r#"{"jsonrpc":"2.0","id":2,"result":{}}"#,
-            ),
-            frame(
-                Direction::Sent,
-                1100,
-                r#"{"jsonrpc":"2.0","id":3,"method":"tools/list"}"#,
-            ),
-            frame(
-                Direction::Received,
-                1180,
-                r#"{"jsonrpc":"2.0","id":3,"error":{"code":1,"message":"x"}}"#,
-            ),
-            frame(
-                Direction::Sent,
-                1200,
-                r#"{"jsonrpc":"2.0","id":4,"method":"tools/call"}"#,
-            ),
+            asked(0, 1, "initialize"),
+            answered(900, 1, "result"),
+            asked(1000, 2, "ping"),
+            answered(1030, 2, "result"),
+            asked(1100, 3, "tools/list"),
+            answered(1180, 3, "error"),
+            asked(1200, 4, "tools/call"),
         ];
         assert_eq!(slowest_round_trip(&transcript[..2]), None);
         assert_eq!(slowest_round_trip(&transcript), Some(ms(80)));
