@@ -111,8 +111,11 @@ reference_url="http://127.0.0.1:$reference_port/mcp"
 python_url="http://127.0.0.1:$python_port/mcp"
 mute_url="http://127.0.0.1:$mute_port/mcp"
 
-# The default --jobs, as the run's header line names it.
-jobs="$(NO_COLOR=1 "$ours" run --stdio "$reference" --filter lifecycle.ping 2>/dev/null | sed -n 's/.* \([0-9]*\) jobs$/\1/p' | head -n 1)"
+# The default --jobs, as a run's header line names it.
+default_jobs() {
+    NO_COLOR=1 "$ours" run "$@" --filter lifecycle.ping 2>/dev/null | sed -n 's/.* \([0-9]*\) jobs$/\1/p' | head -n 1
+}
+jobs="$(default_jobs --url "$reference_url" --transport streamable) over HTTP, $(default_jobs --stdio "$reference") over stdio"
 
 echo "bench: $runs runs of each, alternating" >&2
 for run in $(seq "$runs"); do
@@ -175,7 +178,7 @@ table="$(awk -F'|' '
     }' "$work/samples")"
 
 stamp="$(date -u +%Y-%m-%d), $(nproc) cores, $(awk '/MemTotal/ { printf "%.0f GiB", $2 / 1048576 }' /proc/meminfo), $runs runs each"
-report="$(printf 'Measured by `scripts/bench.sh` (%s), default `--jobs` (%s here):\n\n%s\n\nA wall of %s s against a server that never answers means the run was still going when the\nbench stopped it. The official suite speaks HTTP only, so the stdio rows have no ratio.\n' "$stamp" "$jobs" "$table" "$guard")"
+report="$(printf 'Measured by `scripts/bench.sh` (%s), default `--jobs` (here %s):\n\n%s\n\nA wall of %s s against a server that never answers means the run was still going when the\nbench stopped it. The official suite speaks HTTP only, so the stdio rows have no ratio.\n' "$stamp" "$jobs" "$table" "$guard")"
 echo "$report"
 
 if $update_docs; then

@@ -230,8 +230,9 @@ pub struct RunArgs {
     pub paths: Vec<PathBuf>,
     #[command(flatten)]
     pub catalogue: CatalogueArg,
-    /// Scenarios to run at once (default: 4 per core, at most 16, fewer when
-    /// memory is short: scenarios mostly wait).
+    /// Scenarios to run at once (default: over HTTP 4 per core, over stdio,
+    /// where each starts a server process, 1 per core; at most 16, fewer
+    /// when memory is short).
     #[arg(long, short, value_parser = at_least_one::<usize>)]
     pub jobs: Option<usize>,
     /// A bundled profile name or a profile file binding triggers to the
@@ -555,7 +556,7 @@ fn run(args: RunArgs) -> Result<ExitCode, CliError> {
         .last()
         .copied()
         .unwrap_or(ProtocolVersion::LATEST_STATEFUL);
-    let jobs = jobs_or_default(args.jobs);
+    let jobs = jobs_or_default(args.jobs, matches!(config.target, Target::Stdio(_)));
     let judged = Judged {
         scenarios: &scenarios,
         config: &config,
@@ -606,9 +607,10 @@ fn timeout_bounds(args: &RunArgs) -> Result<crate::runner::latency::TimeoutBound
     }
 }
 
-/// `--jobs`, or the default fitted to waiting work (`crate::jobs`).
-pub(crate) fn jobs_or_default(jobs: Option<usize>) -> usize {
-    jobs.unwrap_or_else(crate::jobs::default_jobs_here)
+/// `--jobs`, or the default fitted to the work (`crate::jobs`): whether
+/// each scenario `starts_a_process`.
+pub(crate) fn jobs_or_default(jobs: Option<usize>, starts_a_process: bool) -> usize {
+    jobs.unwrap_or_else(|| crate::jobs::default_jobs_here(starts_a_process))
 }
 
 fn merge(reports: &[PathBuf], dir: &std::path::Path) -> Result<ExitCode, CliError> {
