@@ -11,7 +11,9 @@
 # and the official suite, the Python SDK peer). Figures come from GNU time:
 # CPU is user + system of the tool and the children it waited for (over
 # stdio that includes the server; over HTTP the server is started here and
-# not counted), peak RSS is the largest single process among them.
+# not counted), peak RSS is the largest single process among them. Over
+# stdio, ours also reports what starting a server process per scenario cost
+# (report.json's `startup_ms` under `--timings`, summed over the cases).
 set -euo pipefail
 
 runs=5
@@ -69,16 +71,25 @@ start() {
 }
 
 # One measured run, stopped after $guard seconds (300 until it is set):
-# appends "target tool wall cpu rss_kib" to the samples.
+# appends "target tool wall cpu rss_kib start_ms" to the samples (start_ms:
+# the process starts summed from report.json, when ours wrote them).
 measure() {
     local target="$1" tool="$2" limit="${guard:-300}"
     shift 2
     local out="$work/time"
+    rm -rf "$work/report"
     # A verdict of failure is still a measured run; only the figures matter.
     /usr/bin/time -f "%e %U %S %M" -o "$out" timeout "$limit" "$@" >/dev/null 2>&1 || true
     # GNU time writes a note above its figures when the command failed.
     read -r wall user sys rss < <(tail -n 1 "$out")
-    echo "$target|$tool|$wall|$(awk -v u="$user" -v s="$sys" 'BEGIN { print u + s }')|$rss" >>"$work/samples"
+    local starts=""
+    if [[ -f "$work/report/report.json" ]]; then
+        starts="$(python3 -c 'import json, sys
+cases = json.load(open(sys.argv[1]))["cases"]
+times = [c["startup_ms"] for c in cases if "startup_ms" in c]
+print(sum(times) if times else "")' "$work/report/report.json")"
+    fi
+    echo "$target|$tool|$wall|$(awk -v u="$user" -v s="$sys" 'BEGIN { print u + s }')|$rss|$starts" >>"$work/samples"
 }
 
 everything_port="$(free_port)"
@@ -100,15 +111,23 @@ reference_url="http://127.0.0.1:$reference_port/mcp"
 python_url="http://127.0.0.1:$python_port/mcp"
 mute_url="http://127.0.0.1:$mute_port/mcp"
 
+# The default --jobs, as a run's header line names it.
+default_jobs() {
+    NO_COLOR=1 "$ours" run "$@" --filter lifecycle.ping 2>/dev/null | sed -n 's/.* \([0-9]*\) jobs$/\1/p' | head -n 1
+}
+jobs="$(default_jobs --url "$reference_url" --transport streamable) over HTTP, $(default_jobs --stdio "$reference") over stdio"
+
 echo "bench: $runs runs of each, alternating" >&2
 for run in $(seq "$runs"); do
     echo "bench: run $run/$runs" >&2
     measure "everything server, Streamable HTTP" mcp-conform \
         "$ours" run --url "$everything" --transport streamable --profile everything
     measure "everything server, Streamable HTTP" official "${theirs[@]}" --url "$everything" -o "$work/official"
-    measure "reference server, Streamable HTTP" mcp-conform "$ours" run --url "$reference_url" --transport streamable
+    measure "reference server, Streamable HTTP" mcp-conform \
+        "$ours" run --url "$reference_url" --transport streamable --profile reference
     measure "reference server, Streamable HTTP" official "${theirs[@]}" --url "$reference_url" -o "$work/official"
-    measure "reference server, stdio" mcp-conform "$ours" run --stdio "$reference"
+    measure "reference server, stdio" mcp-conform \
+        "$ours" run --stdio "$reference" --profile reference --timings --report-dir "$work/report"
     measure "Python SDK peer, Streamable HTTP" mcp-conform \
         "$ours" run --url "$python_url" --transport streamable --profile "$repo/fixtures/peers/python/profile.yaml"
     measure "Python SDK peer, Streamable HTTP" official "${theirs[@]}" --url "$python_url" -o "$work/official"
@@ -131,17 +150,23 @@ table="$(awk -F'|' '
         if (!(key in count)) { order[++keys] = key }
         n = ++count[key]
         wall[key, n] = $3 + 0; cpu[key, n] = $4 + 0; rss[key, n] = $5 / 1024
+        if ($6 != "") { starts[key, ++started[key]] = $6 / 1000 }
     }
     END {
-        print "| server | tool | wall min / median / max (s) | CPU median (s) | peak RSS median (MiB) | ours / official (wall, CPU, RSS) |"
-        print "|---|---|---|---|---|---|"
+        print "| server | tool | wall min / median / max (s) | CPU median (s) | peak RSS median (MiB) | process starts median (s, summed) | ours / official (wall, CPU, RSS) |"
+        print "|---|---|---|---|---|---|---|"
         for (k = 1; k <= keys; k++) {
             key = order[k]; n = count[key]; split(key, part, SUBSEP)
-            delete w; delete c; delete r
+            delete w; delete c; delete r; delete s
             for (i = 1; i <= n; i++) { w[i] = wall[key, i]; c[i] = cpu[key, i]; r[i] = rss[key, i] }
             sorted(w, n); sorted(c, n); sorted(r, n)
             mw[key] = median(w, n); mc[key] = median(c, n); mr[key] = median(r, n)
-            line[key] = sprintf("| %s | %s | %.2f / %.2f / %.2f | %.2f | %.0f |", part[1], part[2], w[1], mw[key], w[n], mc[key], mr[key])
+            start = ""
+            if (started[key]) {
+                for (i = 1; i <= started[key]; i++) s[i] = starts[key, i]
+                sorted(s, started[key]); start = sprintf("%.2f", median(s, started[key]))
+            }
+            line[key] = sprintf("| %s | %s | %.2f / %.2f / %.2f | %.2f | %.0f | %s |", part[1], part[2], w[1], mw[key], w[n], mc[key], mr[key], start)
         }
         for (k = 1; k <= keys; k++) {
             key = order[k]; split(key, part, SUBSEP); other = part[1] SUBSEP "official"
@@ -153,7 +178,7 @@ table="$(awk -F'|' '
     }' "$work/samples")"
 
 stamp="$(date -u +%Y-%m-%d), $(nproc) cores, $(awk '/MemTotal/ { printf "%.0f GiB", $2 / 1048576 }' /proc/meminfo), $runs runs each"
-report="$(printf 'Measured by `scripts/bench.sh` (%s):\n\n%s\n\nA wall of %s s against a server that never answers means the run was still going when the\nbench stopped it.\n' "$stamp" "$table" "$guard")"
+report="$(printf 'Measured by `scripts/bench.sh` (%s), default `--jobs` (here %s):\n\n%s\n\nA wall of %s s against a server that never answers means the run was still going when the\nbench stopped it. The official suite speaks HTTP only, so the stdio rows have no ratio.\n' "$stamp" "$jobs" "$table" "$guard")"
 echo "$report"
 
 if $update_docs; then

@@ -261,7 +261,9 @@ pub struct RunArgs {
     pub paths: Vec<PathBuf>,
     #[command(flatten)]
     pub catalogue: CatalogueArg,
-    /// Scenarios to run at once (default: the number of cores).
+    /// Scenarios to run at once (default: over HTTP 4 per core, over stdio,
+    /// where each starts a server process, 1 per core; at most 16, fewer
+    /// when memory is short).
     #[arg(long, short, value_parser = at_least_one::<usize>)]
     pub jobs: Option<usize>,
     /// A bundled profile name or a profile file binding triggers to the
@@ -283,6 +285,15 @@ pub struct RunArgs {
     /// Seconds the server has to answer `initialize`.
     #[arg(long, default_value_t = 10, value_parser = at_least_one::<u64>)]
     pub startup_timeout: u64,
+    /// Milliseconds a request step without `timeout_ms` waits at least: its
+    /// wait is 20 times the server's slowest round trip so far, within the
+    /// floor and the ceiling (default 5000: never shorter than the
+    /// scenario language's default).
+    #[arg(long, value_name = "MS", value_parser = at_least_one::<u64>)]
+    pub timeout_floor: Option<u64>,
+    /// Milliseconds such a wait lasts at most (default 30000).
+    #[arg(long, value_name = "MS", value_parser = at_least_one::<u64>)]
+    pub timeout_ceiling: Option<u64>,
     #[command(flatten)]
     pub gate: GateArgs,
     /// Run slice K of N of the selected scenarios (split by id; for a CI
@@ -348,6 +359,11 @@ pub struct GateArgs {
     /// first ones (by default the rest are then reported as errors, unrun).
     #[arg(long)]
     pub keep_going: bool,
+    /// Also record in report.json how long each case's peer process took
+    /// to start (`startup_ms`, stdio only). Off by default: measured times
+    /// would make two runs' files differ.
+    #[arg(long)]
+    pub timings: bool,
     #[command(flatten)]
     pub listing: crate::quiet::Listing,
 }
@@ -541,6 +557,7 @@ fn run(args: RunArgs) -> Result<ExitCode, CliError> {
     let bundled_server = args.server.is_bundled();
     let mut config = RunConfig::new(args.server.target().map_err(CliError::Usage)?);
     config.startup_timeout = std::time::Duration::from_secs(args.startup_timeout);
+    config.timeouts = timeout_bounds(&args)?;
     // Listening from here: a signal while the server starts stops the run too.
     crate::interrupt::flag();
     let own_token = crate::auth::read_token(args.token.as_deref(), args.token_command.as_deref())
@@ -606,7 +623,7 @@ fn run(args: RunArgs) -> Result<ExitCode, CliError> {
         .last()
         .copied()
         .unwrap_or(ProtocolVersion::LATEST_STATEFUL);
-    let jobs = jobs_or_default(args.jobs);
+    let jobs = jobs_or_default(args.jobs, matches!(config.target, Target::Stdio(_)));
     let judged = Judged {
         scenarios: &scenarios,
         config: &config,
@@ -637,9 +654,30 @@ pub(crate) fn at_least_one<T: std::str::FromStr + PartialOrd + From<u8>>(text: &
     }
 }
 
-/// `--jobs`, or one scenario at a time per core.
-pub(crate) fn jobs_or_default(jobs: Option<usize>) -> usize {
-    jobs.unwrap_or_else(|| std::thread::available_parallelism().map_or(2, |n| n.get()))
+/// `--timeout-floor` and `--timeout-ceiling`, each defaulting on its own.
+fn timeout_bounds(args: &RunArgs) -> Result<crate::runner::latency::TimeoutBounds, CliError> {
+    use std::time::Duration;
+    let default = crate::runner::latency::TimeoutBounds::default();
+    let bounds = crate::runner::latency::TimeoutBounds {
+        floor: args.timeout_floor.map_or(default.floor, Duration::from_millis),
+        ceiling: args
+            .timeout_ceiling
+            .map_or(default.ceiling, Duration::from_millis),
+    };
+    match bounds.floor <= bounds.ceiling {
+        true => Ok(bounds),
+        false => Err(CliError::Usage(format!(
+            "--timeout-floor ({} ms) is above --timeout-ceiling ({} ms)",
+            bounds.floor.as_millis(),
+            bounds.ceiling.as_millis()
+        ))),
+    }
+}
+
+/// `--jobs`, or the default fitted to the work (`crate::jobs`): whether
+/// each scenario `starts_a_process`.
+pub(crate) fn jobs_or_default(jobs: Option<usize>, starts_a_process: bool) -> usize {
+    jobs.unwrap_or_else(|| crate::jobs::default_jobs_here(starts_a_process))
 }
 
 fn merge(reports: &[PathBuf], dir: &std::path::Path) -> Result<ExitCode, CliError> {

@@ -31,6 +31,7 @@ pub mod explain_scenario;
 pub mod fuzz;
 pub mod init;
 pub mod interrupt;
+pub mod jobs;
 pub mod libtest;
 pub mod mock_client;
 pub mod new_scenario;

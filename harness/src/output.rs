@@ -359,6 +359,7 @@ mod tests {
             }],
             transcript_cut: None,
             stderr_tail: None,
+            startup_ms: None,
         }
     }
 

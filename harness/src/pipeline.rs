@@ -54,6 +54,7 @@ impl Judged<'_> {
             })?;
         let config = &RunConfig {
             fail_fast: !gate.keep_going,
+            timings: gate.timings,
             ..self.config.clone()
         };
         let secrets = self.secrets(gate);

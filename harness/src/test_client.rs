@@ -74,7 +74,8 @@ pub struct TestClientArgs {
     /// Only scenarios whose id contains this text (repeatable).
     #[arg(long = "filter", short = 'f')]
     pub filters: Vec<String>,
-    /// Clients to run at once (default: the number of cores).
+    /// Clients to run at once (default: one per core, each starting a client
+    /// process; fewer when memory is short).
     #[arg(long, short, value_parser = crate::cli::at_least_one::<usize>)]
     pub jobs: Option<usize>,
     /// The protocol version to answer when the client offers none we know
@@ -218,7 +219,7 @@ pub fn test_client(args: TestClientArgs) -> Result<ExitCode, CliError> {
     let mut config = RunConfig::new(Target::Client(client));
     config.protocol = versions[0];
     config.startup_timeout = Duration::from_secs(args.startup_timeout);
-    let jobs = crate::cli::jobs_or_default(args.jobs);
+    let jobs = crate::cli::jobs_or_default(args.jobs, true);
     let judged = Judged {
         scenarios: &scenarios,
         config: &config,

@@ -227,6 +227,17 @@ fn two_runs_differ_only_in_the_timestamp() {
 }
 
 #[test]
+fn timings_record_each_stdio_case_s_process_start() {
+    let out = TempDir::new().unwrap();
+    run_broken("bad-base64", out.path(), &["-f", "tools.list", "--timings"]);
+    let report = json(out.path());
+    let case = &report["cases"][0];
+    assert_eq!(case["verdict"], "pass", "{case}");
+    let startup = case["startup_ms"].as_u64();
+    assert!(startup.is_some_and(|ms| ms < 10_000), "{case}");
+}
+
+#[test]
 fn a_baselined_failure_passes_and_a_new_one_fails() {
     let out = TempDir::new().unwrap();
     let (run, _) = gated(

@@ -179,6 +179,11 @@ pub struct Case {
     pub transcript_cut: Option<TranscriptCut>,
     /// The last lines of the peer's stderr, kept when something went wrong.
     pub stderr_tail: Option<String>,
+    /// Milliseconds from starting the peer's process to its first frame,
+    /// when the case started it and spoke to it over stdio (absent over
+    /// HTTP, where the server was up before the run).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub startup_ms: Option<u64>,
 }
 
 /// Frames of a case's transcript that the reports keep: no scenario comes

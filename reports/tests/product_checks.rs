@@ -38,6 +38,7 @@ fn case(scenario: &str, checks: Vec<CheckResult>) -> Case {
         transcript: Vec::new(),
         transcript_cut: None,
         stderr_tail: None,
+        startup_ms: None,
     }
 }
 

@@ -58,6 +58,7 @@ fn case(scenario: &str, verdict: Verdict, checks: Vec<CheckResult>) -> Case {
         ],
         transcript_cut: None,
         stderr_tail: None,
+        startup_ms: None,
     }
 }
 

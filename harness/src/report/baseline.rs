@@ -275,6 +275,7 @@ mod tests {
             transcript: Vec::new(),
             transcript_cut: None,
             stderr_tail: None,
+            startup_ms: None,
         }
     }
 

@@ -183,6 +183,9 @@ fn unredacted_case(outcome: &ScenarioOutcome) -> Case {
                 .sum(),
         }),
         stderr_tail: outcome.stderr_tail.clone(),
+        startup_ms: outcome
+            .startup
+            .map(|startup| u64::try_from(startup.as_millis()).unwrap_or(u64::MAX)),
     }
 }
 

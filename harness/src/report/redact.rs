@@ -26,6 +26,7 @@ pub fn case(mut case: Case, secrets: &Secrets) -> Case {
         // Counts only.
         transcript_cut: _,
         stderr_tail,
+        startup_ms: _,
     } = &mut case;
     for text in [scenario, title, area, file] {
         redact(secrets, text);
@@ -168,6 +169,7 @@ mod tests {
                 }],
                 transcript_cut: None,
                 stderr_tail: Some(leak.into()),
+                startup_ms: None,
             },
             &secrets,
         );

@@ -19,7 +19,7 @@ use super::outcome::Check;
 const SHOWN: usize = 5;
 /// How `expect_silence` names a response to no request of ours (and how
 /// `forbid` names such responses).
-const STRAY_RESPONSE: &str = "response";
+pub const STRAY_RESPONSE: &str = "response";
 
 /// What the peer sent in the frames whose index `keep` admits: method
 /// names, and `response (id N)` for a response to no request of ours (the

@@ -19,6 +19,7 @@ mod failfast;
 mod frames;
 mod gateway;
 mod handshake;
+pub mod latency;
 pub(crate) mod mock_server;
 mod outcome;
 mod probe;
@@ -114,6 +115,11 @@ pub struct RunConfig {
     /// Whether the HTTP server is protected and the tokens to present, when
     /// the harness is its authorization server (`crate::auth`).
     pub auth: Option<std::sync::Arc<crate::auth::AuthContext>>,
+    /// Whether each case records how long its peer process took to start
+    /// (`--timings`).
+    pub timings: bool,
+    /// The bounds of a `request` step's wait fitted to the peer's latency.
+    pub timeouts: latency::TimeoutBounds,
 }
 
 impl RunConfig {
@@ -127,6 +133,8 @@ impl RunConfig {
             official: None,
             fail_fast: false,
             auth: None,
+            timings: false,
+            timeouts: latency::TimeoutBounds::default(),
         }
     }
 }

@@ -6,7 +6,7 @@ use std::time::Duration;
 pub use mcp_conform_core::judge::Check;
 use mcp_conform_core::scenario::Scenario;
 use mcp_conform_core::version::ProtocolVersion;
-use mcp_conform_core::wire::Frame;
+use mcp_conform_core::wire::{Direction, Frame};
 use mcp_conform_core::{Verdict, requirements};
 
 /// Everything known about one scenario run.
@@ -32,6 +32,9 @@ pub struct ScenarioOutcome {
     /// first), kept when something went wrong.
     pub stderr_tail: Option<String>,
     pub duration: Duration,
+    /// How long the peer's process took from its start to its first frame,
+    /// when the case started it and spoke to it over stdio.
+    pub startup: Option<Duration>,
     /// Whether the peer said anything usable (see [`heard`](super::failfast::heard));
     /// `None` when no peer was reached (the case did not apply or did not start).
     pub heard: Option<bool>,
@@ -74,6 +77,7 @@ impl ScenarioOutcome {
             version: None,
             stderr_tail: None,
             duration: Duration::ZERO,
+            startup: None,
             heard: None,
         }
     }
@@ -86,4 +90,14 @@ impl ScenarioOutcome {
             ..ScenarioOutcome::new(scenario)
         }
     }
+}
+
+/// The time of the peer's first frame in `transcript`: over stdio, frame
+/// times count from the process's start, so this is what starting it cost
+/// (its answer to `initialize`, or a client's first request).
+pub fn first_heard(transcript: &[Frame]) -> Option<Duration> {
+    transcript
+        .iter()
+        .find(|frame| frame.direction == Direction::Received)
+        .map(|frame| frame.at)
 }

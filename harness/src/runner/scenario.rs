@@ -22,7 +22,7 @@ use super::frames::check_frames;
 use super::gateway::{self, Hub};
 use super::handshake::{Handshaken, handshake};
 use super::mock_server;
-use super::outcome::{Check, ScenarioOutcome};
+use super::outcome::{Check, ScenarioOutcome, first_heard};
 use super::steps::{StepRunner, Stop, transport_mismatch};
 use super::{RunConfig, Target};
 use crate::auth::Protection;
@@ -214,6 +214,9 @@ pub(super) async fn run_session(
     }
     outcome.transcript = runner.session.transcript().to_vec();
     outcome.heard = Some(heard(&outcome.transcript));
+    outcome.startup = (config.timings && stdio)
+        .then(|| first_heard(&outcome.transcript))
+        .flatten();
     if let Some(hub) = runner.backends.take() {
         hub.stop().await;
         let judged = gateway::judge_backends(&hub, scenario, config, outcome.transcript.len());

@@ -24,6 +24,7 @@ use super::RunConfig;
 use super::answers::{AnswerSource, ScriptHandler, StepQueues, forbidden_name};
 use super::frames::heard;
 use super::gateway::Hub;
+use super::latency::{TimeoutBounds, slowest_round_trip};
 use super::outcome::Check;
 use super::verify::{apply_captures, check_matcher, check_response};
 use crate::auth::AuthContext;
@@ -31,6 +32,7 @@ use crate::auth::AuthContext;
 mod backend;
 mod http;
 mod interaction;
+mod silence;
 mod task;
 
 pub use http::transport_mismatch;
@@ -143,6 +145,11 @@ pub struct StepRunner<'s> {
     backend_requests_seen: BTreeMap<String, u64>,
     /// How long the peer has to answer the first request of the session.
     startup_timeout: Duration,
+    /// Whether the peer's frames reach us in the order it wrote them (one
+    /// pipe or stream), so a round trip proves what it sent before.
+    ordered: bool,
+    /// The bounds of a response wait fitted to the peer's latency.
+    timeouts: TimeoutBounds,
     /// The tokens `http` steps present (`token`), when the harness is the
     /// server's authorization server.
     auth: Option<Arc<AuthContext>>,
@@ -194,6 +201,8 @@ impl<'s> StepRunner<'s> {
             backend_mark: 0,
             backend_requests_seen: BTreeMap::new(),
             startup_timeout: config.startup_timeout,
+            ordered: config.target.frames_on_stdio(),
+            timeouts: config.timeouts,
             auth: config.auth.clone(),
         }
     }
@@ -448,15 +457,23 @@ impl<'s> StepRunner<'s> {
             require: step.require,
             raw: false,
         };
-        self.await_response(
-            &step.method,
-            &id,
-            judge,
-            &step.capture,
-            &step.answers,
-            step.timeout,
-        )
-        .await
+        let timeout = self.response_wait(step);
+        self.await_response(&step.method, &id, judge, &step.capture, &step.answers, timeout)
+            .await
+    }
+
+    /// How long a request step waits for its response: as the scenario
+    /// says, or, when it says nothing and a response must come, fitted to
+    /// the peer's latency (`latency`). A wait that admits silence is a
+    /// window and is never fitted.
+    fn response_wait(&self, step: &RequestStep) -> Duration {
+        let admits_silence = step.expect.as_ref().is_some_and(|e| e.expect.admits_silence());
+        match step.declared_timeout || admits_silence {
+            true => step.timeout,
+            false => self
+                .timeouts
+                .fit(step.timeout, slowest_round_trip(self.session.transcript())),
+        }
     }
 
     /// Waits for the response to `id` while serving the peer, then judges it.
@@ -735,7 +752,7 @@ impl<'s> StepRunner<'s> {
     }
 
     async fn expect_silence(&mut self, within: Duration, forbid: &[String], tag: &CheckTag) -> Stop {
-        let exit = self.idle(within, &[]).await;
+        let exit = self.wait_out_silence(within, forbid).await;
         // Everything the peer sent since the step before started, but the
         // answers to our own requests: a notification for a call we just made
         // arrives while we wait for its response. A request we cancelled is

@@ -242,6 +242,9 @@ pub struct RequestStep {
     pub tamper_request_state: bool,
     pub capture: Vec<Capture>,
     pub timeout: Duration,
+    /// `timeout` is the file's `timeout_ms`, kept as it is; otherwise it is
+    /// the default, which the runner may fit to the peer's latency.
+    pub declared_timeout: bool,
 }
 
 /// A JSONPath capture into a variable.

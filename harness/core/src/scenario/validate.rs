@@ -833,6 +833,7 @@ impl Validator<'_> {
             tamper_request_state: r.tamper_request_state,
             capture: self.captures(&r.capture),
             timeout: self.millis(r.timeout_ms, STEP_TIMEOUT, span),
+            declared_timeout: r.timeout_ms.is_some(),
         }
     }
 

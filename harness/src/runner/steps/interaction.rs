@@ -232,12 +232,18 @@ impl StepRunner<'_> {
     /// Sends `ping` (stateful versions) or `server/discover` (stateless),
     /// and expects a result.
     pub(super) async fn alive(&mut self, timeout: std::time::Duration, tag: &CheckTag) -> Stop {
-        let method = if self.is_stateless() {
+        self.request_result(self.liveness_method(), Value::Null, timeout, tag)
+            .await
+    }
+
+    /// The request any server answers at any time: `ping`, or
+    /// `server/discover` in the stateless era (which has no `ping`).
+    pub(super) fn liveness_method(&self) -> &'static str {
+        if self.is_stateless() {
             "server/discover"
         } else {
             "ping"
-        };
-        self.request_result(method, Value::Null, timeout, tag).await
+        }
     }
 
     /// Sends a request (params `null`: none) and expects a result of any
