@@ -9,6 +9,7 @@
 //! - [`origin`]: URLs a server named outside its origin.
 //! - [`defaults`]: what a check cites when the scenario names nothing.
 //! - [`unanswered`]: a request of ours that got no response.
+//! - [`task_stored`]: a task of the extension, polled as soon as it is created.
 
 mod check;
 pub mod defaults;
@@ -17,6 +18,7 @@ pub mod discover;
 pub mod handshake;
 pub mod opening;
 pub mod origin;
+pub mod task_stored;
 pub mod unanswered;
 
 pub use check::Check;

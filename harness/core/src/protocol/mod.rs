@@ -168,6 +168,7 @@ cites! {
     TASKX_002,
     TASKX_006,
     TASKX_007,
+    TASKX_008,
     TASKX_010,
     TASKX_011,
     TASKX_012,
