@@ -21,6 +21,9 @@ use crate::version::ProtocolVersion;
 /// The only request type a task may answer (TASKX-006).
 const TASK_METHOD: &str = "tools/call";
 
+/// The extension's own requests.
+const TASK_REQUESTS: [&str; 3] = ["tasks/get", "tasks/update", "tasks/cancel"];
+
 /// The old capabilities a server with the extension no longer declares (TASKX-027).
 const OLD_CAPABILITY_MEMBERS: [&str; 3] = ["list", "cancel", "requests"];
 
@@ -45,12 +48,14 @@ impl TaskExtension {
         out: &mut Vec<Violation>,
     ) -> bool {
         let opted_in = declares_extension(declared);
-        if is_task_result(result) {
+        // The extension's own answers say "complete"; saying "task" breaks
+        // their shapes (TASKX-010, TASKX-016, TASKX-022), judged as usual.
+        if is_task_result(result) && !TASK_REQUESTS.contains(&method) {
             self.created(method, opted_in, result, version, out);
             return true;
         }
         match method {
-            "tasks/get" | "tasks/update" | "tasks/cancel" => {
+            _ if TASK_REQUESTS.contains(&method) => {
                 // A request with only the 2025-11-25 capability may be
                 // served too (SEP-2663 asks dual-era servers to); one with
                 // no declaration at all may not.
