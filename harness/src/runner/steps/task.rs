@@ -78,14 +78,7 @@ impl<'s> StepRunner<'s> {
             return Stop::Done;
         };
         let task = task.clone();
-        self.checks.push(match &step.created {
-            Some(matcher) => check_matcher("task created".into(), tag, matcher, Some(&task), &mut self.ctx),
-            None => Check::pass_for("task created", tag),
-        });
-        let task_id = task["taskId"].clone();
-        self.ctx
-            .vars
-            .insert(format!("{}.task_id", step.name), task_id.clone());
+        let task_id = self.note_created(step, &task);
         let mut seen = Vec::new();
         let deadline = Instant::now() + step.within;
         let stop = self.follow(step, &task_id, task, deadline, &mut seen).await;
@@ -95,6 +88,21 @@ impl<'s> StepRunner<'s> {
         }
         self.check_statuses(step, &seen);
         Stop::Done
+    }
+
+    /// Judges the created task against `created`, keeps its id as
+    /// `${<name>.task_id}`, and returns it.
+    fn note_created(&mut self, step: &'s TaskStep, task: &Value) -> Value {
+        let tag = &step.tag;
+        self.checks.push(match &step.created {
+            Some(matcher) => check_matcher("task created".into(), tag, matcher, Some(task), &mut self.ctx),
+            None => Check::pass_for("task created", tag),
+        });
+        let task_id = task["taskId"].clone();
+        self.ctx
+            .vars
+            .insert(format!("{}.task_id", step.name), task_id.clone());
+        task_id
     }
 
     /// Matches the statuses seen, and the last one, against the step's.

@@ -8,8 +8,8 @@
 
 use serde_json::Value;
 
-use super::common::{INT, OBJECT, REQUEST_META_FIELD, RESULT_META_FIELD, STR, alt};
-use super::tasks::TaskStatus;
+use super::common::{INT, OBJECT, REQUEST_META_FIELD, RESULT_META_FIELD, STR};
+use super::tasks::{TASK_ID_PARAMS, TTL, TaskStatus};
 use super::{Flow, MethodSpec, notification, request};
 use crate::protocol::cite;
 use crate::protocol::shape::{Named, Shape, Versions, opt, req};
@@ -42,9 +42,6 @@ pub fn is_task_result(result: &Value) -> bool {
 
 static STATUS: Shape = Shape::Enum(&TaskStatus::NAMES);
 
-/// `ttlMs`: integer milliseconds from `createdAt`, or `null` for unlimited.
-static TTL_MS: Shape = Shape::AnyOf(&[alt(&INT), alt(&Shape::Null)]);
-
 /// The fields every task state carries at its top level: the
 /// `CreateTaskResult`, a `tasks/get` answer, a `notifications/tasks`.
 static TASK: Shape = Shape::Named(&Named {
@@ -56,7 +53,8 @@ static TASK: Shape = Shape::Named(&Named {
         opt("statusMessage", &STR),
         req("createdAt", &STR),
         req("lastUpdatedAt", &STR),
-        req("ttlMs", &TTL_MS),
+        // Integer milliseconds from `createdAt`, or `null` for unlimited, as 2025-11-25's `ttl`.
+        req("ttlMs", &TTL),
         opt("pollIntervalMs", &INT),
     ]),
 });
@@ -103,8 +101,6 @@ static CANCEL_ACK: Shape = Shape::Named(&Named {
     requirement: cite::TASKX_022,
     shape: Shape::Object(&[req("resultType", &COMPLETE), RESULT_META_FIELD]),
 });
-
-static TASK_ID_PARAMS: Shape = Shape::Object(&[req("taskId", &STR), REQUEST_META_FIELD]);
 
 static UPDATE_PARAMS: Shape = Shape::Object(&[
     req("taskId", &STR),

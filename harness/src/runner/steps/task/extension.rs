@@ -14,7 +14,7 @@ use tokio::time::Instant;
 
 use super::{Flavor, StepRunner, Stop};
 use crate::runner::outcome::Check;
-use crate::runner::verify::{check_matcher, check_response};
+use crate::runner::verify::check_response;
 
 /// What the underlying request would have answered, as a response: the
 /// inlined `result` of a completed task, the `error` of a failed one.
@@ -73,14 +73,7 @@ impl<'s> StepRunner<'s> {
                 }
             };
         };
-        self.checks.push(match &step.created {
-            Some(matcher) => check_matcher("task created".into(), tag, matcher, Some(&task), &mut self.ctx),
-            None => Check::pass_for("task created", tag),
-        });
-        let task_id = task["taskId"].clone();
-        self.ctx
-            .vars
-            .insert(format!("{}.task_id", step.name), task_id.clone());
+        let task_id = self.note_created(step, &task);
         if let Err(stop) = self.poll_at_once(step, &task_id, &mut task).await {
             return stop;
         }
