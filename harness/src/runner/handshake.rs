@@ -153,4 +153,13 @@ mod tests {
             Some("declares none of the `tools.listChanged`, `resources.subscribe` capabilities")
         );
     }
+
+    #[test]
+    fn an_extension_identifier_is_one_key() {
+        let requires = requiring_any(&["extensions.io.modelcontextprotocol/tasks"]);
+        let caps = json!({ "extensions": { "io.modelcontextprotocol/tasks": {} } });
+        assert_eq!(unmet_capabilities(&requires, &caps), None);
+        let other = json!({ "extensions": { "io.modelcontextprotocol/other": {} } });
+        assert!(unmet_capabilities(&requires, &other).is_some());
+    }
 }

@@ -430,7 +430,11 @@ fn requests_before_initialize(scenario: &Scenario) -> bool {
 /// The value at a dotted path (`tools.listChanged`), if declared: present,
 /// not null and not `false`.
 pub(super) fn dotted<'v>(value: &'v Value, path: &str) -> Option<&'v Value> {
-    path.split('.')
-        .try_fold(value, |v, key| v.get(key))
-        .filter(|v| !v.is_null() && **v != Value::Bool(false))
+    // An extension's identifier has dots of its own
+    // (`extensions.io.modelcontextprotocol/tasks`): it is one key.
+    let found = match path.strip_prefix("extensions.") {
+        Some(extension) => value.get("extensions").and_then(|e| e.get(extension)),
+        None => path.split('.').try_fold(value, |v, key| v.get(key)),
+    };
+    found.filter(|v| !v.is_null() && **v != Value::Bool(false))
 }

@@ -11,6 +11,7 @@
 mod fuzz;
 mod multi_turn;
 mod stateless;
+mod task_extension;
 mod tasks;
 
 use std::collections::{HashMap, HashSet};
@@ -265,6 +266,25 @@ crate::faults::faults! {
     CancelAnswersWorking = "cancel-answers-working", "TASK-007", "tasks/cancel answers with the task still working." => ["tasks.cancel"];
     RequiredToolServedPlain = "required-tool-served-plain", "TASK-002", "A tool that runs only as a task answers a plain call with a result instead of -32601." => ["tasks.required-tool"];
     ForbiddenToolServedAsTask = "forbidden-tool-served-as-task", "TASK-002", "A tool without task support called as a task is served as an ordinary call instead of refused with -32601." => ["tasks.forbidden-tool"];
+    ModernTaskOldOptIn = "modern-task-old-opt-in", "TASKX-026", "Under 2026-07-28, a tools/call that asks for a task the 2025-11-25 way (params.task) without the extension is answered with a CreateTaskResult." => ["tasks.extension-opt-in"];
+    ModernTaskCreatedNested = "modern-task-created-nested", "TASKX-007", "Under 2026-07-28, a CreateTaskResult holds the task's fields under `task`, as 2025-11-25 did, instead of at its top." => [
+        "tasks.extension-lifecycle", "tasks.extension-opt-in", "tasks.extension-required-tool",
+        "tasks.extension-rpc-error", "tasks.extension-tool-error",
+    ];
+    ModernTaskNotStoredYet = "modern-task-not-stored-yet", "TASKX-008", "Under 2026-07-28, the first tasks/get of a task just created gets -32602, as if it were announced before it was stored." => [
+        "tasks.extension-lifecycle", "tasks.extension-opt-in", "tasks.extension-required-tool",
+        "tasks.extension-rpc-error", "tasks.extension-tool-error",
+    ];
+    ModernTaskNoInlinedResult = "modern-task-no-inlined-result", "TASKX-010", "Under 2026-07-28, tasks/get of a completed task leaves out its result." => [
+        "tasks.extension-lifecycle", "tasks.extension-opt-in", "tasks.extension-required-tool",
+        "tasks.extension-tool-error",
+    ];
+    ModernTaskToolErrorFails = "modern-task-tool-error-fails", "TASKX-012", "Under 2026-07-28, a task whose tool result has isError is shown failed, with an error, as 2025-11-25 did." => ["tasks.extension-tool-error"];
+    ModernTaskUnknownIdCode = "modern-task-unknown-id-code", "TASKX-013", "Under 2026-07-28, tasks/get of an unknown task gets -32603 instead of -32602." => ["tasks.extension-cancel-update"];
+    ModernTaskGetUndeclaredServed = "modern-task-get-undeclared-served", "TASKX-015", "Under 2026-07-28, tasks/get, tasks/update and tasks/cancel from a request without the tasks extension are served instead of refused with -32021." => ["tasks.extension-opt-in"];
+    ModernTaskRequiredOldCode = "modern-task-required-old-code", "TASKX-003", "Under 2026-07-28, a tool that runs only as a task refuses a request without the extension with -32003, the code of copies of the extension from before 2026-08-19, instead of -32021." => ["tasks.extension-required-tool"];
+    ModernTaskResultServed = "modern-task-result-served", "TASKX-024", "Under 2026-07-28, tasks/result (removed by the extension) is answered with a result instead of -32601." => ["tasks.extension-removed-methods"];
+    ModernTaskCancelAsTask = "modern-task-cancel-as-task", "TASKX-022", "Under 2026-07-28, tasks/cancel is answered with resultType \"task\" instead of an acknowledgement whose resultType is \"complete\"." => ["tasks.extension-cancel-update"];
     ModernHttpUnrelatedNotification = "modern-http-unrelated-notification", "HTTP-028", "Over HTTP under 2026-07-28, add_tool's own response stream carries a tools/list_changed notification, which is about no request." => ["http.stateless-request-stream"];
     MultiTurnSkipsSampling = "multi-turn-skips-sampling", "TURN-001", "The multi-turn tool's sampling request goes out as a ping, so it never asks the model and never reaches its confirmation." => [
         "multi-turn.decline-midway", "multi-turn.elicit-sample-elicit",
@@ -351,6 +371,8 @@ struct State {
     stateless: bool,
     /// The id of the first task created (`task-reused-id`).
     first_task: Option<Value>,
+    /// Tasks of the extension created and not polled yet (`modern-task-not-stored-yet`).
+    unpolled_tasks: HashSet<String>,
     /// Ids of requests the layer sent the server itself, whose answers
     /// the client must not see.
     swallowed: HashSet<String>,
@@ -568,6 +590,7 @@ impl FaultLayer {
                 self.distort_response(method, params, &mut frame, &mut around.after);
                 self.stateless_response(method, params, &mut frame, &mut around);
                 self.tasks_response(method, params, &mut frame);
+                self.task_extension_response(method, params, &mut frame);
                 self.multi_turn_result_out(method, params, &mut frame);
             }
             None => {

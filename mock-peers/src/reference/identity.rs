@@ -1,7 +1,7 @@
 //! Who this server is and what it offers: the same under every version,
 //! with the fields each version knows.
 
-use mcp_conform_core::version::ProtocolVersion;
+use mcp_conform_core::version::{Era, ProtocolVersion};
 use serde_json::{Value, json};
 
 /// What the server tells clients about itself, for their models.
@@ -21,6 +21,9 @@ pub(crate) fn capabilities(version: ProtocolVersion) -> Value {
     }
     if version == super::tasks::VERSION {
         capabilities["tasks"] = super::tasks::capability();
+    }
+    if version.era() == Era::Stateless {
+        capabilities["extensions"] = super::stateless::tasks::capability();
     }
     capabilities
 }

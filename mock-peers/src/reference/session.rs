@@ -5,6 +5,7 @@ use std::collections::BTreeSet;
 use std::sync::Mutex;
 
 pub(crate) use mcp_conform_core::protocol::LOG_LEVELS;
+use mcp_conform_core::protocol::tasks_extension::EXTENSION;
 use mcp_conform_core::version::ProtocolVersion;
 use serde_json::{Map, Value};
 
@@ -37,6 +38,8 @@ pub(crate) struct ClientCapabilities {
     pub elicitation_form: bool,
     /// URL-mode elicitation (2025-11-25).
     pub elicitation_url: bool,
+    /// The tasks extension, under `extensions` (2026-07-28+, per request).
+    pub tasks_extension: bool,
 }
 
 impl ClientCapabilities {
@@ -49,6 +52,10 @@ impl ClientCapabilities {
             roots: declared("roots"),
             elicitation_form: modes.is_some_and(Map::is_empty) || mode("form"),
             elicitation_url: mode("url"),
+            tasks_extension: capabilities
+                .get("extensions")
+                .and_then(|extensions| extensions.get(EXTENSION))
+                .is_some_and(Value::is_object),
         }
     }
 }

@@ -301,13 +301,20 @@ pub fn assert_correct(tour: &Tour) {
     assert!(discover["ttlMs"].is_u64() && discover["cacheScope"] == json!("public"));
     assert!(discover["_meta"]["io.modelcontextprotocol/serverInfo"]["name"].is_string());
     assert!(discover["capabilities"]["tools"]["listChanged"] == json!(true));
+    // The tasks extension replaces the 2025-11-25 capability (TASKX-027).
+    assert_eq!(
+        discover["capabilities"]["extensions"]["io.modelcontextprotocol/tasks"],
+        json!({})
+    );
+    assert!(discover["capabilities"].get("tasks").is_none());
     // Both walks list the same tools in the same order, every page public.
     assert_eq!(tour.walks.len(), 2);
     assert_eq!(tour.walks[0], tour.walks[1]);
     assert!(tour.walks[0].iter().any(|n| n == "region_echo"));
+    // `report` (which runs only as a task), `book` and `bookings` included.
     assert_eq!(
         tour.walks[0].len(),
-        16,
+        17,
         "every tool, page after page: {:?}",
         tour.walks[0]
     );

@@ -10,6 +10,7 @@
 //! - [`defaults`]: what a check cites when the scenario names nothing.
 //! - [`unanswered`]: a request of ours that got no response.
 //! - [`generated`]: the answer to a generated request (`mcp-conform fuzz`).
+//! - [`task_stored`]: a task of the extension, polled as soon as it is created.
 
 mod check;
 pub mod defaults;
@@ -19,6 +20,7 @@ pub mod generated;
 pub mod handshake;
 pub mod opening;
 pub mod origin;
+pub mod task_stored;
 pub mod unanswered;
 
 pub use check::Check;

@@ -12,6 +12,7 @@ use super::model::tasks::CREATE_TASK_RESULT;
 use super::model::{Gate, MethodKind, PeerRole, is_input_required, member_gates, method_in, methods};
 use super::shape::SCHEMA_001;
 use super::stateless::{self, Conversation};
+use super::task_extension::TaskExtension;
 use super::task_ledger::TaskLedger;
 use super::violation::Violation;
 use crate::Level;
@@ -71,6 +72,8 @@ pub struct FrameChecker {
     conversation: Conversation,
     /// What the rules of 2025-11-25 tasks remember.
     tasks: TaskLedger,
+    /// What the rules of the tasks extension (2026-07-28+) remember.
+    task_extension: TaskExtension,
 }
 
 impl FrameChecker {
@@ -96,6 +99,7 @@ impl FrameChecker {
             called_tools: HashMap::new(),
             conversation: Conversation::default(),
             tasks: TaskLedger::default(),
+            task_extension: TaskExtension::default(),
         }
     }
 
@@ -336,11 +340,26 @@ impl FrameChecker {
                         self.note_initialize_result(&result);
                     }
                     let tool = self.called_tools.remove(&key);
+                    let extension_task = match (&request, self.version(), sender) {
+                        (Some(request), Some(version), PeerRole::Server)
+                            if version.era() == Era::Stateless =>
+                        {
+                            self.task_extension.server_result(
+                                &request.method,
+                                request.capabilities(),
+                                &result,
+                                version,
+                                &mut found,
+                            )
+                        }
+                        _ => false,
+                    };
                     match (created, self.version()) {
                         (Some(task_method), Some(version)) => {
                             found.extend(CREATE_TASK_RESULT.check(&result, version, "/result"));
                             self.tasks.note_created(sender, &task_method, &result, &mut found);
                         }
+                        _ if extension_task => {}
                         _ => self.check_result(sender, &method, tool.as_deref(), &result, &mut found),
                     }
                     self.check_task_payload(&key, &result, &mut found);
@@ -679,7 +698,8 @@ impl FrameChecker {
                 self.tools.check_list(result, version, out);
                 self.tasks.note_tools(result);
             }
-            ("tasks/get" | "tasks/cancel" | "tasks/list", _) => {
+            // The extension's task answers are judged by `task_extension`.
+            ("tasks/get" | "tasks/cancel" | "tasks/list", _) if version.era() == Era::Stateful => {
                 self.tasks.note_answer(responder, name, result, out);
             }
             ("tools/call", Some(tool)) => self.tools.check_call(tool, result, version, out),

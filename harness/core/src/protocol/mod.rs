@@ -21,6 +21,7 @@ mod model;
 pub mod official;
 pub mod shape;
 mod stateless;
+mod task_extension;
 mod task_ledger;
 mod trace;
 mod violation;
@@ -29,7 +30,7 @@ pub use check::{FrameChecker, check_message};
 pub use model::{
     Flow, Gate, INPUT_REQUIRED, LOG_LEVELS, MemberGate, MethodKind, MethodSpec, PeerRole, Side,
     capability_declared, errors, input_requests, is_input_required, member_gates, method, method_in, methods,
-    methods_in, subscriptions, tasks,
+    methods_in, subscriptions, tasks, tasks_extension,
 };
 pub use stateless::REMOVED_METHODS;
 pub use violation::Violation;
@@ -182,6 +183,19 @@ cites! {
     TASK_004,
     TASK_005,
     TASK_007,
+    TASKX_002,
+    TASKX_006,
+    TASKX_007,
+    TASKX_008,
+    TASKX_010,
+    TASKX_011,
+    TASKX_012,
+    TASKX_015,
+    TASKX_016,
+    TASKX_022,
+    TASKX_024,
+    TASKX_025,
+    TASKX_027,
     TOOL_001,
     TOOL_002,
     TOOL_003,

@@ -120,6 +120,13 @@ pub(super) fn check_stream_tag(method: &str, params: Option<&Value>, out: &mut V
     }
 }
 
+impl ClientRequest {
+    /// The `clientCapabilities` the request declared.
+    pub fn capabilities(&self) -> Option<&Value> {
+        self.capabilities.as_ref()
+    }
+}
+
 /// Bookkeeping of one stateless conversation.
 #[derive(Debug, Default)]
 pub(super) struct Conversation {

@@ -203,12 +203,14 @@ pub fn mirrored(message: &Value, tools: &ToolHeaders) -> Vec<(String, String)> {
 }
 
 /// The params member `Mcp-Name` mirrors for `method`: the name of a
-/// `tools/call` or `prompts/get`, the URI of a `resources/read`; `None` for
-/// methods that carry no `Mcp-Name`.
+/// `tools/call` or `prompts/get`, the URI of a `resources/read`, the task
+/// of the tasks extension's requests (TASKX-030); `None` for methods that
+/// carry no `Mcp-Name`.
 pub fn named_member(method: &str) -> Option<&'static str> {
     match method {
         "tools/call" | "prompts/get" => Some("name"),
         "resources/read" => Some("uri"),
+        "tasks/get" | "tasks/update" | "tasks/cancel" => Some("taskId"),
         _ => None,
     }
 }

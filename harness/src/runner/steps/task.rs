@@ -1,8 +1,13 @@
-//! The `task` step: a request run as a task, polled to its end.
+//! The `task` step: a request run as a task, polled to its end. In
+//! 2025-11-25 the request asks for a task (`params.task`) and its outcome
+//! comes from `tasks/result`; with the tasks extension (2026-07-28) the
+//! request opts in and the outcome is inlined in the last `tasks/get`
+//! ([`extension`]).
+
+mod extension;
 
 use std::time::Duration;
 
-use mcp_conform_core::Verdict;
 use mcp_conform_core::judge::{summarize, unanswered};
 use mcp_conform_core::protocol::tasks::TaskStatus;
 use mcp_conform_core::scenario::model::{CheckTag, ScriptedAnswer, TaskStep};
@@ -14,8 +19,28 @@ use super::{StepRunner, Stop, Wait};
 use crate::runner::outcome::Check;
 use crate::runner::verify::{check_matcher, check_response};
 
-/// How often to poll a task whose receiver suggests no `pollInterval`.
+/// How often to poll a task whose receiver suggests no poll interval.
 const DEFAULT_POLL: Duration = Duration::from_millis(200);
+
+/// Which tasks a step follows: the member that suggests the poll interval,
+/// and whether polls must opt in to the extension.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Flavor {
+    Utility,
+    Extension,
+}
+
+impl Flavor {
+    fn poll_interval(self, task: &Value) -> Duration {
+        let member = match self {
+            Flavor::Utility => "pollInterval",
+            Flavor::Extension => "pollIntervalMs",
+        };
+        task.get(member)
+            .and_then(Value::as_u64)
+            .map_or(DEFAULT_POLL, Duration::from_millis)
+    }
+}
 
 /// The status of a task answer (`tasks/get`, `CreateTaskResult.task`).
 fn status_of(task: &Value) -> Option<TaskStatus> {
@@ -27,8 +52,7 @@ fn status_of(task: &Value) -> Option<TaskStatus> {
 impl<'s> StepRunner<'s> {
     pub(super) async fn task(&mut self, step: &'s TaskStep) -> Stop {
         if self.is_stateless() {
-            let note = "the tasks extension of 2026-07-28 is not run by the task step yet";
-            return Stop::halted(Verdict::NotApplicable, note);
+            return self.extension_task(step).await;
         }
         let tag = &step.tag;
         let params = match self.render(step.params.as_ref()) {
@@ -54,14 +78,7 @@ impl<'s> StepRunner<'s> {
             return Stop::Done;
         };
         let task = task.clone();
-        self.checks.push(match &step.created {
-            Some(matcher) => check_matcher("task created".into(), tag, matcher, Some(&task), &mut self.ctx),
-            None => Check::pass_for("task created", tag),
-        });
-        let task_id = task["taskId"].clone();
-        self.ctx
-            .vars
-            .insert(format!("{}.task_id", step.name), task_id.clone());
+        let task_id = self.note_created(step, &task);
         let mut seen = Vec::new();
         let deadline = Instant::now() + step.within;
         let stop = self.follow(step, &task_id, task, deadline, &mut seen).await;
@@ -69,7 +86,29 @@ impl<'s> StepRunner<'s> {
         if stop != Stop::Done {
             return stop;
         }
-        let statuses: Vec<&str> = seen.iter().map(|s: &TaskStatus| s.name()).collect();
+        self.check_statuses(step, &seen);
+        Stop::Done
+    }
+
+    /// Judges the created task against `created`, keeps its id as
+    /// `${<name>.task_id}`, and returns it.
+    fn note_created(&mut self, step: &'s TaskStep, task: &Value) -> Value {
+        let tag = &step.tag;
+        self.checks.push(match &step.created {
+            Some(matcher) => check_matcher("task created".into(), tag, matcher, Some(task), &mut self.ctx),
+            None => Check::pass_for("task created", tag),
+        });
+        let task_id = task["taskId"].clone();
+        self.ctx
+            .vars
+            .insert(format!("{}.task_id", step.name), task_id.clone());
+        task_id
+    }
+
+    /// Matches the statuses seen, and the last one, against the step's.
+    fn check_statuses(&mut self, step: &'s TaskStep, seen: &[TaskStatus]) {
+        let tag = &step.tag;
+        let statuses: Vec<&str> = seen.iter().map(|s| s.name()).collect();
         if let Some(matcher) = &step.statuses {
             let check = check_matcher(
                 "task statuses".into(),
@@ -85,7 +124,6 @@ impl<'s> StepRunner<'s> {
             let check = check_matcher("task status".into(), tag, matcher, last.as_ref(), &mut self.ctx);
             self.checks.push(check);
         }
-        Stop::Done
     }
 
     /// Polls the task no faster than its `pollInterval` until it is
@@ -101,36 +139,11 @@ impl<'s> StepRunner<'s> {
         deadline: Instant,
         seen: &mut Vec<TaskStatus>,
     ) -> Stop {
-        let tag = &step.tag;
-        loop {
-            let status = status_of(&task);
-            if let Some(status) = status.filter(|s| seen.last() != Some(s)) {
-                seen.push(status);
-            }
-            if status.is_none_or(|s| s.is_terminal() || s == TaskStatus::InputRequired) {
-                break;
-            }
-            let interval = task
-                .get("pollInterval")
-                .and_then(Value::as_u64)
-                .map_or(DEFAULT_POLL, Duration::from_millis);
-            if Instant::now() + interval > deadline {
-                let message = format!(
-                    "the task was still {} after {} ms",
-                    seen.last().map_or("unknown", |s| s.name()),
-                    step.within.as_millis()
-                );
-                self.checks
-                    .push(Check::broken_for("task reaches a terminal status", tag, message));
-                return Stop::Done;
-            }
-            if let Some(error) = self.idle(interval, &step.answers).await {
-                return self.peer_gone(tag, &error);
-            }
-            task = match self.task_answer("tasks/get", task_id, step, step.timeout).await {
-                Ok(task) => task,
-                Err(stop) => return stop,
-            };
+        if let Err(stop) = self
+            .poll(step, task_id, &mut task, deadline, seen, Flavor::Utility)
+            .await
+        {
+            return stop;
         }
         let remaining = deadline.saturating_duration_since(Instant::now());
         let outcome = json!({"taskId": task_id});
@@ -143,12 +156,13 @@ impl<'s> StepRunner<'s> {
         };
         self.checks.push(match &step.expect {
             Some(expect) => check_response("task outcome".into(), expect, &response, &mut self.ctx),
-            None => Check::pass_for("task outcome", tag),
+            None => Check::pass_for("task outcome", &step.tag),
         });
         if seen.last().is_some_and(|s| s.is_terminal()) {
             return Stop::Done;
         }
-        match self.task_answer("tasks/get", task_id, step, step.timeout).await {
+        let poll = json!({"taskId": task_id});
+        match self.task_answer("tasks/get", poll, step, step.timeout).await {
             Ok(task) => {
                 seen.extend(status_of(&task).filter(|s| seen.last() != Some(s)));
                 Stop::Done
@@ -157,18 +171,61 @@ impl<'s> StepRunner<'s> {
         }
     }
 
+    /// Polls `tasks/get` no faster than the task's latest poll interval
+    /// until it is terminal or needs input, within `deadline` (else a
+    /// broken check). `task` ends as the last state seen; `seen` gets every
+    /// status, consecutive repeats once.
+    async fn poll(
+        &mut self,
+        step: &'s TaskStep,
+        task_id: &Value,
+        task: &mut Value,
+        deadline: Instant,
+        seen: &mut Vec<TaskStatus>,
+        flavor: Flavor,
+    ) -> Result<(), Stop> {
+        let tag = &step.tag;
+        loop {
+            let status = status_of(task);
+            if let Some(status) = status.filter(|s| seen.last() != Some(s)) {
+                seen.push(status);
+            }
+            if status.is_none_or(|s| s.is_terminal() || s == TaskStatus::InputRequired) {
+                return Ok(());
+            }
+            let interval = flavor.poll_interval(task);
+            if Instant::now() + interval > deadline {
+                let message = format!(
+                    "the task was still {} after {} ms",
+                    seen.last().map_or("unknown", |s| s.name()),
+                    step.within.as_millis()
+                );
+                self.checks
+                    .push(Check::broken_for("task reaches a terminal status", tag, message));
+                return Err(Stop::Done);
+            }
+            if let Some(error) = self.idle(interval, &step.answers).await {
+                return Err(self.peer_gone(tag, &error));
+            }
+            let params = match flavor {
+                Flavor::Utility => json!({"taskId": task_id}),
+                Flavor::Extension => self.opted_in(json!({"taskId": task_id})),
+            };
+            *task = self.task_answer("tasks/get", params, step, step.timeout).await?;
+        }
+    }
+
     /// The task state a `tasks/get` answers with; an error answer is a
     /// broken check and ends the step.
     async fn task_answer(
         &mut self,
         method: &str,
-        task_id: &Value,
+        params: Value,
         step: &'s TaskStep,
         timeout: Duration,
     ) -> Result<Value, Stop> {
-        let response = self
-            .task_request(method, json!({"taskId": task_id}), step, timeout)
-            .await?;
+        let task_id = params["taskId"].clone();
+        let response = self.task_request(method, params, step, timeout).await?;
         match response.get("result") {
             Some(task) => Ok(task.clone()),
             None => {

@@ -49,7 +49,7 @@ fn target(params: &Value) -> String {
 
 impl FaultLayer {
     /// Whether a stateless fault acts on this connection.
-    fn acts_stateless(&self) -> bool {
+    pub(super) fn acts_stateless(&self) -> bool {
         self.fault.is_modern() && self.state().stateless
     }
 

@@ -15,6 +15,7 @@ pub(crate) mod meta;
 mod multi_turn;
 mod results;
 mod state;
+pub(crate) mod tasks;
 
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, Mutex};
@@ -27,6 +28,7 @@ use self::meta::{MODERN, RequestMeta};
 use super::dispatch::SHUTDOWN_GRACE;
 use super::inflight::Inflight;
 use super::sink::Sink;
+use super::tasks::TaskStore;
 use super::tools::args::{ArgError, Args};
 use super::tools::{self, Call, text_result};
 use super::{completion, identity, prompts, resources};
@@ -50,16 +52,23 @@ const METHODS: [&str; 10] = [
 const DYNAMIC_TOOLS_KEPT: usize = 64;
 
 /// What every stateless request of the process shares.
-#[derive(Debug, Default)]
+#[derive(Debug)]
 pub(crate) struct StatelessServer {
     dynamic_tools: Mutex<Vec<String>>,
     listens: listen::Registry,
     next_connection: AtomicU64,
+    /// The tasks of the extension: any request may poll any of them.
+    tasks: TaskStore,
 }
 
 impl StatelessServer {
     pub fn new() -> Arc<StatelessServer> {
-        Arc::new(StatelessServer::default())
+        Arc::new(StatelessServer {
+            dynamic_tools: Mutex::default(),
+            listens: listen::Registry::default(),
+            next_connection: AtomicU64::default(),
+            tasks: TaskStore::extension(),
+        })
     }
 }
 
@@ -68,10 +77,11 @@ impl StatelessServer {
 /// for a tool that cannot do without a client capability, that this
 /// request declared it (-32021, MODN-008).
 pub(crate) fn admit(method: &str, params: &Map<String, Value>) -> Result<RequestMeta, RpcError> {
-    if !METHODS.contains(&method) {
+    if !METHODS.contains(&method) && !tasks::METHODS.contains(&method) {
         return Err(method_not_found(method));
     }
     let meta = RequestMeta::read(params)?;
+    tasks::admit(method, params, &meta)?;
     let tool = (method == "tools/call")
         .then(|| params.get("name").and_then(Value::as_str))
         .flatten();
@@ -234,13 +244,43 @@ impl StatelessCall {
             "prompts/list" => prompts::list(MODERN, params),
             "prompts/get" => prompts::get(params),
             "completion/complete" => completion::complete(params),
+            "tasks/get" | "tasks/update" | "tasks/cancel" => tasks::route(&self.server.tasks, method, params),
             other => Err(method_not_found(other)),
         }?;
         Ok(results::complete_for(method, result))
     }
 
+    /// A tool call, run as a task when the request opted in and the tool
+    /// can be one (the extension), else answered when it ends.
     async fn call_tool(&self, params: &Map<String, Value>) -> Result<Value, RpcError> {
+        let (name, _) = tools::target(params)?;
+        if !tasks::runs_as_task(name, &self.meta) {
+            return self.run_tool(params).await;
+        }
+        let mut call = params.clone();
+        // Progress is not sent for tasks (TASKX-034): the call runs without its token.
+        if let Some(meta) = call.get_mut("_meta").and_then(Value::as_object_mut) {
+            meta.remove("progressToken");
+        }
+        let host = StatelessCall {
+            server: Arc::clone(&self.server),
+            meta: self.meta.clone(),
+            sink: self.sink.clone(),
+        };
+        let run = async move { host.run_tool(&call).await };
+        Ok(tasks::created(self.server.tasks.start(None, run)))
+    }
+
+    async fn run_tool(&self, params: &Map<String, Value>) -> Result<Value, RpcError> {
         let (name, arguments) = tools::target(params)?;
+        // What a broken backend does to a tool: a JSON-RPC error, which ends
+        // a task `failed` (TASKX-012).
+        if name == "fail" && arguments.get("internal") == Some(&Value::Bool(true)) {
+            return Err(RpcError::new(
+                code::INTERNAL_ERROR,
+                "the fail tool's backend is down",
+            ));
+        }
         let call = Call {
             host: self,
             args: Args(arguments),

@@ -1,5 +1,6 @@
-//! The tasks of one connection: their state, their lifecycle, and what
-//! each call answered.
+//! The tasks of one connection (2025-11-25) or of the whole server (the
+//! 2026-07-28 extension, where any request may poll any task): their state,
+//! their lifecycle, and what each call answered.
 
 use std::future::Future;
 use std::sync::{Arc, Mutex};
@@ -29,8 +30,20 @@ const PAGE_SIZE: usize = 2;
 /// How often a waiting `tasks/result` looks again.
 const RESULT_POLL: Duration = Duration::from_millis(20);
 
+/// Which protocol's tasks a store keeps: the field names, what a tool
+/// result with `isError` ends as, and what `tasks/get` shows differ.
+#[derive(Debug, Default, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Flavor {
+    /// The tasks utility of 2025-11-25.
+    #[default]
+    Utility,
+    /// The tasks extension (2026-07-28+).
+    Extension,
+}
+
 #[derive(Debug, Default)]
 pub(crate) struct TaskStore {
+    flavor: Flavor,
     /// Oldest first.
     tasks: Arc<Mutex<Vec<Entry>>>,
 }
@@ -49,17 +62,34 @@ struct Entry {
 }
 
 impl Entry {
-    fn describe(&self) -> Value {
+    /// The task fields, named as `flavor` names them.
+    fn describe(&self, flavor: Flavor) -> Value {
+        let (ttl, poll_interval) = match flavor {
+            Flavor::Utility => ("ttl", "pollInterval"),
+            Flavor::Extension => ("ttlMs", "pollIntervalMs"),
+        };
         let mut task = json!({
             "taskId": self.id,
             "status": self.status.name(),
             "createdAt": self.created,
             "lastUpdatedAt": self.updated,
-            "ttl": self.ttl,
-            "pollInterval": POLL_INTERVAL_MS,
+            ttl: self.ttl,
+            poll_interval: POLL_INTERVAL_MS,
         });
         if let Some(message) = &self.message {
             task["statusMessage"] = json!(message);
+        }
+        task
+    }
+
+    /// The extension's task state: the fields, and the outcome inlined
+    /// once the task ended (`result` or `error`, TASKX-010).
+    fn detailed(&self) -> Value {
+        let mut task = self.describe(Flavor::Extension);
+        match &self.outcome {
+            Some(Ok(result)) if self.status == TaskStatus::Completed => task["result"] = result.clone(),
+            Some(Err(error)) if self.status == TaskStatus::Failed => task["error"] = error.to_json(),
+            _ => {}
         }
         task
     }
@@ -94,15 +124,26 @@ fn not_found() -> RpcError {
 }
 
 /// The status a finished call leaves its task in: in 2025-11-25 a tool
-/// result with `isError` fails the task too.
-fn ended_status(outcome: &Result<Value, RpcError>) -> TaskStatus {
+/// result with `isError` fails the task too; in the extension only a
+/// JSON-RPC error does (TASKX-012).
+fn ended_status(outcome: &Result<Value, RpcError>, flavor: Flavor) -> TaskStatus {
+    let tool_error = || matches!(outcome, Ok(result) if result.get("isError") == Some(&Value::Bool(true)));
     match outcome {
-        Ok(result) if result.get("isError") != Some(&Value::Bool(true)) => TaskStatus::Completed,
-        _ => TaskStatus::Failed,
+        Err(_) => TaskStatus::Failed,
+        Ok(_) if flavor == Flavor::Utility && tool_error() => TaskStatus::Failed,
+        Ok(_) => TaskStatus::Completed,
     }
 }
 
 impl TaskStore {
+    /// The store of the extension's tasks.
+    pub fn extension() -> TaskStore {
+        TaskStore {
+            flavor: Flavor::Extension,
+            ..TaskStore::default()
+        }
+    }
+
     /// Starts `run` as a new task, kept for `ttl` ms (or the default), and
     /// returns the task as created.
     pub fn start<F>(&self, ttl: Option<u64>, run: F) -> Value
@@ -120,7 +161,8 @@ impl TaskStore {
             outcome: None,
             abort: None,
         };
-        let described = entry.describe();
+        let described = entry.describe(self.flavor);
+        let flavor = self.flavor;
         let tasks = Arc::clone(&self.tasks);
         let id = entry.id.clone();
         // Held while spawning so the task cannot end before its entry exists.
@@ -137,7 +179,7 @@ impl TaskStore {
             if entry.status.is_terminal() {
                 return;
             }
-            let status = ended_status(&outcome);
+            let status = ended_status(&outcome, flavor);
             entry.moves_to(status, format!("the call {}", status.name()));
             entry.outcome = Some(outcome);
         });
@@ -149,7 +191,10 @@ impl TaskStore {
     pub fn get(&self, id: &str) -> Result<Value, RpcError> {
         let table = self.tasks.lock().expect("tasks lock");
         let entry = table.iter().find(|e| e.id == id).ok_or_else(not_found)?;
-        Ok(entry.describe())
+        Ok(match self.flavor {
+            Flavor::Utility => entry.describe(Flavor::Utility),
+            Flavor::Extension => entry.detailed(),
+        })
     }
 
     pub fn list(&self, params: &Map<String, Value>) -> Result<Value, RpcError> {
@@ -158,7 +203,7 @@ impl TaskStore {
             .lock()
             .expect("tasks lock")
             .iter()
-            .map(Entry::describe)
+            .map(|entry| entry.describe(self.flavor))
             .collect();
         let page = pagination::page("tasks", &described, params, PAGE_SIZE)?;
         Ok(page.finish(Map::from_iter([(
@@ -186,7 +231,23 @@ impl TaskStore {
             code::INTERNAL_ERROR,
             "the task was cancelled before its call answered",
         )));
-        Ok(entry.describe())
+        Ok(entry.describe(self.flavor))
+    }
+
+    /// The extension's `tasks/cancel`: a task that has not ended is
+    /// cancelled at once, an ended one stays as it was; either way the
+    /// request is only acknowledged (TASKX-022). An unknown task gets
+    /// `-32602` (TASKX-014).
+    pub fn cancel_cooperatively(&self, id: &str) -> Result<(), RpcError> {
+        match self.cancel(id) {
+            Err(error) if error.code == code::INVALID_PARAMS && self.knows(id) => Ok(()),
+            outcome => outcome.map(drop),
+        }
+    }
+
+    /// Whether a task with this id exists.
+    pub fn knows(&self, id: &str) -> bool {
+        self.tasks.lock().expect("tasks lock").iter().any(|e| e.id == id)
     }
 
     /// Waits for the task to end, then gives what its call answered, with
@@ -207,5 +268,44 @@ impl TaskStore {
                 None => tokio::time::sleep(RESULT_POLL).await,
             }
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_tool_error_fails_a_task_only_in_2025_11_25() {
+        let tool_error = Ok(json!({ "content": [], "isError": true }));
+        assert_eq!(ended_status(&tool_error, Flavor::Utility), TaskStatus::Failed);
+        assert_eq!(
+            ended_status(&tool_error, Flavor::Extension),
+            TaskStatus::Completed
+        );
+        let rpc_error = Err(RpcError::new(code::INTERNAL_ERROR, "down"));
+        assert_eq!(ended_status(&rpc_error, Flavor::Extension), TaskStatus::Failed);
+    }
+
+    #[tokio::test]
+    async fn the_extension_inlines_the_outcome_and_only_acknowledges_cancels() {
+        let store = TaskStore::extension();
+        let created = store.start(None, async { Ok(json!({ "content": [] })) });
+        let id = created["taskId"].as_str().unwrap().to_owned();
+        assert!(created.get("ttlMs").is_some() && created.get("ttl").is_none());
+        while store.get(&id).unwrap()["status"] == "working" {
+            tokio::time::sleep(Duration::from_millis(5)).await;
+        }
+        assert_eq!(store.get(&id).unwrap()["result"], json!({ "content": [] }));
+        assert_eq!(
+            store.cancel_cooperatively(&id),
+            Ok(()),
+            "an ended task's cancel is acknowledged"
+        );
+        assert_eq!(store.get(&id).unwrap()["status"], "completed");
+        assert_eq!(
+            store.cancel_cooperatively("nope").unwrap_err().code,
+            code::INVALID_PARAMS
+        );
     }
 }

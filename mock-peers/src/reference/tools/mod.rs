@@ -266,7 +266,7 @@ fn dynamic_tool(name: &str) -> ToolDef {
     )
 }
 
-/// The tool that runs only as a task (2025-11-25).
+/// The tool that runs only as a task (2025-11-25, and the extension).
 pub(crate) const REPORT: &str = "report";
 
 fn report_tool() -> ToolDef {
@@ -284,7 +284,8 @@ fn report_tool() -> ToolDef {
 
 fn all_tools(host: &dyn Host) -> Vec<ToolDef> {
     let mut tools = static_tools(host.version().era());
-    if host.version() == super::tasks::VERSION {
+    // 2026-07-28 has it too, for the tasks extension.
+    if host.version() >= super::tasks::VERSION {
         tools.push(report_tool());
     }
     tools.extend(host.dynamic_tools().iter().map(|name| dynamic_tool(name)));
@@ -417,7 +418,7 @@ pub(crate) async fn run_local(call: Call<'_>, name: &str) -> Option<Result<Value
         "fail" => Ok(error_result("the fail tool always fails")),
         "progress" => local::progress(call).await,
         "slow" => local::slow(call).await,
-        REPORT if call.host.version() == super::tasks::VERSION => local::slow(call).await,
+        REPORT if call.host.version() == super::tasks::VERSION || stateless => local::slow(call).await,
         "log" => local::log(call),
         "add_tool" => local::add_tool(call),
         "touch" => local::touch(call),

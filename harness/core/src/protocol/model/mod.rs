@@ -25,6 +25,7 @@ mod roots;
 mod sampling;
 pub mod subscriptions;
 pub mod tasks;
+pub mod tasks_extension;
 mod tools;
 mod utilities;
 
@@ -383,6 +384,10 @@ static METHODS: &[&MethodSpec] = &[
     &tasks::LIST,
     &tasks::CANCEL,
     &tasks::STATUS_NOTIFICATION,
+    &tasks_extension::GET,
+    &tasks_extension::UPDATE,
+    &tasks_extension::CANCEL,
+    &tasks_extension::STATUS_NOTIFICATION,
 ];
 
 static MEMBER_GATES: &[&[MemberGate]] = &[sampling::MEMBER_GATES, elicitation::MEMBER_GATES];
@@ -443,6 +448,9 @@ mod tests {
                 "resources/templates/list",
                 "server/discover",
                 "subscriptions/listen",
+                "tasks/cancel",
+                "tasks/get",
+                "tasks/update",
                 "tools/call",
                 "tools/list",
             ]

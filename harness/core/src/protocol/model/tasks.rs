@@ -71,7 +71,7 @@ static STATUS: Shape = Shape::Named(&Named {
 });
 
 /// `ttl`: milliseconds from creation, or `null` for unlimited.
-static TTL: Shape = Shape::AnyOf(&[alt(&INT), alt(&Shape::Null)]);
+pub(super) static TTL: Shape = Shape::AnyOf(&[alt(&INT), alt(&Shape::Null)]);
 
 /// The task fields, which every task answer carries at its top level
 /// (`tasks/get`, `tasks/cancel`, the status notification) or under `task`
@@ -125,7 +125,7 @@ static EXECUTION: Shape = Shape::Object(&[opt("taskSupport", &TASK_SUPPORT)]);
 /// A tool's `execution.taskSupport`.
 pub(super) const EXECUTION_FIELD: Field = opt("execution", &EXECUTION).since(V2025_11_25).until(V2025_11_25);
 
-static TASK_ID_PARAMS: Shape = Shape::Object(&[req("taskId", &STR), REQUEST_META_FIELD]);
+pub(super) static TASK_ID_PARAMS: Shape = Shape::Object(&[req("taskId", &STR), REQUEST_META_FIELD]);
 
 static LIST_RESULT: Shape = Shape::Object(&[
     req("tasks", &array(&TASK)),

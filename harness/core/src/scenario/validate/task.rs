@@ -30,7 +30,9 @@ impl Validator<'_> {
         let status = step.status.as_ref().and_then(|m| self.matcher(m));
         let expect = step.expect.as_ref().map(|e| self.response(e, Some(&tag)));
         let name = step.name.as_ref().map_or("task", |n| &n.value).to_owned();
+        // Both, as for a named request: `${task.task_id}` is looked up by its root too.
         self.defined.insert(format!("{name}.task_id"));
+        self.defined.insert(name.clone());
         model::StepKind::Task(Box::new(model::TaskStep {
             method: step.method.value.clone(),
             params,

@@ -1,0 +1,335 @@
+//! The frame rules of the tasks extension (2026-07-28+) on a server's
+//! results: what a request that did or did not opt in may get back, the
+//! shapes of task answers, the methods that are gone, the old capability,
+//! and how the statuses an answer shows may move.
+//!
+//! Whether a request opted in is read from its own `clientCapabilities`
+//! (TASKX-002): an earlier request's declaration changes nothing.
+
+use std::collections::HashMap;
+
+use serde_json::Value;
+
+use super::model::method_in;
+use super::model::tasks::TaskStatus;
+use super::model::tasks_extension::{check_created, check_detailed, declares_extension, is_task_result};
+use super::violation::Violation;
+use crate::Level;
+use crate::protocol::cite;
+use crate::version::ProtocolVersion;
+
+/// The only request type a task may answer (TASKX-006).
+const TASK_METHOD: &str = "tools/call";
+
+/// The extension's own requests.
+const TASK_REQUESTS: [&str; 3] = ["tasks/get", "tasks/update", "tasks/cancel"];
+
+/// The old capabilities a server with the extension no longer declares (TASKX-027).
+const OLD_CAPABILITY_MEMBERS: [&str; 3] = ["list", "cancel", "requests"];
+
+/// What the checker remembers of the extension's tasks.
+#[derive(Debug, Default)]
+pub(super) struct TaskExtension {
+    /// The last status an answer showed for each task, by id.
+    statuses: HashMap<String, TaskStatus>,
+}
+
+impl TaskExtension {
+    /// Judges a server's result for a client request of `method` whose
+    /// `clientCapabilities` were `declared`. True when the result is a
+    /// `CreateTaskResult`, which is judged here instead of as the method's
+    /// own result.
+    pub fn server_result(
+        &mut self,
+        method: &str,
+        declared: Option<&Value>,
+        result: &Value,
+        version: ProtocolVersion,
+        out: &mut Vec<Violation>,
+    ) -> bool {
+        let opted_in = declares_extension(declared);
+        // The extension's own answers say "complete"; saying "task" breaks
+        // their shapes (TASKX-010, TASKX-016, TASKX-022), judged as usual.
+        if is_task_result(result) && !TASK_REQUESTS.contains(&method) {
+            self.created(method, opted_in, result, version, out);
+            return true;
+        }
+        match method {
+            _ if TASK_REQUESTS.contains(&method) => {
+                // A request with only the 2025-11-25 capability may be
+                // served too (SEP-2663 asks dual-era servers to); one with
+                // no declaration at all may not.
+                let old_only = declared.is_some_and(|c| c.get("tasks").is_some());
+                if !opted_in && !old_only {
+                    let message = format!(
+                        "{method} was answered with a result, although the request did not declare the tasks extension"
+                    );
+                    out.push(Violation::must(cite::TASKX_015, message).at("/result"));
+                }
+                if method == "tasks/get" {
+                    out.extend(check_detailed(result, version));
+                    out.extend(check_inlined_result(result, version));
+                    self.note_status(result, out);
+                }
+            }
+            "tasks/result" => {
+                let message = "tasks/result does not exist with the tasks extension, yet it was answered";
+                out.push(Violation::must(cite::TASKX_024, message).at("/result"));
+            }
+            "tasks/list" => {
+                let message = "tasks/list does not exist with the tasks extension, yet it was answered";
+                out.push(Violation::new(cite::TASKX_025, Level::Should, message).at("/result"));
+            }
+            "server/discover" => check_old_capability(result, out),
+            _ => {}
+        }
+        false
+    }
+
+    /// A `CreateTaskResult` answers only an opted-in `tools/call`
+    /// (TASKX-002, TASKX-006) and carries the task fields (TASKX-007).
+    fn created(
+        &mut self,
+        method: &str,
+        opted_in: bool,
+        result: &Value,
+        version: ProtocolVersion,
+        out: &mut Vec<Violation>,
+    ) {
+        if method != TASK_METHOD {
+            let message = format!("`{method}` was answered with resultType \"task\"; only tools/call may be");
+            return out.push(Violation::must(cite::TASKX_006, message).at("/result/resultType"));
+        }
+        if !opted_in {
+            let message = "a CreateTaskResult answers a request whose clientCapabilities do not declare the tasks extension";
+            out.push(Violation::must(cite::TASKX_002, message).at("/result/resultType"));
+        }
+        out.extend(check_created(result, version));
+        self.note_status(result, out);
+    }
+
+    /// No task leaves a terminal status (TASKX-011, stated as fact: SHOULD).
+    fn note_status(&mut self, task: &Value, out: &mut Vec<Violation>) {
+        let id = task.get("taskId").and_then(Value::as_str);
+        let status = task
+            .get("status")
+            .and_then(Value::as_str)
+            .and_then(TaskStatus::parse);
+        let (Some(id), Some(status)) = (id, status) else {
+            return;
+        };
+        let before = self.statuses.insert(id.to_owned(), status);
+        if let Some(before) = before.filter(|b| !b.may_become(status)) {
+            let message = format!(
+                "task {id:?} went from {} to {}; a terminal status never changes",
+                before.name(),
+                status.name()
+            );
+            out.push(Violation::new(cite::TASKX_011, Level::Should, message).at("/result/status"));
+        }
+    }
+}
+
+/// The result a completed task inlines has the shape of its request's own
+/// result (TASKX-010: what the original request would have returned).
+fn check_inlined_result(result: &Value, version: ProtocolVersion) -> Vec<Violation> {
+    let (Some(inlined), Some(shape)) = (
+        result.get("result"),
+        method_in(TASK_METHOD, version).and_then(|spec| spec.result),
+    ) else {
+        return Vec::new();
+    };
+    shape.check(inlined, version, "/result/result")
+}
+
+/// A server that has the extension declares none of the old `tasks`
+/// capabilities under a version with the extension (TASKX-027).
+fn check_old_capability(result: &Value, out: &mut Vec<Violation>) {
+    let capabilities = result.get("capabilities");
+    if !declares_extension(capabilities) {
+        return;
+    }
+    let old = capabilities.and_then(|c| c.get("tasks"));
+    for member in OLD_CAPABILITY_MEMBERS
+        .iter()
+        .filter(|m| old.is_some_and(|o| o.get(**m).is_some()))
+    {
+        let message = format!(
+            "the server declares the tasks extension and also the 2025-11-25 capability `tasks.{member}`"
+        );
+        out.push(Violation::must(cite::TASKX_027, message).at("/result/capabilities/tasks"));
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use std::time::Duration;
+
+    use serde_json::{Value, json};
+
+    use crate::protocol::model::tasks_extension::EXTENSION;
+    use crate::protocol::{FrameChecker, PeerRole, cite};
+    use crate::requirements::RequirementId;
+    use crate::wire::{Direction, Frame};
+
+    const NONE: [RequirementId; 0] = [];
+
+    /// A 2026-07-28 conversation seen from the client's side.
+    struct Conversation {
+        checker: FrameChecker,
+        next_id: u32,
+    }
+
+    impl Conversation {
+        fn new() -> Self {
+            Conversation {
+                checker: FrameChecker::new(PeerRole::Client),
+                next_id: 0,
+            }
+        }
+
+        fn frame(&mut self, direction: Direction, message: Value) -> Vec<RequirementId> {
+            let frame = Frame::new(direction, serde_json::to_vec(&message).unwrap(), Duration::ZERO);
+            self.checker.check(&frame).iter().map(|v| v.requirement).collect()
+        }
+
+        /// Sends `method` declaring `capabilities`, and returns what the
+        /// server's `result` for it breaks.
+        fn exchange(
+            &mut self,
+            method: &str,
+            mut params: Value,
+            capabilities: Value,
+            result: Value,
+        ) -> Vec<RequirementId> {
+            self.next_id += 1;
+            let id = self.next_id;
+            params["_meta"] = json!({
+                "io.modelcontextprotocol/protocolVersion": "2026-07-28",
+                "io.modelcontextprotocol/clientCapabilities": capabilities,
+                "io.modelcontextprotocol/clientInfo": {"name": "c", "version": "1"},
+            });
+            let request = json!({"jsonrpc": "2.0", "id": id, "method": method, "params": params});
+            assert_eq!(self.frame(Direction::Sent, request), NONE, "{method}");
+            let mut result = result;
+            result["_meta"] = json!({"io.modelcontextprotocol/serverInfo": {"name": "s", "version": "1"}});
+            self.frame(
+                Direction::Received,
+                json!({"jsonrpc": "2.0", "id": id, "result": result}),
+            )
+        }
+    }
+
+    fn opted_in() -> Value {
+        json!({"extensions": {EXTENSION: {}}})
+    }
+
+    fn task(status: &str, result_type: &str) -> Value {
+        json!({"resultType": result_type, "taskId": "t1", "status": status,
+               "createdAt": "2026-07-28T10:30:00Z", "lastUpdatedAt": "2026-07-28T10:30:00Z",
+               "ttlMs": 60000, "pollIntervalMs": 100})
+    }
+
+    fn call() -> Value {
+        json!({"name": "slow", "arguments": {}})
+    }
+
+    fn get() -> Value {
+        json!({"taskId": "t1"})
+    }
+
+    #[test]
+    fn an_opted_in_call_becomes_a_task_polled_to_its_result() {
+        let mut c = Conversation::new();
+        assert_eq!(
+            c.exchange("tools/call", call(), opted_in(), task("working", "task")),
+            NONE
+        );
+        assert_eq!(
+            c.exchange("tasks/get", get(), opted_in(), task("working", "complete")),
+            NONE
+        );
+        let mut done = task("completed", "complete");
+        done["result"] = json!({"content": [{"type": "text", "text": "done"}], "isError": true});
+        assert_eq!(c.exchange("tasks/get", get(), opted_in(), done), NONE);
+        let ack = json!({"resultType": "complete"});
+        assert_eq!(c.exchange("tasks/cancel", get(), opted_in(), ack.clone()), NONE);
+        let update = json!({"taskId": "t1", "inputResponses": {}});
+        assert_eq!(c.exchange("tasks/update", update, opted_in(), ack), NONE);
+        let plain = json!({"resultType": "complete", "content": []});
+        assert_eq!(
+            c.exchange("tools/call", call(), json!({}), plain),
+            NONE,
+            "TASKX-004"
+        );
+    }
+
+    #[test]
+    fn task_answers_are_judged_under_their_requirements() {
+        let mut c = Conversation::new();
+        assert_eq!(
+            c.exchange(
+                "tools/call",
+                call(),
+                json!({"tasks": {}}),
+                task("working", "task")
+            ),
+            [cite::TASKX_002],
+            "the old capability is no opt-in (TASKX-026)"
+        );
+        assert_eq!(
+            c.exchange("tools/list", json!({}), opted_in(), task("working", "task")),
+            [cite::TASKX_006]
+        );
+        let mut nested = json!({"resultType": "task", "task": task("working", "task")});
+        nested["task"].as_object_mut().unwrap().remove("resultType");
+        let found = c.exchange("tools/call", call(), opted_in(), nested);
+        assert!(
+            found.len() == 5 && found.iter().all(|r| *r == cite::TASKX_007),
+            "{found:?}"
+        );
+        let bare = c.exchange("tasks/get", get(), opted_in(), task("completed", "complete"));
+        assert_eq!(bare, [cite::TASKX_010]);
+        let mut revived = task("working", "complete");
+        revived["pollIntervalMs"] = json!(50);
+        assert_eq!(
+            c.exchange("tasks/get", get(), opted_in(), revived),
+            [cite::TASKX_011]
+        );
+        let mut broken = task("completed", "complete");
+        broken["result"] = json!({"content": "not a list"});
+        assert!(!c.exchange("tasks/get", get(), opted_in(), broken).is_empty());
+        // A task of another client, still working.
+        let other = json!({"taskId": "t2"});
+        let mut working = task("working", "complete");
+        working["taskId"] = json!("t2");
+        assert_eq!(
+            c.exchange("tasks/get", other.clone(), json!({}), working.clone()),
+            [cite::TASKX_015]
+        );
+        assert_eq!(
+            c.exchange("tasks/get", other, json!({"tasks": {}}), working),
+            NONE,
+            "a dual-era server may serve the old capability (SEP-2663)"
+        );
+        let found = c.exchange(
+            "tasks/result",
+            get(),
+            opted_in(),
+            json!({"resultType": "complete"}),
+        );
+        assert!(found.contains(&cite::TASKX_024), "{found:?}");
+        let found = c.exchange(
+            "tasks/list",
+            json!({}),
+            opted_in(),
+            json!({"resultType": "complete"}),
+        );
+        assert!(found.contains(&cite::TASKX_025), "{found:?}");
+        let discovered = json!({"resultType": "complete", "supportedVersions": ["2026-07-28"],
+            "capabilities": {"extensions": {EXTENSION: {}}, "tasks": {"list": {}, "requests": {}}},
+            "ttlMs": 0, "cacheScope": "public"});
+        let found = c.exchange("server/discover", json!({}), json!({}), discovered);
+        assert_eq!(found, [cite::TASKX_027, cite::TASKX_027]);
+    }
+}

@@ -1,0 +1,94 @@
+//! The faults of the tasks extension (2026-07-28): each rewrites one answer
+//! about a task, once the connection speaks the stateless revision.
+
+use mcp_conform_core::protocol::meta_key::CLIENT_CAPABILITIES;
+use mcp_conform_core::protocol::tasks_extension::{EXTENSION, is_task_result};
+use mcp_conform_core::wire::jsonrpc::code;
+use serde_json::{Value, json};
+
+use super::{Fault, FaultLayer};
+
+/// The code copies of the extension from before 2026-08-19 gave for a
+/// missing client capability (TASKX-003).
+const OLD_MISSING_CAPABILITY: i64 = -32003;
+
+/// Whether the request's own `clientCapabilities` declare the extension.
+fn opted_in(params: &Value) -> bool {
+    params
+        .pointer(&format!("/_meta/{}", CLIENT_CAPABILITIES.replace('/', "~1")))
+        .and_then(|c| c.get("extensions"))
+        .and_then(|e| e.get(EXTENSION))
+        .is_some()
+}
+
+impl FaultLayer {
+    /// Rewrites the server's answer to a task request or a `tools/call`.
+    pub(super) fn task_extension_response(&self, method: &str, params: &Value, frame: &mut Value) {
+        if !self.acts_stateless() {
+            return;
+        }
+        let error_code = frame.pointer("/error/code").and_then(Value::as_i64);
+        let result = frame.get("result").cloned().unwrap_or(Value::Null);
+        let status = result.get("status").and_then(Value::as_str).unwrap_or_default();
+        match (self.fault, method, error_code) {
+            (Fault::ModernTaskOldOptIn, "tools/call", None)
+                if params.get("task").is_some() && !opted_in(params) =>
+            {
+                frame["result"] = json!({ "resultType": "task", "taskId": "mcp-conform-old-opt-in",
+                    "status": "completed", "createdAt": "2026-07-28T00:00:00Z",
+                    "lastUpdatedAt": "2026-07-28T00:00:00Z", "ttlMs": null });
+            }
+            (Fault::ModernTaskCreatedNested, "tools/call", None) if is_task_result(&result) => {
+                let mut task = result;
+                task.as_object_mut().map(|t| t.remove("resultType"));
+                frame["result"] = json!({ "resultType": "task", "task": task });
+            }
+            (Fault::ModernTaskNotStoredYet, "tools/call", None) if is_task_result(&result) => {
+                self.state().unpolled_tasks.insert(result["taskId"].to_string());
+            }
+            (Fault::ModernTaskNotStoredYet, "tasks/get", None)
+                if self.state().unpolled_tasks.remove(&params["taskId"].to_string()) =>
+            {
+                *frame = json!({ "jsonrpc": "2.0", "id": frame["id"],
+                    "error": { "code": code::INVALID_PARAMS, "message": "no such task" } });
+            }
+            (Fault::ModernTaskNoInlinedResult, "tasks/get", None) if status == "completed" => {
+                frame["result"].as_object_mut().map(|r| r.remove("result"));
+            }
+            (Fault::ModernTaskToolErrorFails, "tasks/get", None)
+                if status == "completed" && result.pointer("/result/isError") == Some(&json!(true)) =>
+            {
+                let tool_error = frame["result"].as_object_mut().and_then(|r| r.remove("result"));
+                frame["result"]["status"] = json!("failed");
+                frame["result"]["error"] = json!({ "code": code::INTERNAL_ERROR,
+                    "message": "the tool reported an error", "data": tool_error });
+            }
+            (Fault::ModernTaskUnknownIdCode, "tasks/get", Some(code::INVALID_PARAMS)) => {
+                frame["error"]["code"] = json!(code::INTERNAL_ERROR);
+            }
+            (
+                Fault::ModernTaskGetUndeclaredServed,
+                "tasks/get" | "tasks/update" | "tasks/cancel",
+                Some(code::MISSING_REQUIRED_CLIENT_CAPABILITY),
+            ) => {
+                *frame =
+                    json!({ "jsonrpc": "2.0", "id": frame["id"], "result": { "resultType": "complete" } });
+            }
+            (
+                Fault::ModernTaskRequiredOldCode,
+                "tools/call",
+                Some(code::MISSING_REQUIRED_CLIENT_CAPABILITY),
+            ) => {
+                frame["error"]["code"] = json!(OLD_MISSING_CAPABILITY);
+            }
+            (Fault::ModernTaskResultServed, "tasks/result", Some(code::METHOD_NOT_FOUND)) => {
+                *frame = json!({ "jsonrpc": "2.0", "id": frame["id"],
+                    "result": { "resultType": "complete", "content": [] } });
+            }
+            (Fault::ModernTaskCancelAsTask, "tasks/cancel", None) => {
+                frame["result"]["resultType"] = json!("task");
+            }
+            _ => {}
+        }
+    }
+}
