@@ -84,7 +84,7 @@ fn profile_check_accepts_what_init_wrote_and_locates_a_wrong_binding() {
 fn profile_check_accepts_the_hand_written_reference_profile_on_each_era() {
     for (protocol, unchecked) in [
         ("2025-11-25", "end_listen_tool, header_tool"),
-        ("2026-07-28", "long_task_tool, task_error_tool"),
+        ("2026-07-28", "task_forbidden_tool, url_elicit_tool"),
     ] {
         let check = mcp_conform(&[
             "profile",

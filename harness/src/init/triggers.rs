@@ -96,6 +96,10 @@ pub const TRIGGERS: &[Trigger] = &[
         "2025-11-25: runs as a task, and its result has isError.",
     ),
     tool(
+        "task_rpc_error_tool",
+        "2026-07-28: may run as a task, and fails with a JSON-RPC error (no obvious candidate: the same tool may fail either way).",
+    ),
+    tool(
         "multi_turn_tool",
         "Asks for a form (elicitation), the client's model (sampling) and a confirmation (elicitation) in one call.",
     ),
