@@ -10,7 +10,8 @@
 //! fixture is a dual-era host (`mode="auto"`), so it is judged on 2026-07-28
 //! too (`test-client --protocol 2026-07-28`); with the SDK's
 //! `OAuthClientProvider` (`--oauth`) it is judged on the OAuth scenarios
-//! of every version. Without the peers the tests
+//! of every version, as is the TypeScript fixture with its SDK's (whose
+//! handshake-era client is judged on its authorization alone on 2026-07-28). Without the peers the tests
 //! are ignored with the reason (see `common::needs`).
 
 use std::sync::{Mutex, PoisonError};
@@ -70,8 +71,8 @@ fn judged(
 }
 
 const ON_2026_07_28: &[&str] = &["--protocol", "2026-07-28"];
-/// The OAuth scenarios on every version they apply to (the Python host
-/// with the SDK's `OAuthClientProvider`, `py-client.py --oauth`).
+/// The OAuth scenarios on every version they apply to (the Python and
+/// TypeScript hosts with their SDK's `OAuthClientProvider`, `--oauth`).
 const AUTH_SCENARIOS: &[&str] = &["--protocol", "all", "--filter", "client.auth"];
 
 fn main() -> std::process::ExitCode {
@@ -123,6 +124,11 @@ fn main() -> std::process::ExitCode {
             &peers,
             "python_sdk_oauth_client_on_the_auth_scenarios",
             client("PY_OAUTH_CLIENT_CMD", AUTH_SCENARIOS, "python_oauth_client_http"),
+        )
+        .needing(
+            &peers,
+            "typescript_sdk_oauth_client_on_the_auth_scenarios",
+            client("TS_OAUTH_CLIENT_CMD", AUTH_SCENARIOS, "ts_oauth_client_http"),
         )
         .needing(
             &peers,
