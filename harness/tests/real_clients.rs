@@ -74,6 +74,17 @@ const ON_2026_07_28: &[&str] = &["--protocol", "2026-07-28"];
 /// The OAuth scenarios on every version they apply to (the Python and
 /// TypeScript hosts with their SDK's `OAuthClientProvider`, `--oauth`).
 const AUTH_SCENARIOS: &[&str] = &["--protocol", "all", "--filter", "client.auth"];
+/// The OAuth scenarios a client on the client_credentials grant (the
+/// Python SDK's `ClientCredentialsOAuthProvider`) is judged on: discovery,
+/// and the refusal a client with no authorization request cannot show.
+const CLIENT_CREDENTIALS_SCENARIOS: &[&str] = &[
+    "--protocol",
+    "all",
+    "--filter",
+    "client.auth.metadata",
+    "--filter",
+    "client.auth.pkce-unsupported",
+];
 
 fn main() -> std::process::ExitCode {
     let peers = peers();
@@ -124,6 +135,15 @@ fn main() -> std::process::ExitCode {
             &peers,
             "python_sdk_oauth_client_on_the_auth_scenarios",
             client("PY_OAUTH_CLIENT_CMD", AUTH_SCENARIOS, "python_oauth_client_http"),
+        )
+        .needing(
+            &peers,
+            "python_sdk_client_credentials_on_the_auth_scenarios",
+            client(
+                "PY_CLIENT_CREDENTIALS_CMD",
+                CLIENT_CREDENTIALS_SCENARIOS,
+                "python_client_credentials_http",
+            ),
         )
         .needing(
             &peers,

@@ -35,6 +35,8 @@ pub use discovery::{
 const NO_OAUTH: &str =
     "the client did no OAuth: it never asked for metadata nor spoke to the authorization server";
 const NO_AUTHORIZATION: &str = "the client sent no authorization request";
+const CODELESS_GRANT: &str =
+    "the client took its token by client_credentials, a grant with no authorization request to withhold";
 
 /// The checks of every authorization rule that applies at `version`, when
 /// the mock server was protected.
@@ -462,12 +464,26 @@ impl<'a> Evidence<'a> {
             "the client never read the authorization server's metadata",
         );
         let read = self.issuer_metadata_lookups().any(|r| r.status == 200);
+        let mut authorized = false;
         for request in self.auth.authorizations() {
+            authorized = true;
             finding.problem_at(
                 &request.label,
                 "an authorization request, though the metadata lists no code_challenge_methods_supported"
                     .into(),
             );
+        }
+        // A client on the client_credentials grant never sends an
+        // authorization request, so its silence is no refusal: a pass would be vacuous.
+        if !authorized
+            && self
+                .auth
+                .conversation
+                .iter()
+                .any(|r| r.is_grant("client_credentials"))
+        {
+            finding.unobserved = Some(CODELESS_GRANT.to_owned());
+            return finding;
         }
         Self::observed(finding, read)
     }

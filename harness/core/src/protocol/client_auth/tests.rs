@@ -220,6 +220,13 @@ fn no_authorization_without_code_challenge_methods_supported() {
         verdict_of(&stopped, "{code_challenge_methods: false}", "AUTH-052"),
         [Verdict::Pass]
     );
+    let mut machine = stopped;
+    let credentials = oauth(3, "POST", "/token", &[("grant_type", "client_credentials")]);
+    machine.auth.as_mut().unwrap().conversation.push(credentials);
+    assert_eq!(
+        verdict_of(&machine, "{code_challenge_methods: false}", "AUTH-052"),
+        [Verdict::NotObserved]
+    );
 }
 
 #[test]
