@@ -1,6 +1,7 @@
 //! `run --url URL --start "CMD"`: the server under test started by the run
 //! itself, in its own process group, awaited until its port accepts
-//! connections, and killed (with everything it started) when the run ends.
+//! connections, started again when `fuzz --start` has lost it, and killed
+//! (with everything it started) when the run ends.
 
 use std::net::{TcpStream, ToSocketAddrs};
 use std::os::unix::process::CommandExt;
@@ -12,7 +13,19 @@ use mcp_mock_peers::transport::{StdioCommand, kill_process_group, watch_process_
 /// A server we started; killed when dropped, on every path out.
 #[derive(Debug)]
 pub struct StartedServer {
-    child: Child,
+    /// `None` only between a failed [`Self::restart`] and the drop.
+    child: Option<Child>,
+    /// How it was started, to start it again.
+    launch: Launch,
+}
+
+/// The command, environment and address of a started server.
+#[derive(Debug)]
+struct Launch {
+    command_line: String,
+    env: Vec<(String, String)>,
+    url: String,
+    within: Duration,
 }
 
 impl StartedServer {
@@ -30,31 +43,81 @@ impl StartedServer {
         url: &str,
         within: Duration,
     ) -> Result<StartedServer, String> {
-        let (host, port) = loopback_authority(url)?;
-        let command = StdioCommand::parse(command_line).map_err(|e| e.to_string())?;
+        let launch = Launch {
+            command_line: command_line.to_owned(),
+            env: env.to_vec(),
+            url: url.to_owned(),
+            within,
+        };
+        let child = launch.spawn_listening()?;
+        Ok(StartedServer {
+            child: Some(child),
+            launch,
+        })
+    }
+
+    /// Kills the server's process group (first, so the new one can bind
+    /// the port) and starts it again, as it was started.
+    pub fn restart(&mut self) -> Result<(), String> {
+        self.stop();
+        self.child = Some(self.launch.spawn_listening()?);
+        Ok(())
+    }
+
+    fn stop(&mut self) {
+        if let Some(child) = self.child.take() {
+            kill(child);
+        }
+    }
+}
+
+impl Drop for StartedServer {
+    fn drop(&mut self) {
+        self.stop();
+    }
+}
+
+impl Launch {
+    /// Spawns the command in a process group of its own and waits until
+    /// its port accepts connections; the child is killed on any error.
+    fn spawn_listening(&self) -> Result<Child, String> {
+        let (host, port) = loopback_authority(&self.url)?;
+        let command = StdioCommand::parse(&self.command_line).map_err(|e| e.to_string())?;
         let mut process = Command::new(&command.program);
         process
             .args(&command.args)
-            .envs(command.env.iter().chain(env).map(|(k, v)| (k, v)))
+            .envs(command.env.iter().chain(&self.env).map(|(k, v)| (k, v)))
             .stdin(Stdio::null())
             .stdout(Stdio::null())
             .process_group(0);
         if let Some(dir) = &command.cwd {
             process.current_dir(dir);
         }
-        let child = process
+        let mut child = process
             .spawn()
             .map_err(|e| format!("could not start `{}`: {e}", command.program))?;
         watch_process_group(child.id());
-        let mut server = StartedServer { child };
-        let address = (host.as_str(), port)
+        match self.await_listening(&host, port, &mut child) {
+            Ok(()) => Ok(child),
+            Err(message) => {
+                kill(child);
+                Err(message)
+            }
+        }
+    }
+
+    /// Waits until `host:port` accepts connections, while `child` lives
+    /// and the run is not interrupted, for at most `within`.
+    fn await_listening(&self, host: &str, port: u16, child: &mut Child) -> Result<(), String> {
+        let command_line = &self.command_line;
+        let address = (host, port)
             .to_socket_addrs()
             .map_err(|e| format!("`{host}`: {e}"))?
             .next()
             .ok_or_else(|| format!("`{host}` has no address"))?;
-        let deadline = Instant::now() + within;
+        let deadline = Instant::now() + self.within;
         while TcpStream::connect_timeout(&address, Duration::from_millis(200)).is_err() {
-            if let Ok(Some(status)) = server.child.try_wait() {
+            if let Ok(Some(status)) = child.try_wait() {
                 return Err(format!("`{command_line}` exited before listening ({status})"));
             }
             if crate::interrupt::requested() {
@@ -63,22 +126,21 @@ impl StartedServer {
             if Instant::now() >= deadline {
                 return Err(format!(
                     "`{command_line}` did not listen on {address} within {} s",
-                    within.as_secs()
+                    self.within.as_secs()
                 ));
             }
             std::thread::sleep(Duration::from_millis(100));
         }
-        Ok(server)
+        Ok(())
     }
 }
 
-impl Drop for StartedServer {
-    fn drop(&mut self) {
-        if let Ok(pid) = i32::try_from(self.child.id()) {
-            kill_process_group(pid);
-        }
-        let _ = self.child.wait();
+/// Kills `child`'s process group, with everything it started, and reaps it.
+fn kill(mut child: Child) {
+    if let Ok(pid) = i32::try_from(child.id()) {
+        kill_process_group(pid);
     }
+    let _ = child.wait();
 }
 
 /// The host and port of an `http://` URL on a loopback address.

@@ -5,6 +5,8 @@
 
 use std::time::Duration;
 
+use common::cli::{Ran, mcp_conform, ran};
+
 mod common;
 
 /// init's profile must make at least this share of the scenarios needing a
@@ -31,14 +33,8 @@ fn init_on_the_stateless_reference_server_observes_as_much_as_its_hand_written_p
     judged_like_the_hand_written_profile("2026-07-28");
 }
 
-fn mcp_conform(args: &[&str]) -> std::process::Output {
-    assert_cmd::Command::cargo_bin("mcp-conform")
-        .unwrap()
-        .env("NO_COLOR", "1")
-        .args(args)
-        .timeout(Duration::from_secs(60))
-        .output()
-        .unwrap()
+fn init_or_check(args: &[&str]) -> Ran {
+    ran(mcp_conform().args(args), Duration::from_secs(60))
 }
 
 #[test]
@@ -46,17 +42,13 @@ fn profile_check_accepts_what_init_wrote_and_locates_a_wrong_binding() {
     let dir = tempfile::TempDir::new().unwrap();
     let file = dir.path().join("profile.yaml");
     let path = file.to_str().unwrap();
-    let init = mcp_conform(&["init", "-o", path]);
-    assert!(init.status.success(), "{}", String::from_utf8_lossy(&init.stderr));
-    let again = mcp_conform(&["init", "-o", path]);
-    assert_eq!(again.status.code(), Some(2), "init overwrote its profile");
-    let check = mcp_conform(&["profile", "check", path]);
-    let out = String::from_utf8_lossy(&check.stdout);
-    assert!(
-        check.status.success(),
-        "{out}{}",
-        String::from_utf8_lossy(&check.stderr)
-    );
+    let init = init_or_check(&["init", "-o", path]);
+    assert_eq!(init.code, Some(0), "{}", init.stderr);
+    let again = init_or_check(&["init", "-o", path]);
+    assert_eq!(again.code, Some(2), "init overwrote its profile");
+    let check = init_or_check(&["profile", "check", path]);
+    let out = &check.stdout;
+    assert_eq!(check.code, Some(0), "{out}{}", check.stderr);
     assert!(
         out.contains("triggers, each naming what the server declares with valid arguments"),
         "{out}"
@@ -68,9 +60,9 @@ fn profile_check_accepts_what_init_wrote_and_locates_a_wrong_binding() {
         .replacen("arguments: {\"ms\":1500}", "arguments: {\"ms\":\"soon\"}", 1);
     std::fs::write(&file, &broken).unwrap();
     let line_of = |needle: &str| broken.lines().position(|l| l.contains(needle)).unwrap() + 1;
-    let check = mcp_conform(&["profile", "check", path]);
-    let err = String::from_utf8_lossy(&check.stderr);
-    assert_eq!(check.status.code(), Some(2), "{err}");
+    let check = init_or_check(&["profile", "check", path]);
+    let err = &check.stderr;
+    assert_eq!(check.code, Some(2), "{err}");
     assert!(err.contains("the server lists no tool `no-such-tool`"), "{err}");
     assert!(
         err.contains(&format!("{path}:{}:", line_of("no-such-tool"))),
@@ -86,19 +78,15 @@ fn profile_check_accepts_the_hand_written_reference_profile_on_each_era() {
         ("2025-11-25", "end_listen_tool, header_tool"),
         ("2026-07-28", "task_forbidden_tool, url_elicit_tool"),
     ] {
-        let check = mcp_conform(&[
+        let check = init_or_check(&[
             "profile",
             "check",
             "../scenarios/profiles/reference.yaml",
             "--protocol",
             protocol,
         ]);
-        let out = String::from_utf8_lossy(&check.stdout);
-        assert!(
-            check.status.success(),
-            "{protocol}: {out}{}",
-            String::from_utf8_lossy(&check.stderr)
-        );
+        let out = &check.stdout;
+        assert_eq!(check.code, Some(0), "{protocol}: {out}{}", check.stderr);
         // The triggers no scenario of this version reads are named, not checked.
         assert!(
             out.contains(&format!("no bundled scenario of {protocol} uses {unchecked}")),

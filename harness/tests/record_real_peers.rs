@@ -26,10 +26,90 @@ const PYTHON_PLAN: &str = r#"{"list": ["tools", "prompts", "resources"], "calls"
 /// How `record` and `run` reach the server: `--stdio CMD` or `--url URL`.
 type Server = [String; 2];
 
-/// Records the `client_key` host of `env` (its command's `{url}` is the
-/// proxy's) talking to `server` under `plan`, checks the file speaks
-/// `version`, and runs it again against the same server: it must pass.
-fn recorded_then_replayed(env: &PeersEnv, server: &Server, client_key: &str, plan: &str, version: &str) {
+/// Where the recorded server runs.
+#[derive(Clone, Copy)]
+enum ServerAt {
+    /// Over stdio, the command of this peers.env key.
+    Stdio(&'static str),
+    /// The Python SDK fixture server over Streamable HTTP.
+    PythonOverHttp,
+}
+
+/// One recorded pair: its test, the server, the host's peers.env key, the
+/// host's plan and the version the recorded file must speak.
+struct Pair {
+    test: &'static str,
+    server: ServerAt,
+    client: &'static str,
+    plan: &'static str,
+    version: &'static str,
+}
+
+const PAIRS: &[Pair] = &[
+    Pair {
+        test: "python_sdk_client_against_the_everything_server_replays_green",
+        server: ServerAt::Stdio("EVERYTHING_SERVER_CMD"),
+        client: "PY_CLIENT_CMD",
+        plan: EVERYTHING_PLAN,
+        version: "2025-11-25",
+    },
+    Pair {
+        test: "python_sdk_pair_over_stdio_on_2026_07_28_replays_green",
+        server: ServerAt::Stdio("PYTHON_SERVER_CMD"),
+        client: "PY_CLIENT_CMD",
+        plan: PYTHON_PLAN,
+        version: "2026-07-28",
+    },
+    Pair {
+        test: "python_sdk_pair_over_http_on_2026_07_28_replays_green",
+        server: ServerAt::PythonOverHttp,
+        client: "PY_CLIENT_HTTP_CMD",
+        plan: PYTHON_PLAN,
+        version: "2026-07-28",
+    },
+    Pair {
+        test: "typescript_sdk_client_against_the_python_sdk_server_over_http_replays_green",
+        server: ServerAt::PythonOverHttp,
+        client: "TS_CLIENT_HTTP_CMD",
+        plan: PYTHON_PLAN,
+        version: "2025-11-25",
+    },
+];
+
+impl ServerAt {
+    /// The peers.env key of the server's command.
+    fn key(self) -> &'static str {
+        match self {
+            ServerAt::Stdio(key) => key,
+            ServerAt::PythonOverHttp => "PYTHON_SERVER_CMD",
+        }
+    }
+
+    /// The server started if it listens on a port (kept until the test
+    /// ends), and how to reach it.
+    fn reached(self, env: &PeersEnv) -> (Option<StartedServer>, Server) {
+        match self {
+            ServerAt::Stdio(key) => (None, ["--stdio".into(), env[key].clone()]),
+            ServerAt::PythonOverHttp => {
+                let (started, server) = python_over_http(env);
+                (Some(started), server)
+            }
+        }
+    }
+}
+
+/// Records the pair's host (its command's `{url}` is the proxy's) talking
+/// to its server under its plan, checks the file speaks the pair's
+/// version, and runs it again against the same server: it must pass.
+fn recorded_then_replayed(env: &PeersEnv, pair: &Pair) {
+    let &Pair {
+        server,
+        client: client_key,
+        plan,
+        version,
+        ..
+    } = pair;
+    let (_started, server) = server.reached(env);
     // The fixtures' command lines hold no quoted words; `env` takes the
     // variable assignments some of them start with.
     let client: Vec<&str> = std::iter::once("env")
@@ -40,7 +120,7 @@ fn recorded_then_replayed(env: &PeersEnv, server: &Server, client_key: &str, pla
     let recorded = mcp_conform()
         .env("MCP_CONFORM_PLAN", plan)
         .arg("record")
-        .args(server)
+        .args(&server)
         .arg("-o")
         .arg(&file)
         .arg("--")
@@ -62,7 +142,7 @@ fn recorded_then_replayed(env: &PeersEnv, server: &Server, client_key: &str, pla
     assert_eq!(spoken, version, "{text}");
     let replayed = mcp_conform()
         .arg("run")
-        .args(server)
+        .args(&server)
         .args(["--protocol", version])
         .arg(&file)
         .timeout(Duration::from_secs(120))
@@ -71,10 +151,6 @@ fn recorded_then_replayed(env: &PeersEnv, server: &Server, client_key: &str, pla
     let stdout = String::from_utf8_lossy(&replayed.stdout);
     assert_eq!(replayed.status.code(), Some(0), "{stdout}");
     assert!(stdout.contains("1 scenarios: 1 pass"), "{stdout}");
-}
-
-fn stdio(env: &PeersEnv, key: &str) -> Server {
-    ["--stdio".into(), env[key].clone()]
 }
 
 /// The Python SDK fixture server over Streamable HTTP on a free port, and
@@ -91,38 +167,14 @@ fn python_over_http(env: &PeersEnv) -> (StartedServer, Server) {
 }
 
 fn main() -> std::process::ExitCode {
-    Tests::default()
-        .needing(
-            &peers_with(&["EVERYTHING_SERVER_CMD", "PY_CLIENT_CMD"]),
-            "python_sdk_client_against_the_everything_server_replays_green",
-            |env| {
-                let server = stdio(&env, "EVERYTHING_SERVER_CMD");
-                recorded_then_replayed(&env, &server, "PY_CLIENT_CMD", EVERYTHING_PLAN, "2025-11-25");
-            },
-        )
-        .needing(
-            &peers_with(&["PYTHON_SERVER_CMD", "PY_CLIENT_CMD"]),
-            "python_sdk_pair_over_stdio_on_2026_07_28_replays_green",
-            |env| {
-                let server = stdio(&env, "PYTHON_SERVER_CMD");
-                recorded_then_replayed(&env, &server, "PY_CLIENT_CMD", PYTHON_PLAN, "2026-07-28");
-            },
-        )
-        .needing(
-            &peers_with(&["PYTHON_SERVER_CMD", "PY_CLIENT_HTTP_CMD"]),
-            "python_sdk_pair_over_http_on_2026_07_28_replays_green",
-            |env| {
-                let (_started, server) = python_over_http(&env);
-                recorded_then_replayed(&env, &server, "PY_CLIENT_HTTP_CMD", PYTHON_PLAN, "2026-07-28");
-            },
-        )
-        .needing(
-            &peers_with(&["PYTHON_SERVER_CMD", "TS_CLIENT_HTTP_CMD"]),
-            "typescript_sdk_client_against_the_python_sdk_server_over_http_replays_green",
-            |env| {
-                let (_started, server) = python_over_http(&env);
-                recorded_then_replayed(&env, &server, "TS_CLIENT_HTTP_CMD", PYTHON_PLAN, "2025-11-25");
-            },
-        )
+    PAIRS
+        .iter()
+        .fold(Tests::default(), |tests, pair| {
+            tests.needing(
+                &peers_with(&[pair.server.key(), pair.client]),
+                pair.test,
+                move |env| recorded_then_replayed(&env, pair),
+            )
+        })
         .run()
 }

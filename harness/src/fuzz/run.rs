@@ -134,8 +134,11 @@ pub fn fuzz(args: FuzzArgs) -> Result<ExitCode, CliError> {
         .build()
         .map_err(|e| CliError::Infrastructure(format!("could not start a runtime: {e}")))?;
     let _entered = runtime.enter();
-    let starter = match (&args.start, &args.server.address.url) {
-        (Some(command), Some(url)) => Some(Starter::start(command, url)?),
+    let started = match (&args.start, &args.server.address.url) {
+        (Some(command), Some(url)) => Some(
+            StartedServer::start(command, url, STARTUP_TIMEOUT)
+                .map_err(|message| CliError::Infrastructure(format!("--start: {message}")))?,
+        ),
         _ => None,
     };
     let mut peer = Peer {
@@ -146,7 +149,7 @@ pub fn fuzz(args: FuzzArgs) -> Result<ExitCode, CliError> {
         checks: Vec::new(),
         frames_sent: 0,
         ignored: Vec::new(),
-        starter,
+        started,
     };
     let kinds = match args.kinds.is_empty() {
         true => Kind::ALL.to_vec(),
@@ -350,36 +353,7 @@ struct Peer<'s> {
     /// The error codes due to malformed frames that met no answer.
     ignored: Vec<i64>,
     /// The server process `--start` runs, started again when it is lost.
-    starter: Option<Starter>,
-}
-
-/// A server at `--url` that the run starts (`--start`), and starts again.
-struct Starter {
-    command: String,
-    url: String,
-    running: Option<StartedServer>,
-}
-
-impl Starter {
-    fn start(command: &str, url: &str) -> Result<Starter, CliError> {
-        Ok(Starter {
-            command: command.to_owned(),
-            url: url.to_owned(),
-            running: Some(Self::started(command, url).map_err(CliError::Infrastructure)?),
-        })
-    }
-
-    fn started(command: &str, url: &str) -> Result<StartedServer, String> {
-        StartedServer::start(command, url, STARTUP_TIMEOUT).map_err(|message| format!("--start: {message}"))
-    }
-
-    /// Kills the server's process group (first, so the new one can bind
-    /// the port) and starts it again.
-    fn restart(&mut self) -> Result<(), String> {
-        drop(self.running.take());
-        self.running = Some(Self::started(&self.command, &self.url)?);
-        Ok(())
-    }
+    started: Option<StartedServer>,
 }
 
 impl<'s> Peer<'s> {
@@ -499,8 +473,10 @@ impl<'s> Peer<'s> {
                 }
         ) {
             self.close();
-            if let Some(starter) = &mut self.starter {
-                starter.restart()?;
+            if let Some(started) = &mut self.started {
+                started
+                    .restart()
+                    .map_err(|message| format!("--start: {message}"))?;
             }
         }
         Ok(answer)

@@ -12,6 +12,7 @@ use mcp_conform_core::scenario::model::Role;
 use mcp_conform_report::{Report, Verdict};
 use tempfile::TempDir;
 
+use super::cli::{mcp_conform, ran};
 use super::report::judge;
 
 /// The cases of the two runs that were judged, by scenario id.
@@ -63,20 +64,15 @@ impl Comparison {
 pub fn compare(server: &[&str], hand_profile: &str, protocol: &str, budget: Duration) -> Comparison {
     let dir = TempDir::new().unwrap();
     let written = dir.path().join("profile.yaml");
-    let init = assert_cmd::Command::cargo_bin("mcp-conform")
-        .unwrap()
-        .arg("init")
-        .args(server)
-        .args(["--protocol", protocol, "-o"])
-        .arg(&written)
-        .timeout(Duration::from_secs(60))
-        .output()
-        .unwrap();
-    assert!(
-        init.status.success(),
-        "init: {}",
-        String::from_utf8_lossy(&init.stderr)
+    let init = ran(
+        mcp_conform()
+            .arg("init")
+            .args(server)
+            .args(["--protocol", protocol, "-o"])
+            .arg(&written),
+        Duration::from_secs(60),
     );
+    assert_eq!(init.code, Some(0), "init: {}", init.stderr);
     let needing: Vec<_> = load_scenarios(&[], &[])
         .unwrap()
         .into_iter()
