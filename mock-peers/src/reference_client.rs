@@ -241,6 +241,8 @@ crate::faults::faults! {
     AuthIgnoresState = "http-auth-ignores-state", "AUTH-061", "Over HTTP, it redeems the code of an authorization response whose state is not the one it sent." => ["client.auth.state-wrong"];
     AuthNoApplicationType = "modern-http-auth-no-application-type", "AUTH-045", "Over HTTP under 2026-07-28, its Dynamic Client Registration names no application_type." => ["client.auth.authorization-code"];
     AuthRemoteRedirect = "http-auth-remote-redirect", "AUTH-059", "Over HTTP, its redirect URI is a plain http URL on another host." => ["client.auth.authorization-code"];
+    AuthScopeFromMetadata = "http-auth-scope-from-metadata", "AUTH-062", "Over HTTP, its first authorization asks for every scope of scopes_supported, though the challenge names a scope." => ["client.auth.scope-from-challenge"];
+    AuthScopeWithinSupported = "http-auth-scope-within-supported", "AUTH-063", "Over HTTP, it asks only for the challenged scopes that scopes_supported lists." => ["client.auth.scope-not-supported"];
     AuthSkipsIssuerCheck = "modern-http-auth-skips-issuer-check", "AUTH-067", "Over HTTP under 2026-07-28, it redeems the code whatever the authorization response's iss says." => ["client.auth.iss-missing", "client.auth.iss-normalized", "client.auth.iss-wrong"];
     FuzzUnknownMethodResult = "fuzz-unknown-method-result", "RPC-019", "A request of a method outside MCP's namespaces (`x-…/…`, `mcp-conform/…`) gets an empty result instead of -32601 (found by `test-client --fuzz`).";
     FuzzUnansweredEmptyId = "fuzz-unanswered-empty-id", "PING-001", "A ping whose id is the empty string is never answered (found by `test-client --fuzz`).";

@@ -76,10 +76,7 @@ pub(super) async fn authorize(
         ));
     }
     let client_id = register(&http, &server, fault).await?;
-    let scope = challenge["scope"]
-        .as_str()
-        .map(str::to_owned)
-        .or_else(|| supported_scopes(&resource_metadata));
+    let scope = scope_to_ask(challenge, &resource_metadata, fault);
     let flow = Flow {
         http: &http,
         server: &server,
@@ -111,14 +108,27 @@ fn redirect_uri(fault: Option<ClientFault>) -> &'static str {
     }
 }
 
-/// All of `scopes_supported`, space-separated, when it lists any.
-fn supported_scopes(metadata: &Value) -> Option<String> {
-    let scopes: Vec<&str> = metadata["scopes_supported"]
-        .as_array()?
-        .iter()
-        .filter_map(Value::as_str)
-        .collect();
-    (!scopes.is_empty()).then(|| scopes.join(" "))
+/// The scope of the first authorization: the challenge's, else all of
+/// the protected resource metadata's `scopes_supported`, else none.
+fn scope_to_ask(challenge: &Value, metadata: &Value, fault: Option<ClientFault>) -> Option<String> {
+    let supported: Vec<&str> = metadata["scopes_supported"]
+        .as_array()
+        .map(|scopes| scopes.iter().filter_map(Value::as_str).collect())
+        .unwrap_or_default();
+    let all_supported = (!supported.is_empty()).then(|| supported.join(" "));
+    let challenged = challenge["scope"].as_str();
+    match fault {
+        Some(ClientFault::AuthScopeFromMetadata) => all_supported.or(challenged.map(str::to_owned)),
+        Some(ClientFault::AuthScopeWithinSupported) => {
+            let kept: Vec<&str> = challenged
+                .unwrap_or_default()
+                .split(' ')
+                .filter(|scope| supported.contains(scope))
+                .collect();
+            (!kept.is_empty()).then(|| kept.join(" ")).or(all_supported)
+        }
+        _ => challenged.map(str::to_owned).or(all_supported),
+    }
 }
 
 /// Pre-registered, else registered now by Dynamic Client Registration.

@@ -26,6 +26,7 @@ use crate::version::ProtocolVersion;
 use crate::wire::Frame;
 
 mod discovery;
+mod scopes;
 
 pub use discovery::{
     METADATA_PATH, OPENID_CONFIGURATION, WELL_KNOWN, authorization_server_metadata_urls,
@@ -61,6 +62,8 @@ pub fn judge(
         evidence.sends_state(),
         evidence.registers_application_type(),
         evidence.redirects_locally_or_securely(),
+        evidence.scope_selected(),
+        evidence.challenged_scope_requested(),
     ];
     findings.extend(evidence.refusals());
     findings

@@ -74,6 +74,8 @@ cites! {
     AUTH_057,
     AUTH_059,
     AUTH_061,
+    AUTH_062,
+    AUTH_063,
     AUTH_067,
     CACHE_001,
     CACHE_002,

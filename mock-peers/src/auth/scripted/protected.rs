@@ -12,6 +12,7 @@ use hyper::{Method, Response, StatusCode};
 use mcp_conform_core::evidence::oauth::{ClientAuthRecord, TokenUse};
 use mcp_conform_core::scenario::model::{ClientAuth, MetadataPlacement};
 use reqwest::Url;
+use serde_json::Value;
 
 use super::{AuthScript, ScriptedIssuer, lock};
 use crate::auth::{IssuerError, Rejection, ResourceGuard, WELL_KNOWN, jwks, refusal};
@@ -34,6 +35,10 @@ pub struct ProtectedMockServer {
     metadata_url: Url,
     /// The challenge names [`Self::metadata_url`].
     names_metadata: bool,
+    /// The challenge names the scope needed.
+    challenge_scope: bool,
+    /// The metadata's `scopes_supported`, when not the scope needed.
+    scopes_supported: Option<Vec<String>>,
     tokens: Mutex<Vec<TokenUse>>,
 }
 
@@ -68,16 +73,34 @@ impl ProtectedMockServer {
             guard,
             metadata_url,
             names_metadata: auth.names_metadata,
+            challenge_scope: auth.challenge_scope,
+            scopes_supported: auth.scopes_supported.clone(),
             tokens: Mutex::default(),
         }));
         Ok(())
+    }
+
+    /// The protected resource metadata, its `scopes_supported` as the
+    /// scenario says (an empty list leaves it out).
+    fn metadata(&self) -> Value {
+        let mut document = self.guard.metadata();
+        match self.scopes_supported.as_deref() {
+            None => {}
+            Some([]) => {
+                document.as_object_mut().map(|d| d.remove("scopes_supported"));
+            }
+            Some(scopes) => document["scopes_supported"] = scopes.into(),
+        }
+        document
     }
 
     /// The 401 or 403 answering `rejection`, its challenge naming the
     /// metadata where it is served (when the scenario says it names it).
     fn refusal(&self, rejection: &Rejection) -> Response<Body> {
         let mut parameters = self.guard.challenge_parameters(rejection);
-        parameters.retain(|p| !p.starts_with("resource_metadata="));
+        parameters.retain(|p| {
+            !p.starts_with("resource_metadata=") && (self.challenge_scope || !p.starts_with("scope="))
+        });
         if self.names_metadata {
             parameters.push(format!("resource_metadata=\"{}\"", self.metadata_url));
         }
@@ -90,8 +113,7 @@ impl Gate for ProtectedMockServer {
         let parts = &request.parts;
         let path = parts.uri.path();
         if parts.method == Method::GET && path == self.metadata_url.path() {
-            let document = self.guard.metadata().to_string();
-            return Some(json_response(StatusCode::OK, document));
+            return Some(json_response(StatusCode::OK, self.metadata().to_string()));
         }
         if parts.method == Method::GET && path.starts_with("/.well-known/") {
             return Some(status_only(StatusCode::NOT_FOUND));

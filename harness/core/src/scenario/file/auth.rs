@@ -26,6 +26,14 @@ pub struct AuthSetup {
     /// challenge and the metadata's `scopes_supported`. Default: none.
     #[serde(default)]
     pub scope: Option<Located<String>>,
+    /// Whether the 401 challenge names `scope`. Default: true.
+    #[serde(default)]
+    pub challenge_scope: Option<Located<bool>>,
+    /// The protected resource metadata's `scopes_supported`, when it is
+    /// not `scope`'s list: scenarios of scope selection (AUTH-062, 063)
+    /// make the two differ. An empty list leaves the field out.
+    #[serde(default)]
+    pub scopes_supported: Option<Located<Vec<String>>>,
     /// The `iss` of the authorization response (RFC 9207): `correct`
     /// (default), `wrong` (another server's), `missing`, or `normalized`
     /// (the issuer with a trailing slash).

@@ -10,6 +10,10 @@ pub struct ClientAuth {
     /// The 401 challenge names the metadata.
     pub names_metadata: bool,
     pub scope: Option<String>,
+    /// The 401 challenge names `scope`.
+    pub challenge_scope: bool,
+    /// The metadata's `scopes_supported`, when not `scope`'s list.
+    pub scopes_supported: Option<Vec<String>>,
     pub iss: IssParameter,
     pub state: StateParameter,
     /// The authorization server's metadata lists

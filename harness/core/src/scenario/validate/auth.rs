@@ -59,6 +59,8 @@ impl Validator<'_> {
             metadata,
             names_metadata,
             scope: setup.scope.as_ref().map(|s| s.value.clone()),
+            challenge_scope: flag(&setup.challenge_scope),
+            scopes_supported: setup.scopes_supported.as_ref().map(|s| s.value.clone()),
             iss: setup.iss.as_ref().map(|i| i.value).unwrap_or_default(),
             state: setup.state.as_ref().map(|s| s.value).unwrap_or_default(),
             code_challenge_methods: flag(&setup.code_challenge_methods),

@@ -15,6 +15,8 @@ fn auth(metadata: MetadataPlacement) -> ClientAuth {
         metadata,
         names_metadata: true,
         scope: Some("mcp".into()),
+        challenge_scope: true,
+        scopes_supported: None,
         iss: IssParameter::Correct,
         state: StateParameter::Echoed,
         code_challenge_methods: true,
