@@ -27,6 +27,7 @@ use crate::wire::Frame;
 
 mod discovery;
 mod scopes;
+mod step_up;
 
 pub use discovery::{
     METADATA_PATH, OPENID_CONFIGURATION, WELL_KNOWN, authorization_server_metadata_urls,
@@ -66,6 +67,7 @@ pub fn judge(
         evidence.challenged_scope_requested(),
     ];
     findings.extend(evidence.refusals());
+    findings.extend(evidence.step_up());
     findings
         .into_iter()
         .filter(|finding| finding.applies(version))

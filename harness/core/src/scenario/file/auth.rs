@@ -47,6 +47,10 @@ pub struct AuthSetup {
     /// `code_challenge_methods_supported`. Default: true.
     #[serde(default)]
     pub code_challenge_methods: Option<Located<bool>>,
+    /// A step-up (AUTH-064 to 066): requests of one method need one more
+    /// scope, and a token without it gets 403 `insufficient_scope`.
+    #[serde(default)]
+    pub step_up: Option<Located<StepUpSetup>>,
     /// Whether the authorization server offers Dynamic Client Registration.
     /// Default: true.
     #[serde(default)]
@@ -54,6 +58,20 @@ pub struct AuthSetup {
     /// Whether it supports Client ID Metadata Documents. Default: true.
     #[serde(default)]
     pub metadata_documents: Option<Located<bool>>,
+}
+
+/// The scope one method needs beyond `scope`.
+#[derive(Debug, Clone, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct StepUpSetup {
+    /// The JSON-RPC method that needs it (`tools/call`).
+    pub method: String,
+    /// The scope (space-separated) it needs, which the 403 challenge names.
+    pub scope: String,
+    /// Whether the authorization server grants it when asked. Default:
+    /// true; `false` answers every retry with 403 again (AUTH-065).
+    #[serde(default)]
+    pub granted: Option<bool>,
 }
 
 /// Where the protected resource metadata lives.

@@ -14,6 +14,7 @@ pub struct ClientAuth {
     pub challenge_scope: bool,
     /// The metadata's `scopes_supported`, when not `scope`'s list.
     pub scopes_supported: Option<Vec<String>>,
+    pub step_up: Option<StepUp>,
     pub iss: IssParameter,
     pub state: StateParameter,
     /// The authorization server's metadata lists
@@ -25,4 +26,13 @@ pub struct ClientAuth {
     pub metadata_documents: bool,
     /// Where `auth:` is written.
     pub span: Span,
+}
+
+/// The scope one method needs beyond `scope` (a step-up).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct StepUp {
+    pub method: String,
+    pub scope: String,
+    /// The authorization server grants it when asked.
+    pub granted: bool,
 }

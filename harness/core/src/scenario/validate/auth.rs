@@ -61,6 +61,14 @@ impl Validator<'_> {
             scope: setup.scope.as_ref().map(|s| s.value.clone()),
             challenge_scope: flag(&setup.challenge_scope),
             scopes_supported: setup.scopes_supported.as_ref().map(|s| s.value.clone()),
+            step_up: setup
+                .step_up
+                .as_ref()
+                .map(|Located { value: step_up, .. }| model::StepUp {
+                    method: step_up.method.clone(),
+                    scope: step_up.scope.clone(),
+                    granted: step_up.granted.unwrap_or(true),
+                }),
             iss: setup.iss.as_ref().map(|i| i.value).unwrap_or_default(),
             state: setup.state.as_ref().map(|s| s.value).unwrap_or_default(),
             code_challenge_methods: flag(&setup.code_challenge_methods),

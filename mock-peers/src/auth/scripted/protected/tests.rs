@@ -17,6 +17,7 @@ fn auth(metadata: MetadataPlacement) -> ClientAuth {
         scope: Some("mcp".into()),
         challenge_scope: true,
         scopes_supported: None,
+        step_up: None,
         iss: IssParameter::Correct,
         state: StateParameter::Echoed,
         code_challenge_methods: true,
