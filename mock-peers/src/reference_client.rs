@@ -246,6 +246,7 @@ crate::faults::faults! {
     AuthNeverStepsUp = "http-auth-never-steps-up", "AUTH-064", "Over HTTP, a 403 insufficient_scope ends its request: it never authorizes again." => ["client.auth.step-up"];
     AuthUnboundedStepUp = "http-auth-unbounded-step-up", "AUTH-065", "Over HTTP, it steps up again after every 403 insufficient_scope (eight times, so that the run ends)." => ["client.auth.step-up-refused"];
     AuthStepUpDropsScopes = "modern-http-auth-step-up-drops-scopes", "AUTH-066", "Over HTTP under 2026-07-28, its step-up asks only for the challenged scope, dropping those it held." => ["client.auth.step-up"];
+    AuthNeedsRefreshToken = "modern-http-auth-needs-refresh-token", "AUTH-071", "Over HTTP under 2026-07-28, it gives up when the token response carries no refresh token." => ["client.auth.no-refresh-token"];
     AuthSkipsIssuerCheck = "modern-http-auth-skips-issuer-check", "AUTH-067", "Over HTTP under 2026-07-28, it redeems the code whatever the authorization response's iss says." => ["client.auth.iss-missing", "client.auth.iss-normalized", "client.auth.iss-wrong"];
     FuzzUnknownMethodResult = "fuzz-unknown-method-result", "RPC-019", "A request of a method outside MCP's namespaces (`x-…/…`, `mcp-conform/…`) gets an empty result instead of -32601 (found by `test-client --fuzz`).";
     FuzzUnansweredEmptyId = "fuzz-unanswered-empty-id", "PING-001", "A ping whose id is the empty string is never answered (found by `test-client --fuzz`).";

@@ -375,6 +375,9 @@ impl Flow<'_> {
             .await
             .map_err(|e| format!("POST {endpoint}: {e}"))?;
         let granted = metadata::json_of(answer, endpoint).await?;
+        if self.fault == Some(ClientFault::AuthNeedsRefreshToken) && granted.get("refresh_token").is_none() {
+            return Err(format!("{endpoint} granted no refresh_token"));
+        }
         granted["access_token"]
             .as_str()
             .map(str::to_owned)

@@ -26,6 +26,7 @@ use crate::version::ProtocolVersion;
 use crate::wire::Frame;
 
 mod discovery;
+mod refresh;
 mod scopes;
 mod step_up;
 
@@ -68,6 +69,7 @@ pub fn judge(
     ];
     findings.extend(evidence.refusals());
     findings.extend(evidence.step_up());
+    findings.extend(evidence.without_refresh_token());
     findings
         .into_iter()
         .filter(|finding| finding.applies(version))

@@ -80,6 +80,7 @@ cites! {
     AUTH_065,
     AUTH_066,
     AUTH_067,
+    AUTH_071,
     CACHE_001,
     CACHE_002,
     CANC_001,

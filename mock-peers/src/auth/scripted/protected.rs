@@ -54,6 +54,7 @@ impl ProtectedMockServer {
             code_challenge_methods: auth.code_challenge_methods,
             registration: auth.registration,
             metadata_documents: auth.metadata_documents,
+            refresh_tokens: auth.refresh_tokens,
             withheld_scope: auth
                 .step_up
                 .as_ref()

@@ -51,6 +51,10 @@ pub struct AuthSetup {
     /// scope, and a token without it gets 403 `insufficient_scope`.
     #[serde(default)]
     pub step_up: Option<Located<StepUpSetup>>,
+    /// Whether the authorization server issues refresh tokens. Default:
+    /// true; `false` tests a client that must work without (AUTH-071).
+    #[serde(default)]
+    pub refresh_tokens: Option<Located<bool>>,
     /// Whether the authorization server offers Dynamic Client Registration.
     /// Default: true.
     #[serde(default)]

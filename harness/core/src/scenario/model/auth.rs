@@ -15,6 +15,8 @@ pub struct ClientAuth {
     /// The metadata's `scopes_supported`, when not `scope`'s list.
     pub scopes_supported: Option<Vec<String>>,
     pub step_up: Option<StepUp>,
+    /// The authorization server issues refresh tokens.
+    pub refresh_tokens: bool,
     pub iss: IssParameter,
     pub state: StateParameter,
     /// The authorization server's metadata lists

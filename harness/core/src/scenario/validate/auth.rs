@@ -71,6 +71,7 @@ impl Validator<'_> {
                 }),
             iss: setup.iss.as_ref().map(|i| i.value).unwrap_or_default(),
             state: setup.state.as_ref().map(|s| s.value).unwrap_or_default(),
+            refresh_tokens: flag(&setup.refresh_tokens),
             code_challenge_methods: flag(&setup.code_challenge_methods),
             registration: flag(&setup.registration),
             metadata_documents: flag(&setup.metadata_documents),

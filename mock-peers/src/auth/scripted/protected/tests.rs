@@ -18,6 +18,7 @@ fn auth(metadata: MetadataPlacement) -> ClientAuth {
         challenge_scope: true,
         scopes_supported: None,
         step_up: None,
+        refresh_tokens: true,
         iss: IssParameter::Correct,
         state: StateParameter::Echoed,
         code_challenge_methods: true,
