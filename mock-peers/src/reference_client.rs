@@ -241,6 +241,12 @@ crate::faults::faults! {
     AuthIgnoresState = "http-auth-ignores-state", "AUTH-061", "Over HTTP, it redeems the code of an authorization response whose state is not the one it sent." => ["client.auth.state-wrong"];
     AuthNoApplicationType = "modern-http-auth-no-application-type", "AUTH-045", "Over HTTP under 2026-07-28, its Dynamic Client Registration names no application_type." => ["client.auth.authorization-code"];
     AuthRemoteRedirect = "http-auth-remote-redirect", "AUTH-059", "Over HTTP, its redirect URI is a plain http URL on another host." => ["client.auth.authorization-code"];
+    AuthScopeFromMetadata = "http-auth-scope-from-metadata", "AUTH-062", "Over HTTP, its first authorization asks for every scope of scopes_supported, though the challenge names a scope." => ["client.auth.scope-from-challenge"];
+    AuthScopeWithinSupported = "http-auth-scope-within-supported", "AUTH-063", "Over HTTP, it asks only for the challenged scopes that scopes_supported lists." => ["client.auth.scope-not-supported"];
+    AuthNeverStepsUp = "http-auth-never-steps-up", "AUTH-064", "Over HTTP, a 403 insufficient_scope ends its request: it never authorizes again." => ["client.auth.step-up"];
+    AuthUnboundedStepUp = "http-auth-unbounded-step-up", "AUTH-065", "Over HTTP, it steps up again after every 403 insufficient_scope (eight times, so that the run ends)." => ["client.auth.step-up-refused"];
+    AuthStepUpDropsScopes = "modern-http-auth-step-up-drops-scopes", "AUTH-066", "Over HTTP under 2026-07-28, its step-up asks only for the challenged scope, dropping those it held." => ["client.auth.step-up"];
+    AuthNeedsRefreshToken = "modern-http-auth-needs-refresh-token", "AUTH-071", "Over HTTP under 2026-07-28, it gives up when the token response carries no refresh token." => ["client.auth.no-refresh-token"];
     AuthSkipsIssuerCheck = "modern-http-auth-skips-issuer-check", "AUTH-067", "Over HTTP under 2026-07-28, it redeems the code whatever the authorization response's iss says." => ["client.auth.iss-missing", "client.auth.iss-normalized", "client.auth.iss-wrong"];
     FuzzUnknownMethodResult = "fuzz-unknown-method-result", "RPC-019", "A request of a method outside MCP's namespaces (`x-…/…`, `mcp-conform/…`) gets an empty result instead of -32601 (found by `test-client --fuzz`).";
     FuzzUnansweredEmptyId = "fuzz-unanswered-empty-id", "PING-001", "A ping whose id is the empty string is never answered (found by `test-client --fuzz`).";
@@ -305,6 +311,7 @@ pub async fn run(server: &ServerAddress, plan: Plan, fault: Option<ClientFault>)
         relist: Vec::new(),
         roots_change_at: None,
         calls: 0,
+        authorized: connection.authorized,
     };
     let outcome = host.follow_plan(connection.found).await;
     host.session.shutdown(Duration::from_secs(1)).await;
@@ -333,6 +340,8 @@ struct Host {
     roots_change_at: Option<Instant>,
     /// Calls made so far (for fresh progress tokens).
     calls: u32,
+    /// The token the server asked for, if it asked: stepped up on a 403.
+    authorized: Option<oauth::Authorized>,
 }
 
 impl Host {
@@ -441,9 +450,24 @@ impl Host {
 
     /// Sends a request and waits for its answer; past `timeout` the request
     /// is cancelled and abandoned (`initialize` is never cancelled: LIFE-012).
+    /// Over HTTP, a 403 `insufficient_scope` steps the authorization up
+    /// and sends the request again (AUTH-064).
     async fn call(&mut self, method: &str, params: Value, timeout: Duration) -> Result<Value, String> {
-        let id = self.send(method, params).await?;
-        self.answer_to(method, &id, timeout).await
+        loop {
+            let seen = self.session.transcript().len();
+            let id = self.send(method, params.clone()).await?;
+            let answer = self.answer_to(method, &id, timeout).await;
+            let refused =
+                oauth::insufficient_scope_in(self.session.transcript().get(seen..).unwrap_or_default());
+            let (Some(challenge), Some(authorized)) = (refused, self.authorized.as_mut()) else {
+                return answer;
+            };
+            let token = authorized
+                .step_up(&challenge, self.fault)
+                .await
+                .map_err(|why| format!("{method}: {why}"))?;
+            self.session.set_bearer(&token).map_err(|e| e.to_string())?;
+        }
     }
 
     async fn send(&mut self, method: &str, mut params: Value) -> Result<Value, String> {

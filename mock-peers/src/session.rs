@@ -241,6 +241,11 @@ impl MockSession {
         self.transport.http_client_record()
     }
 
+    /// HTTP only: the bearer token of every later request.
+    pub fn set_bearer(&self, token: &str) -> Result<(), TransportError> {
+        self.transport.set_bearer(token)
+    }
+
     /// The tail of the peer's stderr.
     pub fn stderr_tail(&self) -> String {
         self.transport.stderr_tail()

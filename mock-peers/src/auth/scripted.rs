@@ -50,6 +50,9 @@ pub struct AuthScript {
     /// `client_id_metadata_document_supported`; without it a URL client_id
     /// is an opaque name, never fetched.
     pub metadata_documents: bool,
+    /// Scopes (space-separated) never granted, however asked for: a
+    /// step-up that cannot succeed (AUTH-065).
+    pub withheld_scope: Option<String>,
 }
 
 impl Default for AuthScript {
@@ -62,6 +65,7 @@ impl Default for AuthScript {
             refresh_tokens: true,
             registration: true,
             metadata_documents: true,
+            withheld_scope: None,
         }
     }
 }
@@ -161,6 +165,20 @@ impl Shared {
         metadata
     }
 
+    /// `scope` without the scopes the script withholds.
+    fn grantable(&self, scope: Option<String>) -> Option<String> {
+        let Some(withheld) = &self.script.withheld_scope else {
+            return scope;
+        };
+        let kept: Vec<&str> = scope
+            .as_deref()
+            .unwrap_or_default()
+            .split(' ')
+            .filter(|s| !s.is_empty() && !withheld.split(' ').any(|w| w == *s))
+            .collect();
+        (!kept.is_empty()).then(|| kept.join(" "))
+    }
+
     fn iss_value(&self) -> Option<String> {
         let issuer = self.minter.issuer();
         match self.script.iss {
@@ -249,6 +267,7 @@ fn token(shared: &Shared, request: &OAuthRequest) -> Result<Response<Body>, Refu
         Some("client_credentials") => request.param("scope").map(str::to_owned),
         _ => return Err(Refused("unsupported_grant_type")),
     };
+    let scope = shared.grantable(scope);
     let mut granted = json!({
         "access_token": shared.minter.mint_scoped(TokenChoice::Valid, scope.as_deref()),
         "token_type": "Bearer",

@@ -5,7 +5,7 @@
 
 use super::era::{self, ServerEra};
 use super::http_faults::FaultProxy;
-use super::oauth::{self, Credential};
+use super::oauth::{self, Authorized, Credential};
 use super::{ANSWER_TIMEOUT, ClientFault, ServerAddress};
 use crate::session::{Envelope, MockSession};
 use crate::transport::{HttpMode, HttpOptions, HttpTransport, StdioTransport, Transport};
@@ -17,6 +17,8 @@ pub(super) struct Connection {
     pub found: Result<ServerEra, String>,
     /// The HTTP fault's proxy; it stops when dropped.
     pub proxy: Option<FaultProxy>,
+    /// The token the server asked for, if it asked.
+    pub authorized: Option<Authorized>,
 }
 
 /// Starts (or reaches) the server and probes its era, announcing the client
@@ -40,6 +42,7 @@ pub(super) async fn connect(
                 session,
                 found,
                 proxy: None,
+                authorized: None,
             })
         }
         ServerAddress::Url(url) => connect_http(url, fault, envelope).await,
@@ -65,20 +68,22 @@ async fn connect_http(
     };
     let mut session = MockSession::new(http(through_proxy(true), true, None)?);
     let mut found = era::probe(&mut session, envelope, any_code(fault)).await;
-    let mut credential = None;
+    let mut authorized = None;
     if let Some(challenge) = oauth::challenge_in(session.transcript()) {
         let granted = oauth::authorize(url, &challenge, fault).await?;
-        session = MockSession::new(http(through_proxy(true), true, Some(&granted))?);
+        session = MockSession::new(http(through_proxy(true), true, Some(&granted.credential))?);
         found = era::probe(&mut session, envelope, any_code(fault)).await;
-        credential = Some(granted);
+        authorized = Some(granted);
     }
     if found == Ok(ServerEra::Legacy) {
-        session = MockSession::new(http(through_proxy(false), false, credential.as_ref())?);
+        let credential = authorized.as_ref().map(|a| &a.credential);
+        session = MockSession::new(http(through_proxy(false), false, credential)?);
     }
     Ok(Connection {
         session,
         found,
         proxy,
+        authorized,
     })
 }
 

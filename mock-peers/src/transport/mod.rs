@@ -103,6 +103,15 @@ impl Transport {
         }
     }
 
+    /// HTTP client only: the bearer token of every later request (a
+    /// step-up); other transports carry no tokens.
+    pub fn set_bearer(&self, token: &str) -> Result<(), TransportError> {
+        match self {
+            Transport::Http(http) => http.set_bearer(token),
+            _ => Err(TransportError::Http("only HTTP carries a bearer token".into())),
+        }
+    }
+
     /// HTTP only: what a raw exchange within the session needs.
     pub fn http_facts(&self) -> Option<SessionFacts> {
         match self {

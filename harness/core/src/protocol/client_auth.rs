@@ -26,6 +26,9 @@ use crate::version::ProtocolVersion;
 use crate::wire::Frame;
 
 mod discovery;
+mod refresh;
+mod scopes;
+mod step_up;
 
 pub use discovery::{
     METADATA_PATH, OPENID_CONFIGURATION, WELL_KNOWN, authorization_server_metadata_urls,
@@ -63,8 +66,12 @@ pub fn judge(
         evidence.sends_state(),
         evidence.registers_application_type(),
         evidence.redirects_locally_or_securely(),
+        evidence.scope_selected(),
+        evidence.challenged_scope_requested(),
     ];
     findings.extend(evidence.refusals());
+    findings.extend(evidence.step_up());
+    findings.extend(evidence.without_refresh_token());
     findings
         .into_iter()
         .filter(|finding| finding.applies(version))

@@ -180,9 +180,23 @@ fn after_negotiation(record: &HttpClientRecord) -> (Vec<&InboundRequest>, &'stat
 
 /// Requests made once our `initialize` answer was out (the client knows
 /// the session id and the version from then on).
+/// The requests to the MCP endpoint after our answer to `initialize`: a
+/// lookup of OAuth metadata (a client stepping up its authorization may
+/// look again) is no MCP request, and carries no session.
 fn after_initialize(record: &HttpClientRecord) -> Vec<&InboundRequest> {
+    let metadata = record
+        .auth
+        .as_ref()
+        .and_then(|auth| url::Url::parse(&auth.metadata_url).ok());
+    let is_metadata_lookup = |r: &InboundRequest| {
+        path(r).starts_with("/.well-known/") || metadata.as_ref().is_some_and(|url| url.path() == path(r))
+    };
     match record.answered_at {
-        Some(answered) => record.requests.iter().filter(|r| r.at > answered).collect(),
+        Some(answered) => record
+            .requests
+            .iter()
+            .filter(|r| r.at > answered && !is_metadata_lookup(r))
+            .collect(),
         None => Vec::new(),
     }
 }

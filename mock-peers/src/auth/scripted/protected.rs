@@ -10,11 +10,12 @@ use std::sync::Mutex;
 use hyper::header::AUTHORIZATION;
 use hyper::{Method, Response, StatusCode};
 use mcp_conform_core::evidence::oauth::{ClientAuthRecord, TokenUse};
-use mcp_conform_core::scenario::model::{ClientAuth, MetadataPlacement};
+use mcp_conform_core::scenario::model::{ClientAuth, MetadataPlacement, StepUp};
 use reqwest::Url;
+use serde_json::Value;
 
 use super::{AuthScript, ScriptedIssuer, lock};
-use crate::auth::{IssuerError, Rejection, ResourceGuard, WELL_KNOWN, jwks, refusal};
+use crate::auth::{Claims, IssuerError, Rejection, ResourceGuard, WELL_KNOWN, jwks, refusal};
 use crate::transport::HttpServerTransport;
 use crate::transport::http_server::gate::Gate;
 use crate::transport::http_server::request::header_str;
@@ -34,6 +35,11 @@ pub struct ProtectedMockServer {
     metadata_url: Url,
     /// The challenge names [`Self::metadata_url`].
     names_metadata: bool,
+    /// The challenge names the scope needed.
+    challenge_scope: bool,
+    /// The metadata's `scopes_supported`, when not the scope needed.
+    scopes_supported: Option<Vec<String>>,
+    step_up: Option<StepUp>,
     tokens: Mutex<Vec<TokenUse>>,
 }
 
@@ -48,6 +54,12 @@ impl ProtectedMockServer {
             code_challenge_methods: auth.code_challenge_methods,
             registration: auth.registration,
             metadata_documents: auth.metadata_documents,
+            refresh_tokens: auth.refresh_tokens,
+            withheld_scope: auth
+                .step_up
+                .as_ref()
+                .filter(|step_up| !step_up.granted)
+                .map(|step_up| step_up.scope.clone()),
             ..AuthScript::default()
         };
         let issuer = ScriptedIssuer::start(resource.as_str(), script).await?;
@@ -68,16 +80,50 @@ impl ProtectedMockServer {
             guard,
             metadata_url,
             names_metadata: auth.names_metadata,
+            challenge_scope: auth.challenge_scope,
+            scopes_supported: auth.scopes_supported.clone(),
+            step_up: auth.step_up.clone(),
             tokens: Mutex::default(),
         }));
         Ok(())
     }
 
+    /// The protected resource metadata, its `scopes_supported` as the
+    /// scenario says (an empty list leaves it out).
+    fn metadata(&self) -> Value {
+        let mut document = self.guard.metadata();
+        match self.scopes_supported.as_deref() {
+            None => {}
+            Some([]) => {
+                document.as_object_mut().map(|d| d.remove("scopes_supported"));
+            }
+            Some(scopes) => document["scopes_supported"] = scopes.into(),
+        }
+        document
+    }
+
+    /// The step-up scope the JSON-RPC request `body` needs and `claims`
+    /// do not grant, if any.
+    fn missing_step_up(&self, body: &str, claims: &Claims) -> Option<&str> {
+        let step_up = self.step_up.as_ref()?;
+        let message: Value = serde_json::from_str(body).ok()?;
+        let granted: Vec<&str> = claims.scope.as_deref().unwrap_or_default().split(' ').collect();
+        let lacking = step_up.scope.split(' ').any(|scope| !granted.contains(&scope));
+        (message["method"] == step_up.method.as_str() && lacking).then_some(step_up.scope.as_str())
+    }
+
     /// The 401 or 403 answering `rejection`, its challenge naming the
-    /// metadata where it is served (when the scenario says it names it).
-    fn refusal(&self, rejection: &Rejection) -> Response<Body> {
+    /// metadata where it is served (when the scenario says it names it),
+    /// and the `step_up` scope when that is what is missing.
+    fn refusal(&self, rejection: &Rejection, step_up: Option<&str>) -> Response<Body> {
         let mut parameters = self.guard.challenge_parameters(rejection);
-        parameters.retain(|p| !p.starts_with("resource_metadata="));
+        parameters.retain(|p| {
+            !p.starts_with("resource_metadata=")
+                && (self.challenge_scope && step_up.is_none() || !p.starts_with("scope="))
+        });
+        if let Some(scope) = step_up {
+            parameters.push(format!("scope=\"{scope}\""));
+        }
         if self.names_metadata {
             parameters.push(format!("resource_metadata=\"{}\"", self.metadata_url));
         }
@@ -90,21 +136,29 @@ impl Gate for ProtectedMockServer {
         let parts = &request.parts;
         let path = parts.uri.path();
         if parts.method == Method::GET && path == self.metadata_url.path() {
-            let document = self.guard.metadata().to_string();
-            return Some(json_response(StatusCode::OK, document));
+            return Some(json_response(StatusCode::OK, self.metadata().to_string()));
         }
         if parts.method == Method::GET && path.starts_with("/.well-known/") {
             return Some(status_only(StatusCode::NOT_FOUND));
         }
         let authorization = header_str(&parts.headers, AUTHORIZATION.as_str());
         let checked = self.guard.check(authorization);
+        let step_up = checked
+            .as_ref()
+            .ok()
+            .and_then(|claims| self.missing_step_up(&request.body, claims));
+        let rejection = match (checked, step_up) {
+            (Err(rejection), _) => Some(rejection),
+            (Ok(_), Some(_)) => Some(Rejection::InsufficientScope),
+            (Ok(_), None) => None,
+        };
         lock(&self.tokens).push(TokenUse {
             label: label.to_owned(),
             in_header: authorization.is_some_and(|value| value.starts_with("Bearer ")),
             in_query: parts.uri.query().is_some_and(carries_token),
-            refused: checked.as_ref().err().map(why_refused),
+            refused: rejection.as_ref().map(why_refused),
         });
-        checked.err().map(|rejection| self.refusal(&rejection))
+        rejection.map(|rejection| self.refusal(&rejection, step_up))
     }
 
     fn record(&self) -> ClientAuthRecord {

@@ -25,7 +25,7 @@ use mcp_conform_core::evidence::origin::RefusedUrl;
 use mcp_conform_core::wire::headers::{LAST_EVENT_ID, PROTOCOL_VERSION, SESSION_ID};
 use mcp_conform_core::wire::mirror::{self, ToolHeaders};
 use mcp_conform_core::wire::{Direction, Frame, FrameMeta, RequestId};
-use reqwest::header::{HeaderMap, HeaderName, HeaderValue};
+use reqwest::header::{AUTHORIZATION, HeaderMap, HeaderName, HeaderValue};
 use reqwest::{Method, StatusCode, Url};
 use serde_json::Value;
 use tokio::sync::{mpsc, oneshot};
@@ -183,7 +183,9 @@ struct State {
 struct Shared {
     client: reqwest::Client,
     url: Url,
-    custom: Vec<(HeaderName, HeaderValue)>,
+    /// The `--header`s; a client that steps up its authorization swaps
+    /// its `Authorization` mid-session.
+    custom: Mutex<Vec<(HeaderName, HeaderValue)>>,
     stateless: bool,
     started: Instant,
     /// Bounded: a reader waits while the session is behind, so a flooding
@@ -224,7 +226,7 @@ impl Shared {
                 map.insert(PROTOCOL_VERSION, version);
             }
         }
-        for (name, value) in &self.custom {
+        for (name, value) in self.custom.lock().unwrap_or_else(PoisonError::into_inner).iter() {
             map.insert(name.clone(), value.clone());
         }
         map
@@ -379,7 +381,7 @@ impl HttpTransport {
             shared: Arc::new(Shared {
                 client,
                 url,
-                custom,
+                custom: Mutex::new(custom),
                 stateless: options.stateless,
                 started: Instant::now(),
                 tx,
@@ -395,6 +397,18 @@ impl HttpTransport {
             ended: None,
             streams: HashMap::new(),
         })
+    }
+
+    /// Sends `Authorization: Bearer <token>` on every later request (a
+    /// secret: redacted in the transcript).
+    pub fn set_bearer(&self, token: &str) -> Result<(), TransportError> {
+        let mut value = HeaderValue::from_str(&format!("Bearer {token}"))
+            .map_err(|_| TransportError::Header("the token is not a valid header value".into()))?;
+        value.set_sensitive(true);
+        let mut custom = self.shared.custom.lock().unwrap_or_else(PoisonError::into_inner);
+        custom.retain(|(name, _)| name != AUTHORIZATION);
+        custom.push((AUTHORIZATION, value));
+        Ok(())
     }
 
     /// The URL as given.
@@ -593,7 +607,8 @@ impl HttpTransport {
                 continue;
             };
             // `--header`s win, so a user can test odd values on purpose.
-            if !self.shared.custom.iter().any(|(custom, _)| *custom == name) {
+            let custom = self.shared.custom.lock().unwrap_or_else(PoisonError::into_inner);
+            if !custom.iter().any(|(custom, _)| *custom == name) {
                 headers.insert(name, value);
             }
         }

@@ -26,6 +26,14 @@ pub struct AuthSetup {
     /// challenge and the metadata's `scopes_supported`. Default: none.
     #[serde(default)]
     pub scope: Option<Located<String>>,
+    /// Whether the 401 challenge names `scope`. Default: true.
+    #[serde(default)]
+    pub challenge_scope: Option<Located<bool>>,
+    /// The protected resource metadata's `scopes_supported`, when it is
+    /// not `scope`'s list: scenarios of scope selection (AUTH-062, 063)
+    /// make the two differ. An empty list leaves the field out.
+    #[serde(default)]
+    pub scopes_supported: Option<Located<Vec<String>>>,
     /// The `iss` of the authorization response (RFC 9207): `correct`
     /// (default), `wrong` (another server's), `missing`, or `normalized`
     /// (the issuer with a trailing slash).
@@ -39,6 +47,14 @@ pub struct AuthSetup {
     /// `code_challenge_methods_supported`. Default: true.
     #[serde(default)]
     pub code_challenge_methods: Option<Located<bool>>,
+    /// A step-up (AUTH-064 to 066): requests of one method need one more
+    /// scope, and a token without it gets 403 `insufficient_scope`.
+    #[serde(default)]
+    pub step_up: Option<Located<StepUpSetup>>,
+    /// Whether the authorization server issues refresh tokens. Default:
+    /// true; `false` tests a client that must work without (AUTH-071).
+    #[serde(default)]
+    pub refresh_tokens: Option<Located<bool>>,
     /// Whether the authorization server offers Dynamic Client Registration.
     /// Default: true.
     #[serde(default)]
@@ -46,6 +62,20 @@ pub struct AuthSetup {
     /// Whether it supports Client ID Metadata Documents. Default: true.
     #[serde(default)]
     pub metadata_documents: Option<Located<bool>>,
+}
+
+/// The scope one method needs beyond `scope`.
+#[derive(Debug, Clone, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct StepUpSetup {
+    /// The JSON-RPC method that needs it (`tools/call`).
+    pub method: String,
+    /// The scope (space-separated) it needs, which the 403 challenge names.
+    pub scope: String,
+    /// Whether the authorization server grants it when asked. Default:
+    /// true; `false` answers every retry with 403 again (AUTH-065).
+    #[serde(default)]
+    pub granted: Option<bool>,
 }
 
 /// Where the protected resource metadata lives.

@@ -10,6 +10,13 @@ pub struct ClientAuth {
     /// The 401 challenge names the metadata.
     pub names_metadata: bool,
     pub scope: Option<String>,
+    /// The 401 challenge names `scope`.
+    pub challenge_scope: bool,
+    /// The metadata's `scopes_supported`, when not `scope`'s list.
+    pub scopes_supported: Option<Vec<String>>,
+    pub step_up: Option<StepUp>,
+    /// The authorization server issues refresh tokens.
+    pub refresh_tokens: bool,
     pub iss: IssParameter,
     pub state: StateParameter,
     /// The authorization server's metadata lists
@@ -21,4 +28,13 @@ pub struct ClientAuth {
     pub metadata_documents: bool,
     /// Where `auth:` is written.
     pub span: Span,
+}
+
+/// The scope one method needs beyond `scope` (a step-up).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct StepUp {
+    pub method: String,
+    pub scope: String,
+    /// The authorization server grants it when asked.
+    pub granted: bool,
 }

@@ -59,8 +59,19 @@ impl Validator<'_> {
             metadata,
             names_metadata,
             scope: setup.scope.as_ref().map(|s| s.value.clone()),
+            challenge_scope: flag(&setup.challenge_scope),
+            scopes_supported: setup.scopes_supported.as_ref().map(|s| s.value.clone()),
+            step_up: setup
+                .step_up
+                .as_ref()
+                .map(|Located { value: step_up, .. }| model::StepUp {
+                    method: step_up.method.clone(),
+                    scope: step_up.scope.clone(),
+                    granted: step_up.granted.unwrap_or(true),
+                }),
             iss: setup.iss.as_ref().map(|i| i.value).unwrap_or_default(),
             state: setup.state.as_ref().map(|s| s.value).unwrap_or_default(),
+            refresh_tokens: flag(&setup.refresh_tokens),
             code_challenge_methods: flag(&setup.code_challenge_methods),
             registration: flag(&setup.registration),
             metadata_documents: flag(&setup.metadata_documents),
