@@ -15,6 +15,9 @@
 //! A server that answers 401 gets the OAuth authorization code flow
 //! (`reference_client/oauth.rs`), and the token on every request after it.
 //!
+//! On 2025-11-25 a tool call goes out as a task where the server allows it,
+//! and the task is polled to its end (`reference_client/tasks.rs`).
+//!
 //! Plan keys (all optional): `elicitation` (`accept`, `decline`, `cancel`,
 //! `ignore`), `sampling` (`approve`, `deny`, `ignore`), `host_timeout_ms`
 //! (how long the host waits for a person who never answers before it
@@ -37,7 +40,9 @@ mod listen;
 mod oauth;
 mod plan;
 mod stateless;
+mod tasks;
 
+use std::collections::HashMap;
 use std::time::Duration;
 
 use mcp_conform_core::version::{ProtocolVersion, VersionSet};
@@ -242,6 +247,9 @@ crate::faults::faults! {
     AuthNoApplicationType = "modern-http-auth-no-application-type", "AUTH-045", "Over HTTP under 2026-07-28, its Dynamic Client Registration names no application_type." => ["client.auth.authorization-code"];
     AuthRemoteRedirect = "http-auth-remote-redirect", "AUTH-059", "Over HTTP, its redirect URI is a plain http URL on another host." => ["client.auth.authorization-code"];
     AuthSkipsIssuerCheck = "modern-http-auth-skips-issuer-check", "AUTH-067", "Over HTTP under 2026-07-28, it redeems the code whatever the authorization response's iss says." => ["client.auth.iss-missing", "client.auth.iss-normalized", "client.auth.iss-wrong"];
+    TaskPollsFast = "task-polls-fast", "TASK-010", "A tool call run as a task is polled ten times faster than its pollInterval." => ["client.tasks.polling", "client.tasks.tool-support"];
+    TaskPollsPastEnd = "task-polls-past-end", "TASK-010", "A task is polled once more after tasks/get showed it completed." => ["client.tasks.polling", "client.tasks.tool-support"];
+    TaskForbiddenTool = "task-forbidden-tool", "TASK-002", "Every tool call goes out as a task once the server lists tasks.requests.tools.call, whatever the tool's execution.taskSupport." => ["client.tasks.tool-support"];
     FuzzUnknownMethodResult = "fuzz-unknown-method-result", "RPC-019", "A request of a method outside MCP's namespaces (`x-…/…`, `mcp-conform/…`) gets an empty result instead of -32601 (found by `test-client --fuzz`).";
     FuzzUnansweredEmptyId = "fuzz-unanswered-empty-id", "PING-001", "A ping whose id is the empty string is never answered (found by `test-client --fuzz`).";
 }
@@ -302,6 +310,7 @@ pub async fn run(server: &ServerAddress, plan: Plan, fault: Option<ClientFault>)
         listening: None,
         listed: Vec::new(),
         tools: None,
+        task_support: HashMap::new(),
         relist: Vec::new(),
         roots_change_at: None,
         calls: 0,
@@ -329,6 +338,8 @@ struct Host {
     /// The tools the last walk of `tools/list` kept, once there was one: a
     /// host offers its model only those.
     tools: Option<Vec<String>>,
+    /// The `execution.taskSupport` of each listed tool (`None`: absent).
+    task_support: HashMap<String, Option<String>>,
     relist: Vec<String>,
     roots_change_at: Option<Instant>,
     /// Calls made so far (for fresh progress tokens).
@@ -370,7 +381,15 @@ impl Host {
                 params["_meta"] = json!({"progressToken": self.progress_token()});
                 self.answers.stalled = self.fault == Some(ClientFault::StallsOnProgress);
             }
-            self.call("tools/call", params, call_timeout).await?;
+            let name = tool["name"].as_str().unwrap_or_default();
+            let support = self.task_support.get(name).cloned().flatten();
+            if !self.stateless && tasks::augments(&self.server_capabilities, support.as_deref(), self.fault) {
+                params["task"] = tasks::request();
+            }
+            let answer = self.call("tools/call", params, call_timeout).await?;
+            if let Some(task) = tasks::created(&answer).cloned() {
+                self.follow_task(&task).await?;
+            }
         }
         let leave_at = Instant::now() + plan.millis("linger_ms", 1500);
         loop {
@@ -491,8 +510,23 @@ impl Host {
         loop {
             let response = self.call(&method, params.clone(), ANSWER_TIMEOUT).await?;
             let listed = response.pointer("/result/tools").and_then(Value::as_array);
-            let kept = listed.into_iter().flatten().filter(|tool| self.keeps(tool));
-            tools.extend(kept.filter_map(|tool| tool["name"].as_str()).map(str::to_owned));
+            let kept: Vec<&Value> = listed
+                .into_iter()
+                .flatten()
+                .filter(|tool| self.keeps(tool))
+                .collect();
+            for tool in &kept {
+                let support = tool.pointer("/execution/taskSupport").and_then(Value::as_str);
+                if let Some(name) = tool["name"].as_str() {
+                    self.task_support
+                        .insert(name.to_owned(), support.map(str::to_owned));
+                }
+            }
+            tools.extend(
+                kept.iter()
+                    .filter_map(|tool| tool["name"].as_str())
+                    .map(str::to_owned),
+            );
             let next = response.pointer("/result/nextCursor").filter(|c| !c.is_null());
             match next {
                 Some(cursor) if !self.stops_at(cursor) => {

@@ -295,6 +295,7 @@ impl FrameChecker {
                         &method,
                         params.as_ref(),
                         receiver,
+                        self.frame_at,
                         &mut found,
                     );
                 }
@@ -357,7 +358,8 @@ impl FrameChecker {
                     match (created, self.version()) {
                         (Some(task_method), Some(version)) => {
                             found.extend(CREATE_TASK_RESULT.check(&result, version, "/result"));
-                            self.tasks.note_created(sender, &task_method, &result, &mut found);
+                            self.tasks
+                                .note_created(sender, &task_method, &result, self.frame_at, &mut found);
                         }
                         _ if extension_task => {}
                         _ => self.check_result(sender, &method, tool.as_deref(), &result, &mut found),

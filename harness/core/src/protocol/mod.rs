@@ -183,6 +183,7 @@ cites! {
     TASK_004,
     TASK_005,
     TASK_007,
+    TASK_010,
     TASKX_002,
     TASKX_006,
     TASKX_007,
