@@ -15,8 +15,9 @@
 //! A server that answers 401 gets the OAuth authorization code flow
 //! (`reference_client/oauth.rs`), and the token on every request after it.
 //!
-//! On 2025-11-25 a tool call goes out as a task where the server allows it,
-//! and the task is polled to its end (`reference_client/tasks.rs`).
+//! A tool call goes out as a task where the server allows it (2025-11-25),
+//! or opts in to the tasks extension (2026-07-28), and a task it makes is
+//! polled to its end (`reference_client/tasks.rs`).
 //!
 //! Plan keys (all optional): `elicitation` (`accept`, `decline`, `cancel`,
 //! `ignore`), `sampling` (`approve`, `deny`, `ignore`), `host_timeout_ms`
@@ -27,7 +28,7 @@
 //! `call_timeout_ms` (then the call is cancelled), `progress` (calls ask for
 //! progress), `roots_change_after_ms` (then a root is added, and announced),
 //! `withhold` (capabilities not declared: `roots`, `sampling`,
-//! `elicitation`), `linger_ms` (how long to keep serving before leaving).
+//! `elicitation`; `tasks`: no opt-in to the tasks extension), `linger_ms` (how long to keep serving before leaving).
 //! In the stateless era an ignored input request gives the call up at once
 //! (there is no request to answer later), and roots change unannounced
 //! (there is no notification for it), so `roots_change_after_ms` is skipped.
@@ -250,6 +251,8 @@ crate::faults::faults! {
     TaskPollsFast = "task-polls-fast", "TASK-010", "A tool call run as a task is polled ten times faster than its pollInterval." => ["client.tasks.polling", "client.tasks.tool-support"];
     TaskPollsPastEnd = "task-polls-past-end", "TASK-010", "A task is polled once more after tasks/get showed it completed." => ["client.tasks.polling", "client.tasks.tool-support"];
     TaskForbiddenTool = "task-forbidden-tool", "TASK-002", "Every tool call goes out as a task once the server lists tasks.requests.tools.call, whatever the tool's execution.taskSupport." => ["client.tasks.tool-support"];
+    ModernTaskPollsFast = "modern-task-polls-fast", "TASKX-028", "Under 2026-07-28, a call answered with a task is polled ten times faster than its pollIntervalMs." => ["client.tasks.extension-polling"];
+    ModernHttpTaskNoName = "modern-http-task-no-name", "TASKX-030", "Over HTTP under 2026-07-28, tasks/get leaves out the Mcp-Name header naming its task." => ["client.tasks.extension-polling"];
     FuzzUnknownMethodResult = "fuzz-unknown-method-result", "RPC-019", "A request of a method outside MCP's namespaces (`x-…/…`, `mcp-conform/…`) gets an empty result instead of -32601 (found by `test-client --fuzz`).";
     FuzzUnansweredEmptyId = "fuzz-unanswered-empty-id", "PING-001", "A ping whose id is the empty string is never answered (found by `test-client --fuzz`).";
 }
@@ -387,8 +390,8 @@ impl Host {
                 params["task"] = tasks::request();
             }
             let answer = self.call("tools/call", params, call_timeout).await?;
-            if let Some(task) = tasks::created(&answer).cloned() {
-                self.follow_task(&task).await?;
+            if let Some((task, flavor)) = tasks::created(&answer) {
+                self.follow_task(&task, flavor).await?;
             }
         }
         let leave_at = Instant::now() + plan.millis("linger_ms", 1500);

@@ -260,6 +260,12 @@ impl FrameChecker {
                     if let Some(version) = self.version().filter(|_| self.whole_connection) {
                         self.conversation
                             .client_request(&id, &method, params.as_ref(), version, &mut found);
+                        self.task_extension.client_request(
+                            &method,
+                            params.as_ref(),
+                            self.frame_at,
+                            &mut found,
+                        );
                     }
                 }
                 // By time, not transcript order: a request read before our
@@ -349,7 +355,7 @@ impl FrameChecker {
                                 &request.method,
                                 request.capabilities(),
                                 &result,
-                                version,
+                                (version, self.frame_at),
                                 &mut found,
                             )
                         }

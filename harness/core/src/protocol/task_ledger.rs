@@ -17,6 +17,7 @@ use serde_json::Value;
 use super::meta_key::RELATED_TASK;
 use super::model::tasks::TaskStatus;
 use super::model::{PeerRole, capability_declared};
+use super::poll_clock::PollClocks;
 use super::violation::Violation;
 use crate::Level;
 use crate::protocol::cite;
@@ -41,26 +42,7 @@ pub(super) struct TaskLedger {
     /// The `execution.taskSupport` of each listed tool (`None`: absent).
     tool_support: HashMap<String, Option<String>>,
     /// How each task is being polled.
-    clocks: HashMap<TaskKey, PollClock>,
-}
-
-/// When a task's requester last heard of it or polled it, and the latest
-/// `pollInterval` (ms) its receiver suggested.
-#[derive(Debug)]
-struct PollClock {
-    last: Duration,
-    interval: Option<u64>,
-}
-
-/// Slack for the poll rule: frames are stamped when we read them, so a
-/// poll sent on time may look early by the delay of the one before it. A
-/// poll is too soon only below three quarters of the interval, less this.
-const POLL_SLACK: Duration = Duration::from_millis(25);
-
-/// Whether a poll `gap` after the last one is clearly faster than
-/// `interval` ms, beyond what either side's scheduler can explain.
-fn too_soon(gap: Duration, interval: u64) -> bool {
-    gap + POLL_SLACK < Duration::from_millis(interval) * 3 / 4
+    clocks: PollClocks<TaskKey>,
 }
 
 /// The capability that lists `method` as one that may be augmented:
@@ -163,25 +145,9 @@ impl TaskLedger {
     /// that created the task), and not once the task was seen terminal
     /// (TASK-010, SHOULD).
     fn note_poll(&mut self, task: TaskKey, at: Duration, out: &mut Vec<Violation>) {
-        if let Some(status) = self.statuses.get(&task).filter(|s| s.is_terminal()) {
-            let message = format!(
-                "task {:?} was polled again after an answer showed it {}, a status that never changes",
-                task.1,
-                status.name()
-            );
-            out.push(Violation::new(cite::TASK_010, Level::Should, message).at("/params/taskId"));
-        }
-        let clock = self.clocks.entry(task).or_insert(PollClock {
-            last: at,
-            interval: None,
-        });
-        let gap = at.saturating_sub(clock.last);
-        clock.last = at;
-        if let Some(interval) = clock.interval.filter(|&i| too_soon(gap, i)) {
-            let message = format!(
-                "tasks/get came {} ms after the last poll; the receiver's pollInterval is {interval} ms",
-                gap.as_millis()
-            );
+        let id = task.1.clone();
+        for slip in self.clocks.polled(task, at) {
+            let message = slip.describe(&id, "pollInterval");
             out.push(Violation::new(cite::TASK_010, Level::Should, message).at("/params/taskId"));
         }
     }
@@ -210,11 +176,7 @@ impl TaskLedger {
             return;
         };
         let key = (receiver, id.to_owned());
-        let clock = PollClock {
-            last: at,
-            interval: None,
-        };
-        self.clocks.insert(key.clone(), clock);
+        self.clocks.started(key.clone(), at);
         if self.methods.insert(key, method.to_owned()).is_some() {
             let message = format!("task id {id:?} was given to an earlier task already");
             out.push(Violation::must(cite::TASK_003, message).at("/result/task/taskId"));
@@ -270,9 +232,7 @@ impl TaskLedger {
         };
         let key = (receiver, id.to_owned());
         let interval = task.get("pollInterval").and_then(Value::as_u64);
-        if let Some(clock) = self.clocks.get_mut(&key).filter(|_| interval.is_some()) {
-            clock.interval = interval;
-        }
+        self.clocks.told(&key, interval, Some(status));
         let before = self.statuses.insert(key, status);
         if let Some(before) = before.filter(|b| !b.may_become(status)) {
             let message = format!(
