@@ -15,6 +15,10 @@
 //! A server that answers 401 gets the OAuth authorization code flow
 //! (`reference_client/oauth.rs`), and the token on every request after it.
 //!
+//! A tool call goes out as a task where the server allows it (2025-11-25),
+//! or opts in to the tasks extension (2026-07-28), and a task it makes is
+//! polled to its end (`reference_client/tasks.rs`).
+//!
 //! Plan keys (all optional): `elicitation` (`accept`, `decline`, `cancel`,
 //! `ignore`), `sampling` (`approve`, `deny`, `ignore`), `host_timeout_ms`
 //! (how long the host waits for a person who never answers before it
@@ -24,7 +28,7 @@
 //! `call_timeout_ms` (then the call is cancelled), `progress` (calls ask for
 //! progress), `roots_change_after_ms` (then a root is added, and announced),
 //! `withhold` (capabilities not declared: `roots`, `sampling`,
-//! `elicitation`), `linger_ms` (how long to keep serving before leaving).
+//! `elicitation`; `tasks`: no opt-in to the tasks extension), `linger_ms` (how long to keep serving before leaving).
 //! In the stateless era an ignored input request gives the call up at once
 //! (there is no request to answer later), and roots change unannounced
 //! (there is no notification for it), so `roots_change_after_ms` is skipped.
@@ -37,7 +41,9 @@ mod listen;
 mod oauth;
 mod plan;
 mod stateless;
+mod tasks;
 
+use std::collections::HashMap;
 use std::time::Duration;
 
 use mcp_conform_core::version::{ProtocolVersion, VersionSet};
@@ -248,6 +254,11 @@ crate::faults::faults! {
     AuthStepUpDropsScopes = "modern-http-auth-step-up-drops-scopes", "AUTH-066", "Over HTTP under 2026-07-28, its step-up asks only for the challenged scope, dropping those it held." => ["client.auth.step-up"];
     AuthNeedsRefreshToken = "modern-http-auth-needs-refresh-token", "AUTH-071", "Over HTTP under 2026-07-28, it gives up when the token response carries no refresh token." => ["client.auth.no-refresh-token"];
     AuthSkipsIssuerCheck = "modern-http-auth-skips-issuer-check", "AUTH-067", "Over HTTP under 2026-07-28, it redeems the code whatever the authorization response's iss says." => ["client.auth.iss-missing", "client.auth.iss-normalized", "client.auth.iss-wrong"];
+    TaskPollsFast = "task-polls-fast", "TASK-010", "A tool call run as a task is polled ten times faster than its pollInterval." => ["client.tasks.polling", "client.tasks.tool-support"];
+    TaskPollsPastEnd = "task-polls-past-end", "TASK-010", "A task is polled once more after tasks/get showed it completed." => ["client.tasks.polling", "client.tasks.tool-support"];
+    TaskForbiddenTool = "task-forbidden-tool", "TASK-002", "Every tool call goes out as a task once the server lists tasks.requests.tools.call, whatever the tool's execution.taskSupport." => ["client.tasks.tool-support"];
+    ModernTaskPollsFast = "modern-task-polls-fast", "TASKX-028", "Under 2026-07-28, a call answered with a task is polled ten times faster than its pollIntervalMs." => ["client.tasks.extension-polling"];
+    ModernHttpTaskNoName = "modern-http-task-no-name", "TASKX-030", "Over HTTP under 2026-07-28, tasks/get leaves out the Mcp-Name header naming its task." => ["client.tasks.extension-polling"];
     FuzzUnknownMethodResult = "fuzz-unknown-method-result", "RPC-019", "A request of a method outside MCP's namespaces (`x-…/…`, `mcp-conform/…`) gets an empty result instead of -32601 (found by `test-client --fuzz`).";
     FuzzUnansweredEmptyId = "fuzz-unanswered-empty-id", "PING-001", "A ping whose id is the empty string is never answered (found by `test-client --fuzz`).";
 }
@@ -308,6 +319,7 @@ pub async fn run(server: &ServerAddress, plan: Plan, fault: Option<ClientFault>)
         listening: None,
         listed: Vec::new(),
         tools: None,
+        task_support: HashMap::new(),
         relist: Vec::new(),
         roots_change_at: None,
         calls: 0,
@@ -336,6 +348,8 @@ struct Host {
     /// The tools the last walk of `tools/list` kept, once there was one: a
     /// host offers its model only those.
     tools: Option<Vec<String>>,
+    /// The `execution.taskSupport` of each listed tool (`None`: absent).
+    task_support: HashMap<String, Option<String>>,
     relist: Vec<String>,
     roots_change_at: Option<Instant>,
     /// Calls made so far (for fresh progress tokens).
@@ -379,7 +393,15 @@ impl Host {
                 params["_meta"] = json!({"progressToken": self.progress_token()});
                 self.answers.stalled = self.fault == Some(ClientFault::StallsOnProgress);
             }
-            self.call("tools/call", params, call_timeout).await?;
+            let name = tool["name"].as_str().unwrap_or_default();
+            let support = self.task_support.get(name).cloned().flatten();
+            if !self.stateless && tasks::augments(&self.server_capabilities, support.as_deref(), self.fault) {
+                params["task"] = tasks::request();
+            }
+            let answer = self.call("tools/call", params, call_timeout).await?;
+            if let Some((task, flavor)) = tasks::created(&answer) {
+                self.follow_task(&task, flavor).await?;
+            }
         }
         let leave_at = Instant::now() + plan.millis("linger_ms", 1500);
         loop {
@@ -515,8 +537,23 @@ impl Host {
         loop {
             let response = self.call(&method, params.clone(), ANSWER_TIMEOUT).await?;
             let listed = response.pointer("/result/tools").and_then(Value::as_array);
-            let kept = listed.into_iter().flatten().filter(|tool| self.keeps(tool));
-            tools.extend(kept.filter_map(|tool| tool["name"].as_str()).map(str::to_owned));
+            let kept: Vec<&Value> = listed
+                .into_iter()
+                .flatten()
+                .filter(|tool| self.keeps(tool))
+                .collect();
+            for tool in &kept {
+                let support = tool.pointer("/execution/taskSupport").and_then(Value::as_str);
+                if let Some(name) = tool["name"].as_str() {
+                    self.task_support
+                        .insert(name.to_owned(), support.map(str::to_owned));
+                }
+            }
+            tools.extend(
+                kept.iter()
+                    .filter_map(|tool| tool["name"].as_str())
+                    .map(str::to_owned),
+            );
             let next = response.pointer("/result/nextCursor").filter(|c| !c.is_null());
             match next {
                 Some(cursor) if !self.stops_at(cursor) => {

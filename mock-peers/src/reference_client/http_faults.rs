@@ -9,7 +9,7 @@
 
 use hyper::header::{self, HeaderMap, HeaderValue};
 use hyper::{Method, StatusCode};
-use mcp_conform_core::wire::headers::{METHOD, PARAM_PREFIX, PROTOCOL_VERSION, SESSION_ID};
+use mcp_conform_core::wire::headers::{METHOD, NAME, PARAM_PREFIX, PROTOCOL_VERSION, SESSION_ID};
 use serde_json::Value;
 
 use super::ClientFault;
@@ -84,6 +84,9 @@ fn rewrite_stateless(fault: ClientFault, headers: &mut HeaderMap, body: &str) {
         }
         (ClientFault::ModernHttpVersionMismatch, _) => {
             headers.insert(PROTOCOL_VERSION, HeaderValue::from_static(MISMATCHED_VERSION));
+        }
+        (ClientFault::ModernHttpTaskNoName, Some("tasks/get")) => {
+            headers.remove(NAME);
         }
         (ClientFault::ModernHttpNoParamHeader, Some("tools/call")) => {
             let params: Vec<_> = headers

@@ -8,7 +8,7 @@ use serde_json::{Value, json};
 use tokio::time::Instant;
 
 use super::era::{self, ServerEra};
-use super::{ANSWER_TIMEOUT, ClientFault, Host, listen};
+use super::{ANSWER_TIMEOUT, ClientFault, Host, listen, tasks};
 use crate::session::{MockSession, RetryFault, WaitError};
 
 impl Host {
@@ -18,8 +18,9 @@ impl Host {
         self.stateless = true;
         self.server_capabilities = capabilities;
         self.answers.stateless = true;
-        self.session
-            .speak_stateless(era::envelope(self.answers.capabilities()));
+        let withheld = self.answers.plan.withholds("tasks");
+        let capabilities = tasks::opted_in(self.answers.capabilities(), &self.server_capabilities, withheld);
+        self.session.speak_stateless(era::envelope(capabilities));
         if let Some(fault) = self.retry_fault() {
             self.session.break_retries(fault);
         }

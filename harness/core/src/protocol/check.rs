@@ -260,6 +260,12 @@ impl FrameChecker {
                     if let Some(version) = self.version().filter(|_| self.whole_connection) {
                         self.conversation
                             .client_request(&id, &method, params.as_ref(), version, &mut found);
+                        self.task_extension.client_request(
+                            &method,
+                            params.as_ref(),
+                            self.frame_at,
+                            &mut found,
+                        );
                     }
                 }
                 // By time, not transcript order: a request read before our
@@ -295,6 +301,7 @@ impl FrameChecker {
                         &method,
                         params.as_ref(),
                         receiver,
+                        self.frame_at,
                         &mut found,
                     );
                 }
@@ -348,7 +355,7 @@ impl FrameChecker {
                                 &request.method,
                                 request.capabilities(),
                                 &result,
-                                version,
+                                (version, self.frame_at),
                                 &mut found,
                             )
                         }
@@ -357,7 +364,8 @@ impl FrameChecker {
                     match (created, self.version()) {
                         (Some(task_method), Some(version)) => {
                             found.extend(CREATE_TASK_RESULT.check(&result, version, "/result"));
-                            self.tasks.note_created(sender, &task_method, &result, &mut found);
+                            self.tasks
+                                .note_created(sender, &task_method, &result, self.frame_at, &mut found);
                         }
                         _ if extension_task => {}
                         _ => self.check_result(sender, &method, tool.as_deref(), &result, &mut found),

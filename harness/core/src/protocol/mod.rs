@@ -19,6 +19,7 @@ mod content;
 pub mod meta_key;
 mod model;
 pub mod official;
+mod poll_clock;
 pub mod shape;
 mod stateless;
 mod task_extension;
@@ -189,6 +190,7 @@ cites! {
     TASK_004,
     TASK_005,
     TASK_007,
+    TASK_010,
     TASKX_002,
     TASKX_006,
     TASKX_007,
@@ -202,6 +204,8 @@ cites! {
     TASKX_024,
     TASKX_025,
     TASKX_027,
+    TASKX_028,
+    TASKX_030,
     TOOL_001,
     TOOL_002,
     TOOL_003,

@@ -1,18 +1,21 @@
 //! The frame rules of the tasks extension (2026-07-28+) on a server's
 //! results: what a request that did or did not opt in may get back, the
 //! shapes of task answers, the methods that are gone, the old capability,
-//! and how the statuses an answer shows may move.
+//! and how the statuses an answer shows may move; and on a client's polls,
+//! how often it polls each task (TASKX-028).
 //!
 //! Whether a request opted in is read from its own `clientCapabilities`
 //! (TASKX-002): an earlier request's declaration changes nothing.
 
 use std::collections::HashMap;
+use std::time::Duration;
 
 use serde_json::Value;
 
 use super::model::method_in;
 use super::model::tasks::TaskStatus;
 use super::model::tasks_extension::{check_created, check_detailed, declares_extension, is_task_result};
+use super::poll_clock::PollClocks;
 use super::violation::Violation;
 use crate::Level;
 use crate::protocol::cite;
@@ -32,25 +35,51 @@ const OLD_CAPABILITY_MEMBERS: [&str; 3] = ["list", "cancel", "requests"];
 pub(super) struct TaskExtension {
     /// The last status an answer showed for each task, by id.
     statuses: HashMap<String, TaskStatus>,
+    /// How the client polls each task, by id.
+    clocks: PollClocks<String>,
 }
 
 impl TaskExtension {
-    /// Judges a server's result for a client request of `method` whose
-    /// `clientCapabilities` were `declared`. True when the result is a
-    /// `CreateTaskResult`, which is judged here instead of as the method's
-    /// own result.
+    /// Judges a client's `tasks/get` read at `at`: no sooner than the
+    /// latest `pollIntervalMs` after its last poll (or the task's
+    /// creation), and not once an answer showed the task terminal
+    /// (TASKX-028, SHOULD).
+    pub fn client_request(
+        &mut self,
+        method: &str,
+        params: Option<&Value>,
+        at: Duration,
+        out: &mut Vec<Violation>,
+    ) {
+        let task = params.and_then(|p| p.get("taskId")).and_then(Value::as_str);
+        let Some(task) = task.filter(|_| method == "tasks/get") else {
+            return;
+        };
+        for slip in self.clocks.polled(task.to_owned(), at) {
+            let message = slip.describe(task, "pollIntervalMs");
+            out.push(Violation::new(cite::TASKX_028, Level::Should, message).at("/params/taskId"));
+        }
+    }
+
+    /// Judges a server's result, read at `at`, for a client request of
+    /// `method` whose `clientCapabilities` were `declared`. True when the
+    /// result is a `CreateTaskResult`, which is judged here instead of as
+    /// the method's own result.
     pub fn server_result(
         &mut self,
         method: &str,
         declared: Option<&Value>,
         result: &Value,
-        version: ProtocolVersion,
+        (version, at): (ProtocolVersion, Duration),
         out: &mut Vec<Violation>,
     ) -> bool {
         let opted_in = declares_extension(declared);
         // The extension's own answers say "complete"; saying "task" breaks
         // their shapes (TASKX-010, TASKX-016, TASKX-022), judged as usual.
         if is_task_result(result) && !TASK_REQUESTS.contains(&method) {
+            if let Some(task) = result.get("taskId").and_then(Value::as_str) {
+                self.clocks.started(task.to_owned(), at);
+            }
             self.created(method, opted_in, result, version, out);
             return true;
         }
@@ -118,6 +147,8 @@ impl TaskExtension {
         let (Some(id), Some(status)) = (id, status) else {
             return;
         };
+        let interval = task.get("pollIntervalMs").and_then(Value::as_u64);
+        self.clocks.told(&id.to_owned(), interval, Some(status));
         let before = self.statuses.insert(id.to_owned(), status);
         if let Some(before) = before.filter(|b| !b.may_become(status)) {
             let message = format!(
@@ -178,6 +209,9 @@ mod tests {
     struct Conversation {
         checker: FrameChecker,
         next_id: u32,
+        /// When the next frame is read; it moves on by `tick` after each.
+        now: Duration,
+        tick: Duration,
     }
 
     impl Conversation {
@@ -185,23 +219,26 @@ mod tests {
             Conversation {
                 checker: FrameChecker::new(PeerRole::Client),
                 next_id: 0,
+                now: Duration::ZERO,
+                // Longer than any poll interval here: polls are on time.
+                tick: Duration::from_millis(200),
             }
         }
 
         fn frame(&mut self, direction: Direction, message: Value) -> Vec<RequirementId> {
-            let frame = Frame::new(direction, serde_json::to_vec(&message).unwrap(), Duration::ZERO);
+            let frame = Frame::new(direction, serde_json::to_vec(&message).unwrap(), self.now);
+            self.now += self.tick;
             self.checker.check(&frame).iter().map(|v| v.requirement).collect()
         }
 
-        /// Sends `method` declaring `capabilities`, and returns what the
-        /// server's `result` for it breaks.
-        fn exchange(
+        /// Sends `method` declaring `capabilities`: its id, and what the
+        /// request breaks.
+        fn send(
             &mut self,
             method: &str,
             mut params: Value,
             capabilities: Value,
-            result: Value,
-        ) -> Vec<RequirementId> {
+        ) -> (u32, Vec<RequirementId>) {
             self.next_id += 1;
             let id = self.next_id;
             params["_meta"] = json!({
@@ -210,7 +247,22 @@ mod tests {
                 "io.modelcontextprotocol/clientInfo": {"name": "c", "version": "1"},
             });
             let request = json!({"jsonrpc": "2.0", "id": id, "method": method, "params": params});
-            assert_eq!(self.frame(Direction::Sent, request), NONE, "{method}");
+            (id, self.frame(Direction::Sent, request))
+        }
+
+        /// Sends `method` declaring `capabilities`, and returns what the
+        /// server's `result` for it breaks. How often the client polls is
+        /// judged in a test of its own.
+        fn exchange(
+            &mut self,
+            method: &str,
+            params: Value,
+            capabilities: Value,
+            result: Value,
+        ) -> Vec<RequirementId> {
+            let (id, mut found) = self.send(method, params, capabilities);
+            found.retain(|r| *r != cite::TASKX_028);
+            assert_eq!(found, NONE, "{method}");
             let mut result = result;
             result["_meta"] = json!({"io.modelcontextprotocol/serverInfo": {"name": "s", "version": "1"}});
             self.frame(
@@ -331,5 +383,27 @@ mod tests {
             "ttlMs": 0, "cacheScope": "public"});
         let found = c.exchange("server/discover", json!({}), json!({}), discovered);
         assert_eq!(found, [cite::TASKX_027, cite::TASKX_027]);
+    }
+
+    #[test]
+    fn a_client_polls_no_faster_than_poll_interval_ms_and_not_past_the_end() {
+        let mut c = Conversation::new();
+        c.tick = Duration::ZERO;
+        let created = c.exchange("tools/call", call(), opted_in(), task("working", "task"));
+        assert_eq!(created, NONE);
+        // pollIntervalMs is 100: a poll is too soon below 50 ms.
+        c.now += Duration::from_millis(30);
+        assert_eq!(c.send("tasks/get", get(), opted_in()).1, [cite::TASKX_028]);
+        c.now += Duration::from_millis(60);
+        let mut done = task("completed", "complete");
+        done["result"] = json!({"content": []});
+        assert_eq!(
+            c.exchange("tasks/get", get(), opted_in(), done),
+            NONE,
+            "within the slack"
+        );
+        c.now += Duration::from_secs(1);
+        let past_end = c.send("tasks/get", get(), opted_in()).1;
+        assert_eq!(past_end, [cite::TASKX_028]);
     }
 }

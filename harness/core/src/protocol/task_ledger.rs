@@ -1,8 +1,8 @@
 //! What the frame checker remembers of 2025-11-25 tasks, and the rules it
 //! judges with it: which requests asked to run as tasks, the tasks they
 //! created (their method and the last status an answer showed), which
-//! `tasks/result` is waiting for which task, and each listed tool's task
-//! support.
+//! `tasks/result` is waiting for which task, each listed tool's task
+//! support, and each task's polling clock (the requester's side, TASK-010).
 //!
 //! Statuses are taken only from answers (`CreateTaskResult`, `tasks/get`,
 //! `tasks/cancel`, `tasks/list`), never from `notifications/tasks/status`:
@@ -10,12 +10,14 @@
 //! answer, and an order we did not see is no move the receiver made.
 
 use std::collections::HashMap;
+use std::time::Duration;
 
 use serde_json::Value;
 
 use super::meta_key::RELATED_TASK;
 use super::model::tasks::TaskStatus;
 use super::model::{PeerRole, capability_declared};
+use super::poll_clock::PollClocks;
 use super::violation::Violation;
 use crate::Level;
 use crate::protocol::cite;
@@ -39,6 +41,8 @@ pub(super) struct TaskLedger {
     statuses: HashMap<TaskKey, TaskStatus>,
     /// The `execution.taskSupport` of each listed tool (`None`: absent).
     tool_support: HashMap<String, Option<String>>,
+    /// How each task is being polled.
+    clocks: PollClocks<TaskKey>,
 }
 
 /// The capability that lists `method` as one that may be augmented:
@@ -71,19 +75,26 @@ impl TaskLedger {
     /// Notes a request and judges the requester's part of the negotiation:
     /// augment only what the receiver listed (TASK-001), call a `required`
     /// tool only as a task and a `forbidden` one never (TASK-002).
-    /// `receiver` holds the capabilities the receiver declared, if known.
+    /// `receiver` holds the capabilities the receiver declared, if known;
+    /// `at` is when the request was read.
     pub fn note_request(
         &mut self,
         key: Key,
         method: &str,
         params: Option<&Value>,
         receiver: Option<&Value>,
+        at: Duration,
         out: &mut Vec<Violation>,
     ) {
         if method == "tasks/result"
             && let Some(task) = params.and_then(task_id)
         {
             self.fetching.insert(key.clone(), task.to_owned());
+        }
+        if method == "tasks/get"
+            && let Some(task) = params.and_then(task_id)
+        {
+            self.note_poll((key.0.other(), task.to_owned()), at, out);
         }
         let augmented = params.and_then(|p| p.get("task")).is_some_and(Value::is_object);
         let listed = receiver.is_some_and(|caps| capability_declared(caps, &request_capability(method)));
@@ -129,6 +140,18 @@ impl TaskLedger {
         task.then_some(method.as_str())
     }
 
+    /// Judges a `tasks/get` of `task` read at `at`: no sooner than the
+    /// latest poll interval after the requester's last poll (or the answer
+    /// that created the task), and not once the task was seen terminal
+    /// (TASK-010, SHOULD).
+    fn note_poll(&mut self, task: TaskKey, at: Duration, out: &mut Vec<Violation>) {
+        let id = task.1.clone();
+        for slip in self.clocks.polled(task, at) {
+            let message = slip.describe(&id, "pollInterval");
+            out.push(Violation::new(cite::TASK_010, Level::Should, message).at("/params/taskId"));
+        }
+    }
+
     /// Forgets a request once answered.
     pub fn answered(&mut self, key: &Key) {
         self.augmented.remove(key);
@@ -136,12 +159,14 @@ impl TaskLedger {
     }
 
     /// Records the task a `CreateTaskResult` from `receiver` created: its id
-    /// is new among the receiver's tasks (TASK-003).
+    /// is new among the receiver's tasks (TASK-003); its requester heard
+    /// of it `at`, which starts its polling clock.
     pub fn note_created(
         &mut self,
         receiver: PeerRole,
         method: &str,
         result: &Value,
+        at: Duration,
         out: &mut Vec<Violation>,
     ) {
         let Some(task) = result.get("task") else {
@@ -151,6 +176,7 @@ impl TaskLedger {
             return;
         };
         let key = (receiver, id.to_owned());
+        self.clocks.started(key.clone(), at);
         if self.methods.insert(key, method.to_owned()).is_some() {
             let message = format!("task id {id:?} was given to an earlier task already");
             out.push(Violation::must(cite::TASK_003, message).at("/result/task/taskId"));
@@ -204,7 +230,10 @@ impl TaskLedger {
         ) else {
             return;
         };
-        let before = self.statuses.insert((receiver, id.to_owned()), status);
+        let key = (receiver, id.to_owned());
+        let interval = task.get("pollInterval").and_then(Value::as_u64);
+        self.clocks.told(&key, interval, Some(status));
+        let before = self.statuses.insert(key, status);
         if let Some(before) = before.filter(|b| !b.may_become(status)) {
             let message = format!(
                 "task {id:?} went from {} to {}; a terminal status never changes",
@@ -255,6 +284,11 @@ mod tests {
     struct Connection {
         checker: FrameChecker,
         us: PeerRole,
+        /// When the next frame is read.
+        now: Duration,
+        /// How far the clock moves after each frame: by default more than
+        /// any poll interval here, so that only the poll test polls early.
+        tick: Duration,
     }
 
     impl Connection {
@@ -262,6 +296,8 @@ mod tests {
             let mut connection = Connection {
                 checker: FrameChecker::new(us),
                 us,
+                now: Duration::ZERO,
+                tick: Duration::from_millis(200),
             };
             let tasks: Value = serde_json::from_str(server_tasks).unwrap();
             connection.from(
@@ -301,7 +337,8 @@ mod tests {
             } else {
                 Direction::Received
             };
-            let frame = Frame::new(direction, serde_json::to_vec(&message).unwrap(), Duration::ZERO);
+            let frame = Frame::new(direction, serde_json::to_vec(&message).unwrap(), self.now);
+            self.now += self.tick;
             let found: Vec<Violation> = self.checker.check(&frame);
             found.iter().map(|v| v.requirement).collect()
         }
@@ -376,7 +413,11 @@ mod tests {
         assert_eq!(call_as_task(&mut c, 3, "t1"), [cite::TASK_003], "a reused id");
         assert_eq!(c.request(4, "tasks/get", json!({"taskId": "t1"})), NONE);
         assert_eq!(c.result(4, task("t1", "failed")), NONE);
-        assert_eq!(c.request(5, "tasks/get", json!({"taskId": "t1"})), NONE);
+        assert_eq!(
+            c.request(5, "tasks/get", json!({"taskId": "t1"})),
+            [cite::TASK_010],
+            "the requester polls past the end"
+        );
         assert_eq!(c.result(5, task("t1", "working")), [cite::TASK_004]);
         assert_eq!(call_as_task(&mut c, 6, "t2"), NONE);
         assert_eq!(c.request(7, "tasks/cancel", json!({"taskId": "t2"})), NONE);
@@ -410,5 +451,31 @@ mod tests {
             undeclared.request(2, "tools/call", json!({"name": "slow", "task": {}})),
             [cite::TASK_001]
         );
+    }
+
+    #[test]
+    fn requesters_poll_no_faster_than_the_interval_and_stop_at_the_end() {
+        let mut c = Connection::new(PeerRole::Server, TASKS);
+        c.tick = Duration::ZERO;
+        // The task's pollInterval is 100 ms: a poll is too soon below 50 ms.
+        assert_eq!(call_as_task(&mut c, 2, "t1"), NONE);
+        c.now += Duration::from_millis(40);
+        let get = json!({"taskId": "t1"});
+        assert_eq!(c.request(3, "tasks/get", get.clone()), [cite::TASK_010]);
+        assert_eq!(c.result(3, task("t1", "working")), NONE);
+        c.now += Duration::from_millis(55);
+        assert_eq!(
+            c.request(4, "tasks/get", get.clone()),
+            NONE,
+            "55 ms after the last poll is within the slack of 100 ms"
+        );
+        assert_eq!(c.result(4, task("t1", "completed")), NONE);
+        c.now += Duration::from_millis(300);
+        assert_eq!(
+            c.request(5, "tasks/get", get),
+            [cite::TASK_010],
+            "a poll after the end"
+        );
+        assert_eq!(c.request(6, "tasks/result", json!({"taskId": "t1"})), NONE);
     }
 }

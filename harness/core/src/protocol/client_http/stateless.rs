@@ -4,7 +4,8 @@
 //! answers had listed by then: the body's version, method and name
 //! mirrored into headers (HTTP-020), marked tool arguments into
 //! `Mcp-Param-*` headers (HTTP-023), and no call of a tool whose
-//! `x-mcp-header` use is invalid (HTTP-024).
+//! `x-mcp-header` use is invalid (HTTP-024); and the tasks extension's
+//! requests name their task in `Mcp-Name` (TASKX-030).
 
 use std::collections::HashMap;
 
@@ -54,14 +55,18 @@ struct Conversation<'a> {
 }
 
 /// The findings of the stateless era's rules.
-pub(super) fn findings(record: &HttpClientRecord, transcript: &[Frame]) -> [Finding; 3] {
+pub(super) fn findings(record: &HttpClientRecord, transcript: &[Frame]) -> [Finding; 4] {
     let conversation = read(record, transcript);
     [
         standard_headers(&conversation),
         param_headers(&conversation),
         invalid_tools_dropped(&conversation),
+        task_headers(&conversation),
     ]
 }
+
+/// The tasks extension's requests, whose `Mcp-Name` is their task's id.
+const TASK_REQUESTS: [&str; 3] = ["tasks/get", "tasks/update", "tasks/cancel"];
 
 /// Walks the transcript in order: each POSTed request with the tools
 /// listed before it.
@@ -160,7 +165,9 @@ fn standard_headers(conversation: &Conversation) -> Finding {
                 .is_none()
                 .then(|| "no MCP-Protocol-Version header".to_owned()),
         };
-        let name = mirror::named(post.method(), post.params());
+        // A task request's name is the extension's rule (TASKX-030).
+        let name =
+            mirror::named(post.method(), post.params()).filter(|_| !TASK_REQUESTS.contains(&post.method()));
         let problems = [
             wrong,
             mismatch(request, "Mcp-Method", post.method(), false),
@@ -257,6 +264,36 @@ fn invalid_tools_dropped(conversation: &Conversation) -> Finding {
         }
     }
     finding
+}
+
+/// TASKX-030: `tasks/get`, `tasks/update` and `tasks/cancel` carry
+/// `Mcp-Name` equal to their `taskId` and `Mcp-Method` naming the method.
+fn task_headers(conversation: &Conversation) -> Finding {
+    let mut finding = Finding::new(
+        "task requests name their task in Mcp-Name and their method in Mcp-Method",
+        cite::TASKX_030,
+        Level::Must,
+    );
+    let tasks: Vec<&Posted> = conversation
+        .posted
+        .iter()
+        .filter(|post| TASK_REQUESTS.contains(&post.method()))
+        .collect();
+    for post in &tasks {
+        let task = mirror::named(post.method(), post.params()).unwrap_or_default();
+        let problems = [
+            mismatch(post.request, "Mcp-Name", task, true),
+            mismatch(post.request, "Mcp-Method", post.method(), false),
+        ];
+        for problem in problems.into_iter().flatten() {
+            finding.problem(post.request, problem);
+        }
+    }
+    let requests: Vec<&InboundRequest> = tasks.iter().map(|post| post.request).collect();
+    finding.over(
+        &requests,
+        "the client POSTed no tasks/get, tasks/update or tasks/cancel",
+    )
 }
 
 fn requests<'a>(conversation: &Conversation<'a>) -> Vec<&'a InboundRequest> {
