@@ -29,7 +29,7 @@ fn exposure(fault: Fault) -> ProtocolVersion {
     match fault {
         Fault::AuthNoResourceMetadata => ProtocolVersion::V2025_06_18,
         Fault::AuthNoServerMetadata | Fault::AuthOpenRedirect => ProtocolVersion::V2025_03_26,
-        Fault::AuthStateAuthenticates => ProtocolVersion::V2026_07_28,
+        Fault::AuthStateAuthenticates | Fault::AuthStateSharedByUsers => ProtocolVersion::V2026_07_28,
         _ => ProtocolVersion::V2025_11_25,
     }
 }

@@ -10,7 +10,9 @@
 //! (OAuth 2.1 §5.3). Whatever the era, the token is checked before the
 //! request is read as MCP. A session belongs to the user whose token
 //! opened it: another user's token naming it gets 404, as if sessions
-//! were keyed by user and id.
+//! were keyed by user and id. Under 2026-07-28 the user goes along with
+//! the request ([`Principal`]), and the `requestState` handles the server
+//! issues are bound to them.
 //!
 //! The `auth-…` faults bend this layer, and only it.
 
@@ -43,6 +45,20 @@ pub(super) enum Gate {
     /// The server serves it, then this answer replaces the server's
     /// (`auth-serves-before-validating` only).
     ServeThenAnswer(Response<Body>),
+}
+
+/// The user a request was admitted for, in its extensions: the server
+/// binds what it issues for the request to them.
+#[derive(Debug, Clone)]
+pub(super) struct Principal(pub(super) String);
+
+/// What the server learns of `user`: who they are, unless
+/// `auth-state-shared-by-users` keeps it from binding handles to them.
+pub(super) fn principal(fault: Option<Fault>, user: &str) -> Option<Principal> {
+    match fault {
+        Some(Fault::AuthStateSharedByUsers) => None,
+        _ => Some(Principal(user.to_owned())),
+    }
 }
 
 /// How the protected mode validates a token.
