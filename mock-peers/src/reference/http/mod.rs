@@ -29,7 +29,7 @@ mod protect;
 mod stateless;
 
 use protect::Gate;
-pub use protect::{NEEDED_SCOPE, Protection, TokenValidation};
+pub use protect::{NEEDED_SCOPES, Protection, TokenValidation};
 
 use std::collections::HashMap;
 use std::sync::{Arc, Mutex};

@@ -31,9 +31,11 @@ use crate::transport::http_server::respond::{Body, json_response, status_only};
 use crate::transport::http_server::serve::Inbound;
 use mcp_conform_core::wire::headers::SESSION_ID;
 
-/// The scope every request needs: one, so that a token without it shows
-/// whether the server answers 403 and names what is missing.
-pub const NEEDED_SCOPE: &str = "mcp";
+/// The scopes every request needs, space-separated: a token without them
+/// shows whether the server answers 403 and names what is missing, and
+/// there are two, so that a challenge naming only some of them shows when
+/// a token with exactly those is refused again (AUTH-015).
+pub const NEEDED_SCOPES: &str = "mcp mcp:tools";
 
 /// What the layer does with one request.
 pub(super) enum Gate {
@@ -81,11 +83,11 @@ pub struct Protection {
 }
 
 impl Protection {
-    /// Protects with `guard`, which also needs [`NEEDED_SCOPE`], validating
+    /// Protects with `guard`, which also needs [`NEEDED_SCOPES`], validating
     /// tokens as `validation` says.
     pub fn new(guard: ResourceGuard, validation: TokenValidation) -> Self {
         Self {
-            guard: guard.requiring_scope(NEEDED_SCOPE),
+            guard: guard.requiring_scope(NEEDED_SCOPES),
             validation,
             owners: Mutex::default(),
         }
@@ -215,6 +217,12 @@ impl Protection {
             Some(Fault::AuthNoResourceMetadata | Fault::AuthMetadataHidden)
         ) {
             parameters.retain(|p| !p.starts_with("resource_metadata="));
+        }
+        if fault == Some(Fault::AuthScopeOneAtATime) && *rejection == Rejection::InsufficientScope {
+            let first = NEEDED_SCOPES.split(' ').next().unwrap_or_default();
+            for parameter in parameters.iter_mut().filter(|p| p.starts_with("scope=")) {
+                *parameter = format!("scope=\"{first}\"");
+            }
         }
         refusal(status, &parameters, rejection)
     }
