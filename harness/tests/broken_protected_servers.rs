@@ -28,7 +28,9 @@ const STARTUP: Duration = Duration::from_secs(30);
 fn exposure(fault: Fault) -> ProtocolVersion {
     match fault {
         Fault::AuthNoResourceMetadata => ProtocolVersion::V2025_06_18,
-        Fault::AuthNoServerMetadata | Fault::AuthOpenRedirect => ProtocolVersion::V2025_03_26,
+        Fault::AuthNoServerMetadata | Fault::AuthOpenRedirect | Fault::AuthPlainHttpEndpoints => {
+            ProtocolVersion::V2025_03_26
+        }
         Fault::AuthStateAuthenticates | Fault::AuthStateSharedByUsers | Fault::AuthScopeOneAtATime => {
             ProtocolVersion::V2026_07_28
         }

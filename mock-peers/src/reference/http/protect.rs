@@ -122,6 +122,9 @@ impl Protection {
                 own.set_path(AUTHORIZE_PATH);
                 document["authorization_endpoint"] = json!(own.as_str());
             }
+            if fault == Some(Fault::AuthPlainHttpEndpoints) {
+                plain_http_elsewhere(&mut document);
+            }
             return Gate::Answer(json_response(StatusCode::OK, document.to_string()));
         }
         if fault == Some(Fault::AuthOpenRedirect) && parts.method == Method::GET && path == AUTHORIZE_PATH {
@@ -241,6 +244,23 @@ fn redirect_unchecked(query: Option<&str>) -> Response<Body> {
         response.headers_mut().insert(header::LOCATION, location);
     }
     response
+}
+
+/// The metadata's endpoints moved to a host off loopback, still on plain
+/// http (`auth-plain-http-endpoints` only): what a deployed server that
+/// never turned on TLS would name.
+fn plain_http_elsewhere(document: &mut serde_json::Value) {
+    let Some(members) = document.as_object_mut() else {
+        return;
+    };
+    for (name, value) in members.iter_mut().filter(|(name, _)| name.ends_with("_endpoint")) {
+        let path = value
+            .as_str()
+            .and_then(|url| reqwest::Url::parse(url).ok())
+            .map(|url| url.path().to_owned())
+            .unwrap_or_else(|| format!("/{name}"));
+        *value = json!(format!("http://mcp-conform.invalid{path}"));
+    }
 }
 
 /// A session id anyone can guess: the sessions counted from 1
