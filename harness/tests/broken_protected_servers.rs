@@ -31,9 +31,10 @@ fn exposure(fault: Fault) -> ProtocolVersion {
         Fault::AuthNoServerMetadata | Fault::AuthOpenRedirect | Fault::AuthPlainHttpEndpoints => {
             ProtocolVersion::V2025_03_26
         }
-        Fault::AuthStateAuthenticates | Fault::AuthStateSharedByUsers | Fault::AuthScopeOneAtATime => {
-            ProtocolVersion::V2026_07_28
-        }
+        Fault::AuthStateAuthenticates
+        | Fault::AuthStateSharedByUsers
+        | Fault::AuthScopeOneAtATime
+        | Fault::AuthExtensionTasksSharedByUsers => ProtocolVersion::V2026_07_28,
         _ => ProtocolVersion::V2025_11_25,
     }
 }

@@ -270,7 +270,7 @@ impl Handler for Shared {
             Some(Gate::Admit(user)) => {
                 if let Some(principal) = user
                     .as_deref()
-                    .and_then(|user| protect::principal(self.fault, user))
+                    .and_then(|user| protect::principal(self.fault, user, &request.body))
                 {
                     request.parts.extensions.insert(principal);
                 }

@@ -54,11 +54,14 @@ pub(super) enum Gate {
 #[derive(Debug, Clone)]
 pub(super) struct Principal(pub(super) String);
 
-/// What the server learns of `user`: who they are, unless
-/// `auth-state-shared-by-users` keeps it from binding handles to them.
-pub(super) fn principal(fault: Option<Fault>, user: &str) -> Option<Principal> {
+/// What the server learns of `user` from a request with `body`: who they
+/// are, unless a fault keeps it from binding handles to them
+/// (`auth-state-shared-by-users`) or from telling whose a task is when
+/// asked for one (`auth-extension-tasks-shared-by-users`).
+pub(super) fn principal(fault: Option<Fault>, user: &str, body: &str) -> Option<Principal> {
     match fault {
         Some(Fault::AuthStateSharedByUsers) => None,
+        Some(Fault::AuthExtensionTasksSharedByUsers) if is_tasks_request(body) => None,
         _ => Some(Principal(user.to_owned())),
     }
 }
@@ -164,7 +167,9 @@ impl Protection {
             Ok(claims) => match session {
                 Some(id)
                     if self.owned_by_another(id, &claims.sub)
-                        && fault != Some(Fault::AuthSessionSharedByUsers) =>
+                        && fault != Some(Fault::AuthSessionSharedByUsers)
+                        && !(fault == Some(Fault::AuthTasksSharedByUsers)
+                            && is_tasks_request(&request.body)) =>
                 {
                     // Keyed by user and id, the session does not exist for this user.
                     return Gate::Answer(status_only(StatusCode::NOT_FOUND));
@@ -275,6 +280,15 @@ pub(super) fn predictable_session_id() -> String {
 fn carries_request_state(body: &str) -> bool {
     serde_json::from_str::<serde_json::Value>(body)
         .is_ok_and(|message| message["params"].get("requestState").is_some())
+}
+
+/// Whether a JSON-RPC request body asks about tasks (`tasks/...`).
+fn is_tasks_request(body: &str) -> bool {
+    serde_json::from_str::<serde_json::Value>(body).is_ok_and(|message| {
+        message["method"]
+            .as_str()
+            .is_some_and(|method| method.starts_with("tasks/"))
+    })
 }
 
 /// The `access_token` query parameter (RFC 6750 §2.3), as sent.

@@ -250,7 +250,9 @@ impl StatelessCall {
             "prompts/list" => prompts::list(MODERN, params),
             "prompts/get" => prompts::get(params),
             "completion/complete" => completion::complete(params),
-            "tasks/get" | "tasks/update" | "tasks/cancel" => tasks::route(&self.server.tasks, method, params),
+            "tasks/get" | "tasks/update" | "tasks/cancel" => {
+                tasks::route(&self.server.tasks, method, params, self.principal.as_deref())
+            }
             other => Err(method_not_found(other)),
         }?;
         Ok(results::complete_for(method, result))
@@ -275,7 +277,11 @@ impl StatelessCall {
             principal: self.principal.clone(),
         };
         let run = async move { host.run_tool(&call).await };
-        Ok(tasks::created(self.server.tasks.start(None, run)))
+        Ok(tasks::created(self.server.tasks.start(
+            None,
+            self.principal.clone(),
+            run,
+        )))
     }
 
     async fn run_tool(&self, params: &Map<String, Value>) -> Result<Value, RpcError> {
