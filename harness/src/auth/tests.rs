@@ -9,14 +9,23 @@ fn the_canonical_uri_lower_cases_scheme_and_host_only() {
     assert_eq!(canonical_uri("http://127.0.0.1:1/mcp"), "http://127.0.0.1:1/mcp");
 }
 
+/// A minter for a server on loopback.
+fn minter() -> Arc<Minter> {
+    Arc::new(Minter::new("http://127.0.0.1:2", "http://127.0.0.1:1/mcp").unwrap())
+}
+
+/// A 401 whose challenge names `scope`.
+fn challenged(scope: &str) -> ProbeAnswer {
+    ProbeAnswer {
+        status: 401,
+        scope: Some(scope.to_owned()),
+    }
+}
+
 #[test]
 fn only_a_401_makes_a_server_protected_and_tokens_carry_the_challenged_scope() {
-    let minter = Arc::new(Minter::new("http://127.0.0.1:2", "http://127.0.0.1:1/mcp").unwrap());
-    let challenged = ProbeAnswer {
-        status: 401,
-        scope: Some("files:read".to_owned()),
-    };
-    let context = AuthContext::mint(&minter, &challenged, &[]);
+    let minter = minter();
+    let context = AuthContext::mint(&minter, &challenged("files:read"), &[]);
     assert_eq!(context.protection, Protection::Protected);
     let valid = context.token(&TokenRequest::Minted(TokenChoice::Valid)).unwrap();
     let shown = mcp_conform_core::auth::readable(valid).unwrap();
@@ -93,12 +102,7 @@ fn the_start_command_and_environment_get_the_issuer_jwks_and_audience() {
 
 #[test]
 fn a_scope_learnt_during_the_run_is_minted_once_then_and_kept_for_redaction() {
-    let minter = Arc::new(Minter::new("http://127.0.0.1:2", "http://127.0.0.1:1/mcp").unwrap());
-    let challenged = ProbeAnswer {
-        status: 401,
-        scope: Some("mcp".to_owned()),
-    };
-    let context = AuthContext::mint(&minter, &challenged, &[]);
+    let context = AuthContext::mint(&minter(), &challenged("mcp"), &[]);
     let learnt = TokenRequest::Scoped("files:read files:write".to_owned());
     assert_eq!(context.token(&learnt), None);
     assert_eq!(context.unavailable(&learnt), None);
