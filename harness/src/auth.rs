@@ -7,7 +7,7 @@
 //! as for an open one) and the auth scenarios; an open one gets those
 //! scenarios not-applicable ([`AuthContext`]).
 
-use std::sync::Arc;
+use std::sync::{Arc, Mutex, PoisonError};
 use std::time::Duration;
 
 use mcp_conform_core::auth::{TokenChoice, TokenRequest, challenge};
@@ -96,7 +96,8 @@ impl AuthServer {
     /// valid token with the scope its challenge asked for (unless the user
     /// sends an `Authorization` header of their own). Tokens are minted now
     /// for every `token` the `scenarios` present, so that the report can
-    /// redact them all.
+    /// redact them all; a scope known only during the run (taken from an
+    /// answer) gets its token then.
     /// The server has the startup timeout to answer; one that does not is
     /// left to the scenarios, which fail it as they would without auth
     /// (the auth scenarios do not apply, saying why).
@@ -118,11 +119,7 @@ pub fn protect(config: &mut RunConfig, source: TokenSource, build: impl FnOnce(&
     };
     let context = match probe_interruptibly(url, headers, *mode, within) {
         Ok(answer) => build(&answer),
-        Err(why) => AuthContext {
-            protection: Protection::Unknown(why),
-            tokens: Vec::new(),
-            source,
-        },
+        Err(why) => AuthContext::new(Protection::Unknown(why), Vec::new(), source),
     };
     let users_own = headers
         .iter()
@@ -294,12 +291,18 @@ pub struct AuthContext {
     pub protection: Protection,
     tokens: Vec<(TokenRequest, String)>,
     pub source: TokenSource,
+    /// The mock issuer's minter, for scopes a scenario learns during the
+    /// run (none with the user's own token).
+    minter: Option<Arc<Minter>>,
+    /// The tokens minted during the run, by scope, in the order minted.
+    minted_during_run: Mutex<Vec<(String, String)>>,
 }
 
 impl AuthContext {
     /// The context `answer` shows, with a token for each choice (scoped
-    /// as the server asked) and each `{scope}` the scenarios ask for.
-    pub fn mint(minter: &Minter, answer: &ProbeAnswer, scenarios: &[Scenario]) -> AuthContext {
+    /// as the server asked) and each literal `{scope}` the scenarios ask
+    /// for; a templated one is minted when its step renders it.
+    pub fn mint(minter: &Arc<Minter>, answer: &ProbeAnswer, scenarios: &[Scenario]) -> AuthContext {
         let scope = answer.scope.as_deref();
         let mut tokens: Vec<(TokenRequest, String)> = TokenChoice::ALL
             .into_iter()
@@ -308,6 +311,7 @@ impl AuthContext {
         for scenario in scenarios {
             for_each_token(&scenario.steps, &mut |request| {
                 if let TokenRequest::Scoped(scope) = request
+                    && !is_templated(scope)
                     && !tokens.iter().any(|(minted, _)| minted == request)
                 {
                     let token = minter.mint_scoped(TokenChoice::Valid, Some(scope));
@@ -316,18 +320,51 @@ impl AuthContext {
             });
         }
         AuthContext {
-            protection: Protection::of(answer.status),
-            tokens,
-            source: TokenSource::MockIssuer,
+            minter: Some(Arc::clone(minter)),
+            ..AuthContext::new(Protection::of(answer.status), tokens, TokenSource::MockIssuer)
         }
     }
 
-    /// The token minted for `request` (`None` for [`TokenRequest::None`]).
+    /// A context with `tokens` and nothing to mint more with.
+    fn new(protection: Protection, tokens: Vec<(TokenRequest, String)>, source: TokenSource) -> AuthContext {
+        AuthContext {
+            protection,
+            tokens,
+            source,
+            minter: None,
+            minted_during_run: Mutex::default(),
+        }
+    }
+
+    /// The token minted before the run for `request` (`None` for
+    /// [`TokenRequest::None`]).
     pub fn token(&self, request: &TokenRequest) -> Option<&str> {
         self.tokens
             .iter()
             .find(|(minted, _)| minted == request)
             .map(|(_, token)| token.as_str())
+    }
+
+    /// The token to present for `request` (its scope rendered): minted
+    /// before the run, or by the mock issuer now for a scope the run
+    /// learnt, such as exactly what a challenge named (AUTH-015).
+    pub fn present(&self, request: &TokenRequest) -> Option<String> {
+        if let Some(token) = self.token(request) {
+            return Some(token.to_owned());
+        }
+        let (TokenRequest::Scoped(scope), Some(minter)) = (request, &self.minter) else {
+            return None;
+        };
+        let mut minted = self
+            .minted_during_run
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner);
+        if let Some((_, token)) = minted.iter().find(|(known, _)| known == scope) {
+            return Some(token.clone());
+        }
+        let token = minter.mint_scoped(TokenChoice::Valid, Some(scope));
+        minted.push((scope.clone(), token.clone()));
+        Some(token)
     }
 
     /// The token `request` asks for, named, when the run cannot present
@@ -336,15 +373,30 @@ impl AuthContext {
         match request {
             TokenRequest::None => None,
             _ if self.token(request).is_some() => None,
+            TokenRequest::Scoped(_) if self.minter.is_some() => None,
             TokenRequest::Minted(choice) => Some(format!("the `{}` token", choice.name())),
             TokenRequest::Scoped(scope) => Some(format!("a valid token with scope `{scope}`")),
         }
     }
 
-    /// Every token minted, for the redaction of outputs.
-    pub fn tokens(&self) -> impl Iterator<Item = &str> {
-        self.tokens.iter().map(|(_, token)| token.as_str())
+    /// Every token minted so far, before the run and during it (in that
+    /// order), for the redaction of outputs.
+    pub fn tokens(&self) -> Vec<String> {
+        let during = self
+            .minted_during_run
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner);
+        let before = self.tokens.iter().map(|(_, token)| token.clone());
+        before
+            .chain(during.iter().map(|(_, token)| token.clone()))
+            .collect()
     }
+}
+
+/// Whether `scope` takes a value from the run (`${...}`): its token can
+/// only be minted when its step renders it.
+fn is_templated(scope: &str) -> bool {
+    scope.contains("${")
 }
 
 /// Calls `visit` with the `token` of every `http` step, nested ones too.

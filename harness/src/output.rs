@@ -44,6 +44,12 @@ impl LiveOutput {
         }
     }
 
+    /// What no output may show, to add the secrets the run made as it went
+    /// (tokens minted during it).
+    pub fn secrets_mut(&mut self) -> &mut Secrets {
+        self.cases.secrets_mut()
+    }
+
     /// Takes in one event of the run.
     pub fn on_event(&mut self, event: &RunEvent) {
         match event {

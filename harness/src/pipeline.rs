@@ -17,7 +17,7 @@ use mcp_conform_core::scenario::profile::unbound;
 use mcp_conform_core::version::ProtocolVersion;
 use mcp_conform_report::{Case, ExitCode, Verdict};
 
-use crate::auth::TokenSource;
+use crate::auth::{AuthContext, TokenSource};
 use crate::cli::{CliError, GateArgs};
 use crate::output::{self, LiveOutput};
 use crate::quiet;
@@ -74,15 +74,25 @@ impl Judged<'_> {
         let named = self.versions.len() > 1;
         let total = case_count(self.scenarios, &self.versions);
         let mut live = LiveOutput::new(total, named, secrets, gate.listing.clone());
+        let mut hidden = config.auth.as_ref().map_or(0, |auth| auth.tokens().len());
         // The cases come from the run's events, each converted (and its
-        // transcript cut) as it ends.
+        // transcript cut) as it ends, hiding the tokens minted by then.
         stream_matrix(
             self.scenarios,
             config,
             &self.versions,
             self.jobs,
             &interrupted,
-            |event| live.on_event(&event),
+            |event| {
+                if let Some(auth) = &config.auth {
+                    let tokens = auth.tokens();
+                    for token in &tokens[hidden..] {
+                        hide_token(live.secrets_mut(), auth, token);
+                    }
+                    hidden = tokens.len();
+                }
+                live.on_event(&event);
+            },
         );
         let cases = live.finish();
         anstream::print!("{}", gate.listing.folded(&cases, named));
@@ -145,15 +155,9 @@ impl Judged<'_> {
     /// secret-looking headers sent to the peer, and the tokens minted for it.
     fn secrets(&self, gate: &GateArgs) -> Secrets {
         let mut secrets = gate.secrets();
-        // A minted token is shown decoded, its signature elided; the user's
-        // token (and those built from it) not at all.
         if let Some(auth) = &self.config.auth {
             for token in auth.tokens() {
-                let shown = match auth.source {
-                    TokenSource::MockIssuer => mcp_conform_core::auth::readable(token),
-                    TokenSource::UsersToken => None,
-                };
-                secrets.add_shown_as(token, shown.as_deref().unwrap_or(REDACTED));
+                hide_token(&mut secrets, auth, &token);
             }
         }
         if let Target::Http { headers, .. } = &self.config.target {
@@ -163,4 +167,14 @@ impl Judged<'_> {
         }
         secrets
     }
+}
+
+/// Keeps `token` out of every output: a minted token is shown decoded, its
+/// signature elided; the user's token (and those built from it) not at all.
+fn hide_token(secrets: &mut Secrets, auth: &AuthContext, token: &str) {
+    let shown = match auth.source {
+        TokenSource::MockIssuer => mcp_conform_core::auth::readable(token),
+        TokenSource::UsersToken => None,
+    };
+    secrets.add_shown_as(token, shown.as_deref().unwrap_or(REDACTED));
 }

@@ -24,12 +24,17 @@ const STARTUP: Duration = Duration::from_secs(30);
 /// The version that exposes `fault`: the challenge's resource_metadata is
 /// a MUST of 2025-06-18 only, metadata at the server's origin (and the
 /// authorization endpoint it names) a thing of 2025-03-26 only,
-/// requestState of 2026-07-28.
+/// requestState and scopes named all at once of 2026-07-28.
 fn exposure(fault: Fault) -> ProtocolVersion {
     match fault {
         Fault::AuthNoResourceMetadata => ProtocolVersion::V2025_06_18,
-        Fault::AuthNoServerMetadata | Fault::AuthOpenRedirect => ProtocolVersion::V2025_03_26,
-        Fault::AuthStateAuthenticates => ProtocolVersion::V2026_07_28,
+        Fault::AuthNoServerMetadata | Fault::AuthOpenRedirect | Fault::AuthPlainHttpEndpoints => {
+            ProtocolVersion::V2025_03_26
+        }
+        Fault::AuthStateAuthenticates
+        | Fault::AuthStateSharedByUsers
+        | Fault::AuthScopeOneAtATime
+        | Fault::AuthExtensionTasksSharedByUsers => ProtocolVersion::V2026_07_28,
         _ => ProtocolVersion::V2025_11_25,
     }
 }

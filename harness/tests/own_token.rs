@@ -13,6 +13,7 @@ use common::report::{Judged, judge};
 use mcp_conform::runner::free_loopback_port;
 use mcp_conform_report::Verdict;
 use mcp_mock_peers::auth::{MockIssuer, TokenChoice};
+use mcp_mock_peers::reference::NEEDED_SCOPES;
 
 mod common;
 
@@ -46,8 +47,9 @@ fn judged_with_own_token(fault: Option<&str>, scenarios: &[&str]) -> (Judged, St
         .build()
         .unwrap();
     let issuer = runtime.block_on(MockIssuer::start(&url)).unwrap();
-    // The reference server requires the scope `mcp`.
-    let token = issuer.minter().mint_scoped(TokenChoice::Valid, Some("mcp"));
+    let token = issuer
+        .minter()
+        .mint_scoped(TokenChoice::Valid, Some(NEEDED_SCOPES));
     let server = format!(
         "{} reference-server --http 127.0.0.1:{port} --auth {}{}",
         env!("CARGO_BIN_EXE_mcp-conform"),

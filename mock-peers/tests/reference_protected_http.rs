@@ -3,7 +3,7 @@
 //! bad token, with too little scope, and with a valid token, in both eras.
 
 use mcp_mock_peers::auth::{MockIssuer, ResourceGuard, TokenChoice};
-use mcp_mock_peers::reference::{NEEDED_SCOPE, Protection, TokenValidation, serve_http_protected};
+use mcp_mock_peers::reference::{NEEDED_SCOPES, Protection, TokenValidation, serve_http_protected};
 use serde_json::{Value, json};
 use tokio::net::TcpListener;
 
@@ -87,7 +87,7 @@ async fn no_token_gets_401_with_a_challenge_naming_scope_and_metadata() {
         assert_eq!(status, 401);
         assert_eq!(
             challenge,
-            format!("Bearer scope=\"{NEEDED_SCOPE}\", resource_metadata=\"{metadata_url}\"")
+            format!("Bearer scope=\"{NEEDED_SCOPES}\", resource_metadata=\"{metadata_url}\"")
         );
     }
 }
@@ -121,7 +121,7 @@ async fn every_bad_token_gets_401_invalid_token_and_too_little_scope_403() {
     let (issuer, endpoint) = protected().await;
     let bearer = |token: String| Some(format!("Bearer {token}"));
     for choice in TokenChoice::ALL.into_iter().filter(|c| !c.is_sound()) {
-        let token = issuer.minter().mint_scoped(choice, Some(NEEDED_SCOPE));
+        let token = issuer.minter().mint_scoped(choice, Some(NEEDED_SCOPES));
         let (status, challenge, body) = post(&endpoint, bearer(token), initialize("2025-11-25")).await;
         assert_eq!(status, 401, "{choice:?}: {body}");
         assert!(
@@ -133,10 +133,13 @@ async fn every_bad_token_gets_401_invalid_token_and_too_little_scope_403() {
     let unscoped = issuer.minter().mint(TokenChoice::Valid);
     let (status, challenge, _) = post(&endpoint, bearer(unscoped), stateless_tools_list()).await;
     assert_eq!(status, 403);
-    assert!(
-        challenge.starts_with("Bearer error=\"insufficient_scope\", scope=\"mcp\""),
-        "{challenge}"
-    );
+    let named = format!("Bearer error=\"insufficient_scope\", scope=\"{NEEDED_SCOPES}\"");
+    assert!(challenge.starts_with(&named), "{challenge}");
+    // One of the two scopes is still too little, and the challenge names both again.
+    let half = issuer.minter().mint_scoped(TokenChoice::Valid, Some("mcp"));
+    let (status, challenge, _) = post(&endpoint, bearer(half), stateless_tools_list()).await;
+    assert_eq!(status, 403);
+    assert!(challenge.starts_with(&named), "{challenge}");
 }
 
 #[tokio::test]
@@ -144,7 +147,7 @@ async fn a_valid_token_with_the_scope_is_served_in_both_eras() {
     let (issuer, endpoint) = protected().await;
     let token = issuer
         .minter()
-        .mint_scoped(TokenChoice::Valid, Some(NEEDED_SCOPE));
+        .mint_scoped(TokenChoice::Valid, Some(NEEDED_SCOPES));
     for message in [initialize("2025-11-25"), stateless_tools_list()] {
         let (status, _, body) = post(&endpoint, Some(format!("Bearer {token}")), message).await;
         assert_eq!(status, 200, "{body}");
@@ -156,7 +159,7 @@ async fn a_valid_token_with_the_scope_is_served_in_both_eras() {
 async fn validating_by_introspection_refuses_what_the_issuer_calls_inactive_or_foreign() {
     let (issuer, endpoint) = protected_by(TokenValidation::Introspection).await;
     for choice in TokenChoice::ALL {
-        let token = issuer.minter().mint_scoped(choice, Some(NEEDED_SCOPE));
+        let token = issuer.minter().mint_scoped(choice, Some(NEEDED_SCOPES));
         let (status, challenge, body) = post(
             &endpoint,
             Some(format!("Bearer {token}")),
@@ -188,7 +191,7 @@ async fn a_token_sent_in_both_the_header_and_the_query_gets_400() {
     let (issuer, endpoint) = protected().await;
     let token = issuer
         .minter()
-        .mint_scoped(TokenChoice::Valid, Some(NEEDED_SCOPE));
+        .mint_scoped(TokenChoice::Valid, Some(NEEDED_SCOPES));
     let twice = format!("{endpoint}?access_token={token}");
     let (status, challenge, _) =
         post(&twice, Some(format!("Bearer {token}")), initialize("2025-11-25")).await;
@@ -205,7 +208,7 @@ async fn a_session_is_found_only_with_a_token_of_the_user_who_opened_it() {
     let bearer = |choice| {
         Some(format!(
             "Bearer {}",
-            issuer.minter().mint_scoped(choice, Some(NEEDED_SCOPE))
+            issuer.minter().mint_scoped(choice, Some(NEEDED_SCOPES))
         ))
     };
     let opened = send(&endpoint, bearer(TokenChoice::Valid), initialize("2025-11-25")).await;

@@ -55,11 +55,7 @@ pub fn with_own_token(token: &str, answer: &ProbeAnswer) -> AuthContext {
     if let Some(altered) = flip_signature_bit(token).filter(|_| compact_jws) {
         tokens.push((minted(TokenChoice::BadSignature), altered));
     }
-    AuthContext {
-        protection: Protection::of(answer.status),
-        tokens,
-        source: TokenSource::UsersToken,
-    }
+    AuthContext::new(Protection::of(answer.status), tokens, TokenSource::UsersToken)
 }
 
 #[cfg(test)]

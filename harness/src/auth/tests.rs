@@ -9,20 +9,29 @@ fn the_canonical_uri_lower_cases_scheme_and_host_only() {
     assert_eq!(canonical_uri("http://127.0.0.1:1/mcp"), "http://127.0.0.1:1/mcp");
 }
 
+/// A minter for a server on loopback.
+fn minter() -> Arc<Minter> {
+    Arc::new(Minter::new("http://127.0.0.1:2", "http://127.0.0.1:1/mcp").unwrap())
+}
+
+/// A 401 whose challenge names `scope`.
+fn challenged(scope: &str) -> ProbeAnswer {
+    ProbeAnswer {
+        status: 401,
+        scope: Some(scope.to_owned()),
+    }
+}
+
 #[test]
 fn only_a_401_makes_a_server_protected_and_tokens_carry_the_challenged_scope() {
-    let minter = Minter::new("http://127.0.0.1:2", "http://127.0.0.1:1/mcp").unwrap();
-    let challenged = ProbeAnswer {
-        status: 401,
-        scope: Some("files:read".to_owned()),
-    };
-    let context = AuthContext::mint(&minter, &challenged, &[]);
+    let minter = minter();
+    let context = AuthContext::mint(&minter, &challenged("files:read"), &[]);
     assert_eq!(context.protection, Protection::Protected);
     let valid = context.token(&TokenRequest::Minted(TokenChoice::Valid)).unwrap();
     let shown = mcp_conform_core::auth::readable(valid).unwrap();
     assert!(shown.contains("scope=files:read"), "{shown}");
     assert_eq!(context.token(&TokenRequest::None), None);
-    assert_eq!(context.tokens().count(), TokenChoice::ALL.len());
+    assert_eq!(context.tokens().len(), TokenChoice::ALL.len());
     for status in [200, 400, 403, 404] {
         let open = ProbeAnswer { status, scope: None };
         let context = AuthContext::mint(&minter, &open, &[]);
@@ -89,4 +98,18 @@ fn the_start_command_and_environment_get_the_issuer_jwks_and_audience() {
             (AUDIENCE_ENV.to_owned(), "http://127.0.0.1:9/mcp".to_owned()),
         ]
     );
+}
+
+#[test]
+fn a_scope_learnt_during_the_run_is_minted_once_then_and_kept_for_redaction() {
+    let context = AuthContext::mint(&minter(), &challenged("mcp"), &[]);
+    let learnt = TokenRequest::Scoped("files:read files:write".to_owned());
+    assert_eq!(context.token(&learnt), None);
+    assert_eq!(context.unavailable(&learnt), None);
+    let token = context.present(&learnt).unwrap();
+    let shown = mcp_conform_core::auth::readable(&token).unwrap();
+    assert!(shown.contains("scope=files:read files:write"), "{shown}");
+    assert_eq!(context.present(&learnt), Some(token.clone()));
+    assert_eq!(context.tokens().last(), Some(&token));
+    assert_eq!(context.tokens().len(), TokenChoice::ALL.len() + 1);
 }

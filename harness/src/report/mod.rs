@@ -62,6 +62,11 @@ impl CaseLog {
         }
     }
 
+    /// The secrets its cases never show, to add more as the run makes them.
+    pub fn secrets_mut(&mut self) -> &mut Secrets {
+        &mut self.secrets
+    }
+
     /// Converts the finished case `index`; returns it for live output.
     pub fn record(&mut self, index: usize, outcome: &ScenarioOutcome) -> &Case {
         if self.cases.len() <= index {

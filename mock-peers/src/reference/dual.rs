@@ -26,7 +26,7 @@ impl DualEra {
     pub fn new(sink: Sink) -> DualEra {
         DualEra {
             legacy: Server::new(sink.clone()),
-            stateless: Connection::new(StatelessServer::new(), sink),
+            stateless: Connection::new(StatelessServer::new(), sink, None),
             era: Mutex::new(None),
         }
     }

@@ -37,7 +37,7 @@ use tokio::io::{AsyncBufReadExt, AsyncRead, AsyncWrite, BufReader};
 use self::dual::DualEra;
 pub use self::fault::Fault;
 use self::fault::FaultLayer;
-pub use self::http::{NEEDED_SCOPE, Protection, TokenValidation, serve_http, serve_http_protected};
+pub use self::http::{NEEDED_SCOPES, Protection, TokenValidation, serve_http, serve_http_protected};
 use self::sink::Sink;
 use crate::transport::http_server::MCP_PATH;
 

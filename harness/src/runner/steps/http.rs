@@ -79,7 +79,11 @@ impl StepRunner<'_> {
             return Stop::Done;
         }
         self.bind_http_variables(&facts);
-        let request = match self.raw_request(step, &facts) {
+        let token = match step.token.as_ref().map(|t| self.rendered_token(t)).transpose() {
+            Ok(token) => token,
+            Err(stop) => return stop,
+        };
+        let request = match self.raw_request(step, &facts, token.as_ref()) {
             Ok(request) => request,
             Err(stop) => return stop,
         };
@@ -178,8 +182,27 @@ impl StepRunner<'_> {
         );
     }
 
-    /// The request as the step writes it, over the engine's defaults.
-    fn raw_request(&self, step: &HttpExchangeStep, facts: &SessionFacts) -> Result<RawRequest, Stop> {
+    /// The token `request` asks for, with its scope rendered (a scope may
+    /// come from an earlier answer, such as the one a challenge names).
+    fn rendered_token(&self, request: &TokenRequest) -> Result<TokenRequest, Stop> {
+        let TokenRequest::Scoped(scope) = request else {
+            return Ok(request.clone());
+        };
+        let rendered = match self.render(Some(&Value::String(scope.clone())))? {
+            Some(Value::String(scope)) => scope,
+            other => other.map(|v| v.to_string()).unwrap_or_default(),
+        };
+        Ok(TokenRequest::Scoped(rendered))
+    }
+
+    /// The request as the step writes it, over the engine's defaults,
+    /// presenting `token`.
+    fn raw_request(
+        &self,
+        step: &HttpExchangeStep,
+        facts: &SessionFacts,
+        token: Option<&TokenRequest>,
+    ) -> Result<RawRequest, Stop> {
         let text = |template: &str| self.render(Some(&Value::String(template.to_owned())));
         let as_text = |value: Option<Value>| match value {
             Some(Value::String(s)) => s,
@@ -245,14 +268,14 @@ impl StepRunner<'_> {
                 headers.push((name.to_ascii_lowercase(), Some(value.clone())));
             }
         }
-        if let Some(request) = &step.token {
+        if let Some(request) = token {
             let Some(auth) = &self.auth else {
                 return Err(Stop::halted(
                     Verdict::NotApplicable,
                     "presents a token: needs the harness as the server's authorization server",
                 ));
             };
-            let value = auth.token(request).map(|token| format!("Bearer {token}"));
+            let value = auth.present(request).map(|token| format!("Bearer {token}"));
             headers.push(("authorization".into(), value));
         }
         for (name, value) in &step.headers {

@@ -29,7 +29,7 @@ mod protect;
 mod stateless;
 
 use protect::Gate;
-pub use protect::{NEEDED_SCOPE, Protection, TokenValidation};
+pub use protect::{NEEDED_SCOPES, Protection, TokenValidation};
 
 use std::collections::HashMap;
 use std::sync::{Arc, Mutex};
@@ -257,7 +257,7 @@ impl Handler for Shared {
     /// one, then through the HTTP fault layer if there is a fault.
     async fn handle(self: Arc<Self>, request: Request<Incoming>) -> Response<Body> {
         let (parts, body) = request.into_parts();
-        let request = match read_body(body).await {
+        let mut request = match read_body(body).await {
             Ok(body) => Inbound { parts, body },
             Err(refused) => return refused.response(),
         };
@@ -268,6 +268,12 @@ impl Handler for Shared {
         match gate {
             None => self.serve(request).await,
             Some(Gate::Admit(user)) => {
+                if let Some(principal) = user
+                    .as_deref()
+                    .and_then(|user| protect::principal(self.fault, user, &request.body))
+                {
+                    request.parts.extensions.insert(principal);
+                }
                 let response = Arc::clone(&self).serve(request).await;
                 if let (Some(user), Some(protection)) = (user, &self.protection)
                     && let Some(id) = header_str(response.headers(), SESSION_ID)
@@ -293,7 +299,16 @@ impl Handler for Shared {
         let fault = self
             .fault
             .map(|fault| FaultLayer::sharing(fault, Arc::clone(&self.fault_memory)));
-        Ok(stateless::post(&self.stateless, fault, &request.parts.headers, &request.body).await)
+        let principal = request.parts.extensions.get::<protect::Principal>();
+        let principal = principal.map(|p| p.0.clone());
+        Ok(stateless::post(
+            &self.stateless,
+            fault,
+            principal,
+            &request.parts.headers,
+            &request.body,
+        )
+        .await)
     }
 
     async fn post(self: Arc<Self>, Inbound { parts, body: text }: Inbound, _: &mut ()) -> Answer {

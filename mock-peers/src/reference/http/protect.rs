@@ -10,7 +10,9 @@
 //! (OAuth 2.1 §5.3). Whatever the era, the token is checked before the
 //! request is read as MCP. A session belongs to the user whose token
 //! opened it: another user's token naming it gets 404, as if sessions
-//! were keyed by user and id.
+//! were keyed by user and id. Under 2026-07-28 the user goes along with
+//! the request ([`Principal`]), and the `requestState` handles the server
+//! issues are bound to them.
 //!
 //! The `auth-…` faults bend this layer, and only it.
 
@@ -29,9 +31,11 @@ use crate::transport::http_server::respond::{Body, json_response, status_only};
 use crate::transport::http_server::serve::Inbound;
 use mcp_conform_core::wire::headers::SESSION_ID;
 
-/// The scope every request needs: one, so that a token without it shows
-/// whether the server answers 403 and names what is missing.
-pub const NEEDED_SCOPE: &str = "mcp";
+/// The scopes every request needs, space-separated: a token without them
+/// shows whether the server answers 403 and names what is missing, and
+/// there are two, so that a challenge naming only some of them shows when
+/// a token with exactly those is refused again (AUTH-015).
+pub const NEEDED_SCOPES: &str = "mcp mcp:tools";
 
 /// What the layer does with one request.
 pub(super) enum Gate {
@@ -43,6 +47,23 @@ pub(super) enum Gate {
     /// The server serves it, then this answer replaces the server's
     /// (`auth-serves-before-validating` only).
     ServeThenAnswer(Response<Body>),
+}
+
+/// The user a request was admitted for, in its extensions: the server
+/// binds what it issues for the request to them.
+#[derive(Debug, Clone)]
+pub(super) struct Principal(pub(super) String);
+
+/// What the server learns of `user` from a request with `body`: who they
+/// are, unless a fault keeps it from binding handles to them
+/// (`auth-state-shared-by-users`) or from telling whose a task is when
+/// asked for one (`auth-extension-tasks-shared-by-users`).
+pub(super) fn principal(fault: Option<Fault>, user: &str, body: &str) -> Option<Principal> {
+    match fault {
+        Some(Fault::AuthStateSharedByUsers) => None,
+        Some(Fault::AuthExtensionTasksSharedByUsers) if is_tasks_request(body) => None,
+        _ => Some(Principal(user.to_owned())),
+    }
 }
 
 /// How the protected mode validates a token.
@@ -65,11 +86,11 @@ pub struct Protection {
 }
 
 impl Protection {
-    /// Protects with `guard`, which also needs [`NEEDED_SCOPE`], validating
+    /// Protects with `guard`, which also needs [`NEEDED_SCOPES`], validating
     /// tokens as `validation` says.
     pub fn new(guard: ResourceGuard, validation: TokenValidation) -> Self {
         Self {
-            guard: guard.requiring_scope(NEEDED_SCOPE),
+            guard: guard.requiring_scope(NEEDED_SCOPES),
             validation,
             owners: Mutex::default(),
         }
@@ -103,6 +124,9 @@ impl Protection {
                 let mut own = self.guard.resource().clone();
                 own.set_path(AUTHORIZE_PATH);
                 document["authorization_endpoint"] = json!(own.as_str());
+            }
+            if fault == Some(Fault::AuthPlainHttpEndpoints) {
+                plain_http_elsewhere(&mut document);
             }
             return Gate::Answer(json_response(StatusCode::OK, document.to_string()));
         }
@@ -143,7 +167,9 @@ impl Protection {
             Ok(claims) => match session {
                 Some(id)
                     if self.owned_by_another(id, &claims.sub)
-                        && fault != Some(Fault::AuthSessionSharedByUsers) =>
+                        && fault != Some(Fault::AuthSessionSharedByUsers)
+                        && !(fault == Some(Fault::AuthTasksSharedByUsers)
+                            && is_tasks_request(&request.body)) =>
                 {
                     // Keyed by user and id, the session does not exist for this user.
                     return Gate::Answer(status_only(StatusCode::NOT_FOUND));
@@ -200,6 +226,12 @@ impl Protection {
         ) {
             parameters.retain(|p| !p.starts_with("resource_metadata="));
         }
+        if fault == Some(Fault::AuthScopeOneAtATime) && *rejection == Rejection::InsufficientScope {
+            let first = NEEDED_SCOPES.split(' ').next().unwrap_or_default();
+            for parameter in parameters.iter_mut().filter(|p| p.starts_with("scope=")) {
+                *parameter = format!("scope=\"{first}\"");
+            }
+        }
         refusal(status, &parameters, rejection)
     }
 }
@@ -219,6 +251,23 @@ fn redirect_unchecked(query: Option<&str>) -> Response<Body> {
     response
 }
 
+/// The metadata's endpoints moved to a host off loopback, still on plain
+/// http (`auth-plain-http-endpoints` only): what a deployed server that
+/// never turned on TLS would name.
+fn plain_http_elsewhere(document: &mut serde_json::Value) {
+    let Some(members) = document.as_object_mut() else {
+        return;
+    };
+    for (name, value) in members.iter_mut().filter(|(name, _)| name.ends_with("_endpoint")) {
+        let path = value
+            .as_str()
+            .and_then(|url| reqwest::Url::parse(url).ok())
+            .map(|url| url.path().to_owned())
+            .unwrap_or_else(|| format!("/{name}"));
+        *value = json!(format!("http://mcp-conform.invalid{path}"));
+    }
+}
+
 /// A session id anyone can guess: the sessions counted from 1
 /// (`auth-predictable-session-ids` only).
 pub(super) fn predictable_session_id() -> String {
@@ -231,6 +280,15 @@ pub(super) fn predictable_session_id() -> String {
 fn carries_request_state(body: &str) -> bool {
     serde_json::from_str::<serde_json::Value>(body)
         .is_ok_and(|message| message["params"].get("requestState").is_some())
+}
+
+/// Whether a JSON-RPC request body asks about tasks (`tasks/...`).
+fn is_tasks_request(body: &str) -> bool {
+    serde_json::from_str::<serde_json::Value>(body).is_ok_and(|message| {
+        message["method"]
+            .as_str()
+            .is_some_and(|method| method.starts_with("tasks/"))
+    })
 }
 
 /// The `access_token` query parameter (RFC 6750 §2.3), as sent.

@@ -53,10 +53,12 @@ impl Route for Collect {
     }
 }
 
-/// Serves one POSTed message (already past the Accept and Content-Type checks).
+/// Serves one POSTed message (already past the Accept and Content-Type
+/// checks) for `principal`, the user of its token on a protected server.
 pub(super) async fn post(
     server: &Arc<StatelessServer>,
     fault: Option<FaultLayer>,
+    principal: Option<String>,
     headers: &HeaderMap,
     body: &str,
 ) -> Response<Body> {
@@ -103,7 +105,7 @@ pub(super) async fn post(
                         refuse(&id, error, status)
                     }
                     Ok(meta) => {
-                        let connection = Connection::new(Arc::clone(server), sink.clone());
+                        let connection = Connection::new(Arc::clone(server), sink.clone(), principal);
                         let streams = matches!(method.as_str(), "tools/call" | "subscriptions/listen");
                         connection.serve(id.clone(), &method, params, meta);
                         if streams {

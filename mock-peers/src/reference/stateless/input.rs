@@ -93,17 +93,18 @@ pub(crate) enum Turn {
 }
 
 /// Calls the interactive `tool` with `params` (the whole `tools/call`
-/// params, `inputResponses` and `requestState` included).
+/// params, `inputResponses` and `requestState` included) for `principal`.
 pub(crate) fn call(
     tool: &str,
     params: &Map<String, Value>,
     arguments: &Map<String, Value>,
+    principal: Option<&str>,
 ) -> Result<Turn, RpcError> {
     let (key, request) = match question(tool, Args(arguments)) {
         Ok(question) => question,
         Err(invalid) => return Ok(Turn::Answer(Err(invalid))),
     };
-    let origin = Origin::new("tools/call", tool, &Value::Object(arguments.clone()));
+    let origin = Origin::new("tools/call", tool, &Value::Object(arguments.clone())).of_principal(principal);
     let ask = || {
         let state = state::seal(&origin, json!({ "asked": key }));
         let requests = Map::from_iter([(key.to_owned(), request.clone())]);
@@ -171,7 +172,7 @@ mod tests {
 
     #[test]
     fn asks_first_then_finishes_on_the_retry() {
-        let first = asked(call("elicit", &Map::new(), &Map::new()).unwrap());
+        let first = asked(call("elicit", &Map::new(), &Map::new(), None).unwrap());
         assert_eq!(first["resultType"], json!("input_required"));
         assert_eq!(
             first["inputRequests"]["profile"]["method"],
@@ -182,25 +183,39 @@ mod tests {
             "requestState": state,
             "inputResponses": { "profile": { "action": "accept", "content": { "name": "Ada" } } },
         }));
-        let done = answered(call("elicit", &retry, &Map::new()).unwrap());
+        let done = answered(call("elicit", &retry, &Map::new(), None).unwrap());
         assert!(done["content"][0]["text"].as_str().unwrap().contains("Ada"));
-        let missing = asked(call("elicit", &map(json!({ "requestState": state })), &Map::new()).unwrap());
+        let missing = asked(
+            call(
+                "elicit",
+                &map(json!({ "requestState": state })),
+                &Map::new(),
+                None,
+            )
+            .unwrap(),
+        );
         assert_eq!(missing["resultType"], json!("input_required"));
     }
 
     #[test]
     fn a_changed_or_foreign_state_is_refused() {
-        let first = asked(call("roots", &Map::new(), &Map::new()).unwrap());
+        let first = asked(call("roots", &Map::new(), &Map::new(), None).unwrap());
         let state = first["requestState"].as_str().unwrap();
         let tampered = map(json!({ "requestState": format!("x{state}"), "inputResponses": {} }));
-        assert_eq!(call("roots", &tampered, &Map::new()).unwrap_err().code, -32602);
+        assert_eq!(
+            call("roots", &tampered, &Map::new(), None).unwrap_err().code,
+            -32602
+        );
         let foreign = map(json!({ "requestState": state, "inputResponses": {} }));
-        assert_eq!(call("elicit", &foreign, &Map::new()).unwrap_err().code, -32602);
+        assert_eq!(
+            call("elicit", &foreign, &Map::new(), None).unwrap_err().code,
+            -32602
+        );
     }
 
     #[test]
     fn arguments_are_checked_before_asking() {
-        let turn = call("sample", &Map::new(), &Map::new()).unwrap();
+        let turn = call("sample", &Map::new(), &Map::new(), None).unwrap();
         assert!(matches!(turn, Turn::Answer(Err(_))), "{turn:?}");
     }
 }

@@ -113,16 +113,20 @@ pub(crate) struct Connection {
     /// Tells this connection's request ids apart from other connections'.
     number: u64,
     inflight: Inflight,
+    /// The user whose token the request came with (a protected server's
+    /// HTTP POST); what it is issued is bound to them.
+    principal: Option<String>,
 }
 
 impl Connection {
-    pub fn new(server: Arc<StatelessServer>, sink: Sink) -> Arc<Connection> {
+    pub fn new(server: Arc<StatelessServer>, sink: Sink, principal: Option<String>) -> Arc<Connection> {
         let number = server.next_connection.fetch_add(1, Ordering::Relaxed);
         Arc::new(Connection {
             server,
             sink,
             number,
             inflight: Inflight::default(),
+            principal,
         })
     }
 
@@ -163,6 +167,7 @@ impl Connection {
             server: Arc::clone(&self.server),
             meta,
             sink: self.sink.clone(),
+            principal: self.principal.clone(),
         };
         match method {
             "subscriptions/listen" => {
@@ -226,6 +231,7 @@ struct StatelessCall {
     server: Arc<StatelessServer>,
     meta: RequestMeta,
     sink: Sink,
+    principal: Option<String>,
 }
 
 impl StatelessCall {
@@ -244,7 +250,9 @@ impl StatelessCall {
             "prompts/list" => prompts::list(MODERN, params),
             "prompts/get" => prompts::get(params),
             "completion/complete" => completion::complete(params),
-            "tasks/get" | "tasks/update" | "tasks/cancel" => tasks::route(&self.server.tasks, method, params),
+            "tasks/get" | "tasks/update" | "tasks/cancel" => {
+                tasks::route(&self.server.tasks, method, params, self.principal.as_deref())
+            }
             other => Err(method_not_found(other)),
         }?;
         Ok(results::complete_for(method, result))
@@ -266,9 +274,14 @@ impl StatelessCall {
             server: Arc::clone(&self.server),
             meta: self.meta.clone(),
             sink: self.sink.clone(),
+            principal: self.principal.clone(),
         };
         let run = async move { host.run_tool(&call).await };
-        Ok(tasks::created(self.server.tasks.start(None, run)))
+        Ok(tasks::created(self.server.tasks.start(
+            None,
+            self.principal.clone(),
+            run,
+        )))
     }
 
     async fn run_tool(&self, params: &Map<String, Value>) -> Result<Value, RpcError> {
@@ -287,12 +300,12 @@ impl StatelessCall {
             progress_token: tools::progress_token(params),
         };
         let outcome = if name == tools::multi_turn::BOOK {
-            match multi_turn::call(params, arguments)? {
+            match multi_turn::call(params, arguments, self.principal.as_deref())? {
                 Turn::Ask(interim) => return Ok(interim),
                 Turn::Answer(outcome) => outcome,
             }
         } else if input::need_of(name).is_some() {
-            match input::call(name, params, arguments)? {
+            match input::call(name, params, arguments, self.principal.as_deref())? {
                 Turn::Ask(interim) => return Ok(interim),
                 Turn::Answer(outcome) => outcome,
             }

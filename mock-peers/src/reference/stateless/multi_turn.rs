@@ -12,13 +12,17 @@ use crate::reference::tools::args::Args;
 use crate::reference::tools::multi_turn::{self, BOOK};
 use mcp_conform_core::wire::jsonrpc::RpcError;
 
-/// One round of `book`, for the whole `tools/call` params.
-pub(crate) fn call(params: &Map<String, Value>, arguments: &Map<String, Value>) -> Result<Turn, RpcError> {
+/// One round of `book`, for the whole `tools/call` params of `principal`.
+pub(crate) fn call(
+    params: &Map<String, Value>,
+    arguments: &Map<String, Value>,
+    principal: Option<&str>,
+) -> Result<Turn, RpcError> {
     let destination = match multi_turn::destination(Args(arguments)) {
         Ok(destination) => destination,
         Err(invalid) => return Ok(Turn::Answer(Err(invalid))),
     };
-    let origin = Origin::new("tools/call", BOOK, &Value::Object(arguments.clone()));
+    let origin = Origin::new("tools/call", BOOK, &Value::Object(arguments.clone())).of_principal(principal);
     let answers = match opened_state(params, &origin)? {
         None => {
             multi_turn::place_hold(destination);
@@ -48,7 +52,7 @@ mod tests {
     fn round(params: Value) -> Value {
         let params = params.as_object().unwrap().clone();
         let arguments = json!({ "destination": "Rome" }).as_object().unwrap().clone();
-        match call(&params, &arguments).unwrap() {
+        match call(&params, &arguments, None).unwrap() {
             Turn::Ask(interim) | Turn::Answer(Ok(interim)) => interim,
             Turn::Answer(Err(invalid)) => panic!("{invalid:?}"),
         }

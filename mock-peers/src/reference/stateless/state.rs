@@ -1,7 +1,8 @@
 //! `requestState`: what an interim `InputRequiredResult` hands the client to
 //! echo on its retry. The client is not trusted with it (MRTR-005): the
 //! state is sealed with a tag keyed by a secret of this process, and names
-//! the request it belongs to and when it lapses, so that a changed, foreign
+//! the request it belongs to, the user it was issued to (on a protected
+//! server) and when it lapses, so that a changed, foreign, another user's
 //! or stale state is refused.
 //!
 //! The tag is SipHash under the process's random keys (std's `RandomState`),
@@ -43,12 +44,14 @@ fn now() -> u64 {
 }
 
 /// What a request must match for its state to be accepted: the method and
-/// the name or URI of its target, and a digest of its salient arguments.
+/// the name or URI of its target, a digest of its salient arguments, and
+/// the user whose token it came with (none on an open server).
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub(crate) struct Origin {
     pub method: String,
     pub target: String,
     pub arguments: String,
+    pub principal: Option<String>,
 }
 
 impl Origin {
@@ -57,6 +60,16 @@ impl Origin {
             method: method.to_owned(),
             target: target.to_owned(),
             arguments: tag(arguments.to_string().as_bytes()),
+            principal: None,
+        }
+    }
+
+    /// The same origin, for the request of `principal` (AUTH-022: a state
+    /// handle is bound to the user it was issued to).
+    pub fn of_principal(self, principal: Option<&str>) -> Origin {
+        Origin {
+            principal: principal.map(str::to_owned),
+            ..self
         }
     }
 }
@@ -67,6 +80,7 @@ pub(crate) fn seal(origin: &Origin, data: Value) -> String {
         "method": origin.method,
         "target": origin.target,
         "arguments": origin.arguments,
+        "principal": origin.principal,
         "expires": now() + LIFETIME.as_secs(),
         "data": data,
     })
@@ -85,6 +99,8 @@ pub(crate) enum Refused {
     Forged,
     /// Issued for another request.
     Foreign,
+    /// Issued to another user.
+    OtherPrincipal,
     Expired,
 }
 
@@ -93,6 +109,7 @@ impl std::fmt::Display for Refused {
         f.write_str(match self {
             Refused::Forged => "requestState failed its integrity check",
             Refused::Foreign => "requestState was issued for another request",
+            Refused::OtherPrincipal => "requestState was issued to another user",
             Refused::Expired => "requestState has expired; send the request again without it",
         })
     }
@@ -111,6 +128,9 @@ pub(crate) fn open(state: &str, origin: &Origin) -> Result<Value, Refused> {
         && payload["arguments"] == json!(origin.arguments);
     if !matches {
         return Err(Refused::Foreign);
+    }
+    if payload["principal"] != json!(origin.principal) {
+        return Err(Refused::OtherPrincipal);
     }
     if payload["expires"].as_u64().is_none_or(|expires| expires < now()) {
         return Err(Refused::Expired);
@@ -138,6 +158,15 @@ mod tests {
             open(&sealed, &Origin::new("prompts/get", "elicit", &json!({}))),
             Err(Refused::Foreign)
         );
+    }
+
+    #[test]
+    fn a_state_opens_for_the_user_it_was_issued_to_only() {
+        let of = |user: Option<&str>| origin(json!({})).of_principal(user);
+        let sealed = seal(&of(Some("alice")), json!({"asked": ["k"]}));
+        assert_eq!(open(&sealed, &of(Some("alice"))), Ok(json!({"asked": ["k"]})));
+        assert_eq!(open(&sealed, &of(Some("bob"))), Err(Refused::OtherPrincipal));
+        assert_eq!(open(&sealed, &of(None)), Err(Refused::OtherPrincipal));
     }
 
     #[test]

@@ -63,12 +63,22 @@ pub(crate) fn created(mut task: Value) -> Value {
     result
 }
 
-/// Serves `tasks/get`, `tasks/update` and `tasks/cancel`.
-pub(crate) fn route(store: &TaskStore, method: &str, params: &Map<String, Value>) -> Result<Value, RpcError> {
+/// Serves `tasks/get`, `tasks/update` and `tasks/cancel` for `principal`:
+/// another user's task is answered as an unknown one (TASKX-031), which
+/// says nothing of whether it exists.
+pub(crate) fn route(
+    store: &TaskStore,
+    method: &str,
+    params: &Map<String, Value>,
+    principal: Option<&str>,
+) -> Result<Value, RpcError> {
     let id = params
         .get("taskId")
         .and_then(Value::as_str)
         .ok_or_else(|| RpcError::invalid_params("a string `taskId` is needed"))?;
+    if store.belongs_to_another(id, principal) {
+        return Err(RpcError::invalid_params("no such task"));
+    }
     match method {
         "tasks/get" => store.get(id),
         // No task of this server asks for input, so no key is outstanding

@@ -58,7 +58,7 @@ pub(crate) fn route_call(
             call.remove("task");
             let runner = Arc::clone(server);
             let run = async move { tools::call(&runner, &call).await };
-            Some(Ok(json!({ "task": server.tasks.start(ttl, run) })))
+            Some(Ok(json!({ "task": server.tasks.start(ttl, None, run) })))
         }
         _ => None,
     }

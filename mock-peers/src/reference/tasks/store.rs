@@ -59,6 +59,9 @@ struct Entry {
     /// What the call answered, once it did.
     outcome: Option<Result<Value, RpcError>>,
     abort: Option<AbortHandle>,
+    /// The user whose request created it, on a protected server: the task
+    /// is theirs alone (TASKX-031).
+    owner: Option<String>,
 }
 
 impl Entry {
@@ -144,9 +147,9 @@ impl TaskStore {
         }
     }
 
-    /// Starts `run` as a new task, kept for `ttl` ms (or the default), and
-    /// returns the task as created.
-    pub fn start<F>(&self, ttl: Option<u64>, run: F) -> Value
+    /// Starts `run` as a new task of `owner`, kept for `ttl` ms (or the
+    /// default), and returns the task as created.
+    pub fn start<F>(&self, ttl: Option<u64>, owner: Option<String>, run: F) -> Value
     where
         F: Future<Output = Result<Value, RpcError>> + Send + 'static,
     {
@@ -160,6 +163,7 @@ impl TaskStore {
             ttl: ttl.unwrap_or(DEFAULT_TTL_MS),
             outcome: None,
             abort: None,
+            owner,
         };
         let described = entry.describe(self.flavor);
         let flavor = self.flavor;
@@ -245,6 +249,18 @@ impl TaskStore {
         }
     }
 
+    /// Whether the task `id` exists and is not `principal`'s: to them it
+    /// does not exist. A request with no principal (an open server's) is
+    /// no one's to filter.
+    pub fn belongs_to_another(&self, id: &str, principal: Option<&str>) -> bool {
+        let table = self.tasks.lock().expect("tasks lock");
+        principal.is_some_and(|principal| {
+            table
+                .iter()
+                .any(|e| e.id == id && e.owner.as_deref() != Some(principal))
+        })
+    }
+
     /// Whether a task with this id exists.
     pub fn knows(&self, id: &str) -> bool {
         self.tasks.lock().expect("tasks lock").iter().any(|e| e.id == id)
@@ -290,7 +306,7 @@ mod tests {
     #[tokio::test]
     async fn the_extension_inlines_the_outcome_and_only_acknowledges_cancels() {
         let store = TaskStore::extension();
-        let created = store.start(None, async { Ok(json!({ "content": [] })) });
+        let created = store.start(None, None, async { Ok(json!({ "content": [] })) });
         let id = created["taskId"].as_str().unwrap().to_owned();
         assert!(created.get("ttlMs").is_some() && created.get("ttl").is_none());
         while store.get(&id).unwrap()["status"] == "working" {

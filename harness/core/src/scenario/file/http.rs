@@ -42,7 +42,7 @@ pub struct HttpStep {
     /// (`expired`, `not-yet-valid`, `wrong-audience`, `wrong-issuer`,
     /// `bad-signature`, `alg-none`, `unknown-key`, `garbage`),
     /// `upper-case-audience` (the same resource, spelled in upper case),
-    /// `other-user` (sound, for a second user), or `{scope: "a b"}`, a valid token granting exactly those scopes.
+    /// `other-user` (sound, for a second user), or `{scope: "a b"}`, a valid token granting exactly those scopes (templated: `${needed}` mints it during the run).
     #[serde(default)]
     #[schemars(with = "Option<TokenSchema>")]
     pub token: Option<Located<Json>>,
@@ -117,7 +117,7 @@ enum TokenSchema {
     Minted(crate::auth::TokenChoice),
     Absent(NoToken),
     Scoped {
-        /// The scopes granted, space-separated (`""`: none).
+        /// The scopes granted, space-separated (`""`: none); may take a captured value (`${needed}`).
         scope: String,
     },
 }

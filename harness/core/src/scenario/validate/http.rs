@@ -123,7 +123,11 @@ impl Validator<'_> {
         });
         match (named, scope) {
             (Some(Ok(request)), _) => Some(request),
-            (None, Some(scope)) => Some(TokenRequest::Scoped(scope)),
+            (None, Some(scope)) => {
+                // A scope may be taken from an earlier answer (`${needed}`).
+                self.template_variables(&Located::new(Value::String(scope.clone()), token.span));
+                Some(TokenRequest::Scoped(scope))
+            }
             (Some(Err(why)), _) => {
                 self.error(token.span, why, "unknown token");
                 None
