@@ -140,6 +140,23 @@ measure "server that never answers, stdio" mcp-conform "$ours" run --stdio "slee
 measure "server that never answers, HTTP" mcp-conform "$ours" run --url "$mute_url" --transport streamable
 measure "server that never answers, HTTP" official "${theirs[@]}" --url "$mute_url" -o "$work/official"
 
+# Scale: one run on every version the reference server speaks against one run
+# per version, one after another (issue 20: within 1.5×).
+wall_of() {
+    /usr/bin/time -f "%e" -o "$work/wall" timeout 300 "$@" >/dev/null 2>&1 || true
+    tail -n 1 "$work/wall"
+}
+echo "bench: --protocol all against five single-version runs" >&2
+all_wall="$(wall_of "$ours" run --url "$reference_url" --transport streamable --profile reference --protocol all)"
+single_walls=0
+for version in 2024-11-05 2025-03-26 2025-06-18 2025-11-25 2026-07-28; do
+    wall="$(wall_of "$ours" run --url "$reference_url" --transport streamable --profile reference --protocol "$version")"
+    single_walls="$(awk -v a="$single_walls" -v b="$wall" 'BEGIN { print a + b }')"
+done
+scale="$(awk -v a="$all_wall" -v s="$single_walls" 'BEGIN { printf "%.2f s against %.2f s, %.2f×", a, s, a / s }')"
+echo "bench: loading a generated suite (cargo bench --bench scale)" >&2
+load="$(cargo bench --quiet -p mcp-conform --bench scale 2>/dev/null | sed -n 's/^ *1000 scenarios: *\([0-9.]*\) ms.*/\1/p')"
+
 table="$(awk -F'|' '
     function sorted(list, n,   i, j, t) {
         for (i = 2; i <= n; i++) for (j = i; j > 1 && list[j-1] > list[j]; j--) { t = list[j]; list[j] = list[j-1]; list[j-1] = t }
@@ -178,7 +195,7 @@ table="$(awk -F'|' '
     }' "$work/samples")"
 
 stamp="$(date -u +%Y-%m-%d), $(nproc) cores, $(awk '/MemTotal/ { printf "%.0f GiB", $2 / 1048576 }' /proc/meminfo), $runs runs each"
-report="$(printf 'Measured by `scripts/bench.sh` (%s), default `--jobs` (here %s):\n\n%s\n\nA wall of %s s against a server that never answers means the run was still going when the\nbench stopped it. The official suite speaks HTTP only, so the stdio rows have no ratio.\n' "$stamp" "$jobs" "$table" "$guard")"
+report="$(printf 'Measured by `scripts/bench.sh` (%s), default `--jobs` (here %s):\n\n%s\n\nA wall of %s s against a server that never answers means the run was still going when the\nbench stopped it. The official suite speaks HTTP only, so the stdio rows have no ratio.\n\nReference server over HTTP, `--protocol all` (five versions) against five single-version runs one\nafter another: %s. A generated suite of 1,000 scenarios loads in %s ms (release).\n' "$stamp" "$jobs" "$table" "$guard" "$scale" "$load")"
 echo "$report"
 
 if $update_docs; then

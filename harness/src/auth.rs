@@ -98,9 +98,10 @@ impl AuthServer {
     /// for every `token` the `scenarios` present, so that the report can
     /// redact them all; a scope known only during the run (taken from an
     /// answer) gets its token then.
-    /// The server has the startup timeout to answer; one that does not is
-    /// left to the scenarios, which fail it as they would without auth
-    /// (the auth scenarios do not apply, saying why).
+    /// The server has the startup timeout to answer; one that cannot be
+    /// reached is left to the scenarios, which fail it as they would
+    /// without auth (the auth scenarios do not apply, saying why), and one
+    /// that accepted the request and stayed silent is [`Protection::Silent`].
     pub fn protect(&self, config: &mut RunConfig, scenarios: &[Scenario]) {
         protect(config, TokenSource::MockIssuer, |answer| {
             AuthContext::mint(self.issuer.minter(), answer, scenarios)
@@ -119,7 +120,7 @@ pub fn protect(config: &mut RunConfig, source: TokenSource, build: impl FnOnce(&
     };
     let context = match probe_interruptibly(url, headers, *mode, within) {
         Ok(answer) => build(&answer),
-        Err(why) => AuthContext::new(Protection::Unknown(why), Vec::new(), source),
+        Err(protection) => AuthContext::new(protection, Vec::new(), source),
     };
     let users_own = headers
         .iter()
@@ -171,7 +172,7 @@ pub fn probe(
     headers: &[(String, String)],
     mode: HttpMode,
     within: Duration,
-) -> Result<ProbeAnswer, String> {
+) -> Result<ProbeAnswer, Protection> {
     let agent: ureq::Agent = ureq::Agent::config_builder()
         .timeout_global(Some(within))
         .http_status_as_error(false)
@@ -200,7 +201,13 @@ pub fn probe(
         }
     }
     // Not the URL: it may hold a secret.
-    .map_err(|e| format!("the request without a token got no answer: {e}"))?;
+    .map_err(|error| match error {
+        ureq::Error::Timeout(_) => Protection::Silent(format!(
+            "the server accepted the request without a token and answered nothing within {} ms",
+            within.as_millis()
+        )),
+        error => Protection::Unknown(format!("the request without a token got no answer: {error}")),
+    })?;
     let challenge = answer
         .headers()
         .get("www-authenticate")
@@ -230,7 +237,7 @@ fn probe_interruptibly(
     headers: &[(String, String)],
     mode: HttpMode,
     within: Duration,
-) -> Result<ProbeAnswer, String> {
+) -> Result<ProbeAnswer, Protection> {
     let (url, headers) = (url.to_owned(), headers.to_vec());
     let (send, answer) = std::sync::mpsc::channel();
     std::thread::spawn(move || send.send(probe(&url, &headers, mode, within)));
@@ -238,11 +245,13 @@ fn probe_interruptibly(
         match answer.recv_timeout(INTERRUPT_POLL) {
             Ok(answer) => return answer,
             Err(_) if crate::interrupt::requested() => {
-                return Err("interrupted while asking whether the server needs a token".into());
+                return Err(Protection::Unknown(
+                    "interrupted while asking whether the server needs a token".into(),
+                ));
             }
             Err(std::sync::mpsc::RecvTimeoutError::Timeout) => {}
             Err(std::sync::mpsc::RecvTimeoutError::Disconnected) => {
-                return Err("the request without a token was lost".into());
+                return Err(Protection::Unknown("the request without a token was lost".into()));
             }
         }
     }
@@ -257,6 +266,11 @@ pub enum Protection {
     Open,
     /// No answer, and why.
     Unknown(String),
+    /// The server accepted the request and answered nothing within the
+    /// startup timeout, and why: it would leave every scenario's
+    /// `initialize` the same wait (the run's fail-fast gives them their
+    /// verdict at once).
+    Silent(String),
 }
 
 impl Protection {

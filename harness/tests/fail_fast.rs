@@ -1,13 +1,16 @@
 //! A peer that is unusable from the start costs seconds, not the startup
-//! timeout of every scenario: a server that never answers (over stdio and
-//! over HTTP), or a client that never connects, ends the run within about
-//! twice the startup timeout and never exits 0, and an answer under a wrong
-//! id ends its wait at once.
+//! timeout of every scenario: a server that never answers over stdio, or a
+//! client that never connects, ends the run within about twice the startup
+//! timeout and never exits 0; an HTTP server that accepted the first
+//! request and never answered gives every scenario its verdict at once; an
+//! answer under a wrong id ends its wait at once.
 
 use std::net::TcpListener;
 use std::time::{Duration, Instant};
 
 use common::cli::{bin, mcp_conform};
+use common::report;
+use mcp_conform_report::Verdict;
 
 mod common;
 
@@ -50,7 +53,7 @@ fn a_mute_stdio_server_stops_the_run_within_twice_the_startup_timeout() {
 }
 
 #[test]
-fn a_mute_http_server_stops_the_run_within_twice_the_startup_timeout() {
+fn a_mute_http_server_has_every_scenario_in_error_for_the_silence_of_its_first_request() {
     // Accepts connections and never answers a byte.
     let listener = TcpListener::bind("127.0.0.1:0").unwrap();
     let url = format!("http://{}/mcp", listener.local_addr().unwrap());
@@ -58,8 +61,22 @@ fn a_mute_http_server_stops_the_run_within_twice_the_startup_timeout() {
         let held: Vec<_> = listener.incoming().collect();
         drop(held);
     });
-    let (code, stdout, took) = judge("run", &["--url", &url]);
-    assert_stopped_early(code, &stdout, took);
+    let startup = STARTUP.to_string();
+    let run = report::judge(
+        &["run", "--url", &url, "--startup-timeout", &startup, "--jobs", "2"],
+        Duration::from_secs(300),
+    );
+    assert_eq!(run.code(), Some(3), "{}", run.stdout());
+    let silence = format!(
+        "not run: the server accepted the request without a token and answered nothing within {} ms",
+        STARTUP * 1000
+    );
+    assert!(!run.report.cases.is_empty());
+    for case in &run.report.cases {
+        assert_eq!(case.verdict, Verdict::Error, "{}", case.scenario);
+        let note = case.note.as_deref().unwrap_or_default();
+        assert!(note.starts_with(&silence), "{}: {note}", case.scenario);
+    }
 }
 
 #[test]

@@ -3,6 +3,9 @@
 //! timeout in every scenario. Once the first cases that reached it all
 //! heard nothing usable, the cases not yet started are not run: they get
 //! `error` with one shared reason. A case that heard the peer disarms it.
+//! A server that accepted the run's first request (the authorization
+//! probe) and answered nothing within the startup timeout trips it before
+//! any case starts: each would wait that timeout again for its `initialize`.
 
 use std::collections::HashSet;
 use std::sync::Mutex;
@@ -93,6 +96,17 @@ impl Tripwire {
         }
     }
 
+    /// Whether a case heard the peer: it is usable.
+    pub fn disarmed(&self) -> bool {
+        self.state.lock().unwrap_or_else(|e| e.into_inner()).disarmed
+    }
+
+    /// Trips before any case ran: the peer already proved unusable (`why`).
+    pub fn trip(&self, why: &str) {
+        let mut state = self.state.lock().unwrap_or_else(|e| e.into_inner());
+        state.reason = Some(format!("not run: {why}; --keep-going runs every scenario anyway"));
+    }
+
     /// Why a case about to start is not run, once tripped.
     pub fn tripped(&self) -> Option<String> {
         let state = self.state.lock().unwrap_or_else(|e| e.into_inner());
@@ -155,5 +169,11 @@ mod tests {
         heard_once.observe(&outcome("b", Verdict::Fail, Some(false)));
         heard_once.observe(&outcome("c", Verdict::Fail, Some(false)));
         assert_eq!(heard_once.tripped(), None);
+        assert!(heard_once.disarmed() && !wire.disarmed());
+
+        let silent = Tripwire::default();
+        silent.trip("it answered nothing");
+        let reason = silent.tripped().expect("tripped");
+        assert!(reason.starts_with("not run: it answered nothing;"), "{reason}");
     }
 }

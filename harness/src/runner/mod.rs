@@ -9,6 +9,7 @@
 //!   the session as responses, or as input responses of a retry).
 //! - [`verify`]: matcher results turned into checks.
 //! - [`suite`]: many scenarios on worker threads, reported as events.
+//! - [`schedule`]: which of them start first.
 //! - [`connected`]: a handshaken session for a driver of its own (`fuzz`).
 //! - [`failfast`]: when a run stops starting scenarios on an unusable peer.
 
@@ -24,6 +25,7 @@ pub(crate) mod mock_server;
 mod outcome;
 mod probe;
 mod scenario;
+mod schedule;
 pub(crate) mod socket_dir;
 mod steps;
 mod suite;

@@ -400,7 +400,9 @@ fn unprotected(config: &RunConfig) -> Option<String> {
     match &auth.protection {
         Protection::Protected => None,
         Protection::Open => Some("the server serves requests without a token".into()),
-        Protection::Unknown(why) => Some(format!("could not tell whether the server needs a token: {why}")),
+        Protection::Unknown(why) | Protection::Silent(why) => {
+            Some(format!("could not tell whether the server needs a token: {why}"))
+        }
     }
 }
 

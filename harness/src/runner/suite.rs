@@ -3,7 +3,7 @@
 //! but the queue and the event channel.
 
 use std::sync::Arc;
-use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
+use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::mpsc;
 use std::time::Duration;
 
@@ -15,6 +15,8 @@ use super::RunConfig;
 use super::failfast::Tripwire;
 use super::outcome::ScenarioOutcome;
 use super::scenario::run_scenario;
+use super::schedule::{self, Queue};
+use crate::auth::Protection;
 
 /// What a suite run reports while it runs, in the order things happen.
 #[derive(Debug)]
@@ -102,7 +104,7 @@ pub fn case_count(scenarios: &[Scenario], versions: &[ProtocolVersion]) -> usize
 }
 
 /// Runs `scenarios` on the configuration's version with up to `jobs` at a
-/// time, calling `on_event` on the caller's thread. Returns the outcomes in
+/// time (those with the longest fixed waits first, see [`schedule`]), calling `on_event` on the caller's thread. Returns the outcomes in
 /// the scenarios' order. When `interrupted` becomes true, running scenarios
 /// stop (their peers are killed) with an error verdict and queued ones are
 /// not started; with `config.fail_fast`, the same once the peer has proved
@@ -150,9 +152,14 @@ pub fn stream_matrix(
 ) {
     let cases = plan(scenarios, versions);
     let named = versions.len() > 1;
-    let next = AtomicUsize::new(0);
     let (events, received) = mpsc::channel::<RunEvent>();
     let tripwire = Tripwire::default();
+    if let Some(auth) = &config.auth
+        && let Protection::Silent(why) = &auth.protection
+    {
+        tripwire.trip(why);
+    }
+    let queue = Queue::new(start_order(&cases, scenarios, config, versions));
     std::thread::scope(|scope| {
         for _ in 0..jobs.clamp(1, cases.len().max(1)) {
             let events = events.clone();
@@ -161,7 +168,7 @@ pub fn stream_matrix(
                 cases: &cases,
                 config,
                 named,
-                next: &next,
+                queue: &queue,
                 interrupted,
                 tripwire: config.fail_fast.then_some(&tripwire),
             };
@@ -182,7 +189,7 @@ struct Worker<'a> {
     config: &'a RunConfig,
     /// Whether cases are named with their version (`id@version`).
     named: bool,
-    next: &'a AtomicUsize,
+    queue: &'a Queue,
     interrupted: &'a AtomicBool,
     /// With fail-fast: stops starting cases once the peer proved unusable.
     tripwire: Option<&'a Tripwire>,
@@ -200,7 +207,7 @@ impl Worker<'_> {
             Ok(runtime) => runtime,
             Err(error) => {
                 // Without a runtime this worker can only report what it would have run.
-                while let Some(index) = claim(self.next, self.cases.len()) {
+                while let Some(index) = self.claim() {
                     let scenario = &self.scenarios[self.cases[index].scenario()];
                     let note = format!("could not start a runtime: {error}");
                     finished(index, ScenarioOutcome::unrun(scenario, Verdict::Error, note));
@@ -208,7 +215,7 @@ impl Worker<'_> {
                 return;
             }
         };
-        while let Some(index) = claim(self.next, self.cases.len()) {
+        while let Some(index) = self.claim() {
             let scenario = &self.scenarios[self.cases[index].scenario()];
             let version = match &self.cases[index] {
                 Planned::Run { version, .. } => *version,
@@ -253,6 +260,12 @@ impl Worker<'_> {
         }
     }
 
+    /// The next case to start: longest first once the peer is known to be
+    /// usable (always, without fail-fast), see [`Queue::next`].
+    fn claim(&self) -> Option<usize> {
+        self.queue.next(self.tripwire.is_none_or(Tripwire::disarmed))
+    }
+
     /// Why cases stop now: Ctrl-C (`interrupted` says so), or the peer
     /// proved unusable (fail-fast).
     fn stop_reason(&self, interrupted: &str) -> Option<String> {
@@ -273,9 +286,25 @@ impl Worker<'_> {
     }
 }
 
-fn claim(next: &AtomicUsize, len: usize) -> Option<usize> {
-    let index = next.fetch_add(1, Ordering::SeqCst);
-    (index < len).then_some(index)
+/// [`schedule::start_order`] of `cases`: blocks are versions, in the run's
+/// order, and cases that run on none come last.
+fn start_order(
+    cases: &[Planned],
+    scenarios: &[Scenario],
+    config: &RunConfig,
+    versions: &[ProtocolVersion],
+) -> Vec<usize> {
+    let keyed: Vec<(usize, Duration)> = cases
+        .iter()
+        .map(|case| match case {
+            Planned::Run { scenario, version } => (
+                versions.iter().position(|v| v == version).unwrap_or_default(),
+                schedule::fixed_wait(&scenarios[*scenario], config.profile.as_ref(), version.era()),
+            ),
+            Planned::Unrun { .. } => (versions.len(), Duration::ZERO),
+        })
+        .collect();
+    schedule::start_order(&keyed)
 }
 
 #[cfg(test)]
