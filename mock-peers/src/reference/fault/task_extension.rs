@@ -22,6 +22,29 @@ fn opted_in(params: &Value) -> bool {
 }
 
 impl FaultLayer {
+    /// Keeps the input requests of a task that asks; the first poll after
+    /// it moved on shows it asking again under the same keys, each for a
+    /// different question.
+    fn reuse_input_key(&self, frame: &mut Value) {
+        let task_id = frame["result"]["taskId"].to_string();
+        let mut state = self.state();
+        if frame["result"]["status"] == "input_required" {
+            state
+                .task_inputs
+                .insert(task_id, frame["result"]["inputRequests"].clone());
+            return;
+        }
+        let Some(Value::Object(mut requests)) = state.task_inputs.remove(&task_id) else {
+            return;
+        };
+        for request in requests.values_mut() {
+            request["params"]["message"] = json!("mcp-conform: a second question under the same key");
+        }
+        frame["result"]["status"] = json!("input_required");
+        frame["result"]["inputRequests"] = Value::Object(requests);
+        frame["result"].as_object_mut().map(|r| r.remove("result"));
+    }
+
     /// Rewrites the server's answer to a task request or a `tools/call`.
     pub(super) fn task_extension_response(&self, method: &str, params: &Value, frame: &mut Value) {
         if !self.acts_stateless() {
@@ -85,6 +108,7 @@ impl FaultLayer {
                 *frame = json!({ "jsonrpc": "2.0", "id": frame["id"],
                     "result": { "resultType": "complete", "content": [] } });
             }
+            (Fault::ModernTaskInputKeyReused, "tasks/get", None) => self.reuse_input_key(frame),
             (Fault::ModernTaskCancelAsTask, "tasks/cancel", None) => {
                 frame["result"]["resultType"] = json!("task");
             }
