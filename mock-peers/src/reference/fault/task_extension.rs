@@ -3,7 +3,7 @@
 
 use mcp_conform_core::protocol::meta_key::CLIENT_CAPABILITIES;
 use mcp_conform_core::protocol::tasks_extension::{EXTENSION, is_task_result};
-use mcp_conform_core::wire::jsonrpc::code;
+use mcp_conform_core::wire::jsonrpc::{code, id_key};
 use serde_json::{Value, json};
 
 use super::{Fault, FaultLayer};
@@ -22,6 +22,16 @@ fn opted_in(params: &Value) -> bool {
 }
 
 impl FaultLayer {
+    /// A notifications/cancelled naming a call answered with a task: from
+    /// now on the task shows as cancelled.
+    pub(super) fn cancel_task_of(&self, params: &Value) {
+        let call = params.get("requestId").map(id_key).unwrap_or_default();
+        let mut state = self.state();
+        if let Some(task_id) = state.task_calls.get(&call).cloned() {
+            state.cancelled_tasks.insert(task_id);
+        }
+    }
+
     /// Keeps the input requests of a task that asks; the first poll after
     /// it moved on shows it asking again under the same keys, each for a
     /// different question.
@@ -109,6 +119,19 @@ impl FaultLayer {
                     "result": { "resultType": "complete", "content": [] } });
             }
             (Fault::ModernTaskInputKeyReused, "tasks/get", None) => self.reuse_input_key(frame),
+            (Fault::ModernTaskCancelledByNotification, "tools/call", None) if is_task_result(&result) => {
+                let task_id = result["taskId"].as_str().unwrap_or_default().to_owned();
+                self.state().task_calls.insert(id_key(&frame["id"]), task_id);
+            }
+            (Fault::ModernTaskCancelledByNotification, "tasks/get", None)
+                if self
+                    .state()
+                    .cancelled_tasks
+                    .contains(result["taskId"].as_str().unwrap_or_default()) =>
+            {
+                frame["result"]["status"] = json!("cancelled");
+                frame["result"].as_object_mut().map(|r| r.remove("result"));
+            }
             (Fault::ModernTaskCancelAsTask, "tasks/cancel", None) => {
                 frame["result"]["resultType"] = json!("task");
             }
