@@ -596,3 +596,40 @@ fn a_server_that_never_sends_headers_costs_the_startup_timeout_once() {
         "took {took:?} for a 2 s limit"
     );
 }
+
+/// `serve --protocol 2026-07-28` answers `server/discover` as a server of
+/// that era; by default it is a 2025-11-25 server, for which the method
+/// does not exist (-32601: a dual-era client then falls back to initialize).
+#[test]
+fn serve_answers_server_discover_in_the_stateless_era_only() {
+    use std::io::{BufRead as _, Write as _};
+    let discover = r#"{"jsonrpc":"2.0","id":1,"method":"server/discover","params":{"_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28"}}}"#;
+    let answer = |protocol: &[&str]| {
+        let mut serve = std::process::Command::new(assert_cmd::cargo::cargo_bin("mcp-conform"))
+            .arg("serve")
+            .arg(fixture("scenarios/client/list-changed/tools.yaml"))
+            .args(protocol)
+            .stdin(std::process::Stdio::piped())
+            .stdout(std::process::Stdio::piped())
+            .stderr(std::process::Stdio::null())
+            .spawn()
+            .unwrap();
+        writeln!(serve.stdin.as_mut().unwrap(), "{discover}").unwrap();
+        let mut line = String::new();
+        std::io::BufReader::new(serve.stdout.take().unwrap())
+            .read_line(&mut line)
+            .unwrap();
+        let _ = serve.kill();
+        let _ = serve.wait();
+        serde_json::from_str::<serde_json::Value>(&line).unwrap_or_else(|_| panic!("not JSON: {line}"))
+    };
+    let modern = answer(&["--protocol", "2026-07-28"]);
+    assert_eq!(
+        modern["result"]["supportedVersions"],
+        serde_json::json!(["2026-07-28"]),
+        "{modern}"
+    );
+    assert_eq!(modern["result"]["resultType"], "complete", "{modern}");
+    let legacy = answer(&[]);
+    assert_eq!(legacy["error"]["code"], -32601, "{legacy}");
+}

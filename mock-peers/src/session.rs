@@ -678,6 +678,37 @@ impl MockSession {
         index: usize,
         handler: &mut dyn RequestHandler,
     ) -> Result<bool, WaitError> {
+        let (responses, give_up) = self.answer_input_requests(result, index, handler);
+        let responses = result.get("inputRequests").is_some().then_some(responses);
+        let Some(retry) = self.rounds.retry(id, result, responses).filter(|_| !give_up) else {
+            return Ok(false);
+        };
+        let retry_id = if retry.same_id {
+            id.to_value()
+        } else {
+            self.next_id()
+        };
+        let mut message = json!({"jsonrpc": "2.0", "id": retry_id, "method": retry.method});
+        message["params"] = retry.params.clone();
+        self.send(&message)
+            .await
+            .map_err(|e| WaitError::Transport(e.to_string()))?;
+        self.rounds.retried(id, &retry_id, retry);
+        Ok(true)
+    }
+
+    /// Answers the `inputRequests` of `result` (the frame at `index`, an
+    /// input-required result or a task of the extension) through `handler`,
+    /// each kept as a request of the peer's. Returns the responses by key,
+    /// and whether the client gives up: an answer says not to reply. An
+    /// answer that is an error leaves its input out (an input response
+    /// cannot be an error).
+    pub fn answer_input_requests(
+        &mut self,
+        result: &Value,
+        index: usize,
+        handler: &mut dyn RequestHandler,
+    ) -> (Map<String, Value>, bool) {
         let asked: Vec<PeerRequest> = input_requests(result)
             .map(|(key, method, request)| PeerRequest {
                 id: RequestId::Str(key.to_owned()),
@@ -702,22 +733,7 @@ impl MockSession {
                 Reply::NoReply | Reply::Hold => give_up = true,
             }
         }
-        let responses = result.get("inputRequests").is_some().then_some(responses);
-        let Some(retry) = self.rounds.retry(id, result, responses).filter(|_| !give_up) else {
-            return Ok(false);
-        };
-        let retry_id = if retry.same_id {
-            id.to_value()
-        } else {
-            self.next_id()
-        };
-        let mut message = json!({"jsonrpc": "2.0", "id": retry_id, "method": retry.method});
-        message["params"] = retry.params.clone();
-        self.send(&message)
-            .await
-            .map_err(|e| WaitError::Transport(e.to_string()))?;
-        self.rounds.retried(id, &retry_id, retry);
-        Ok(true)
+        (responses, give_up)
     }
 
     /// Answers a request of the peer (a held one later, say); `NoReply` and

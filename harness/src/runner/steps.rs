@@ -17,7 +17,7 @@ use mcp_conform_core::version::{Era, ProtocolVersion};
 use mcp_conform_core::{Level, Verdict};
 use mcp_mock_peers::session::{AskFate, MockSession, PeerRequest, Received, WaitError};
 use mcp_mock_peers::transport::TransportError;
-use serde_json::{Value, json};
+use serde_json::{Map, Value, json};
 use tokio::time::Instant;
 
 use super::RunConfig;
@@ -989,15 +989,7 @@ impl<'s> StepRunner<'s> {
         deadline: Instant,
         answers: &'s [ScriptedAnswer],
     ) -> Result<Got, WaitError> {
-        let mut handler = ScriptHandler {
-            step: answers,
-            scenario: &self.scenario.answers,
-            vars: &mut self.ctx,
-            declared: &self.scenario.client.capabilities,
-            checks: Vec::new(),
-            used: Vec::new(),
-            queues: Some(&mut self.queues),
-        };
+        let mut handler = script_handler(self.scenario, answers, &mut self.ctx, &mut self.queues);
         let session = &mut self.session;
         let got = match wait {
             Wait::Response(id) => session
@@ -1039,13 +1031,34 @@ impl<'s> StepRunner<'s> {
             },
         };
         let (checks, used) = (handler.checks, handler.used);
+        self.settle_answers(checks, used);
+        got
+    }
+
+    /// Answers the `inputRequests` of `task`, the state the last frame
+    /// brought, from the script as [`Self::wait`] answers the peer's
+    /// requests: the responses by key, and whether the script gives up.
+    pub(super) fn answer_inlined(
+        &mut self,
+        task: &Value,
+        answers: &'s [ScriptedAnswer],
+    ) -> (Map<String, Value>, bool) {
+        let index = self.session.transcript().len().saturating_sub(1);
+        let mut handler = script_handler(self.scenario, answers, &mut self.ctx, &mut self.queues);
+        let answered = self.session.answer_input_requests(task, index, &mut handler);
+        let (checks, used) = (handler.checks, handler.used);
+        self.settle_answers(checks, used);
+        answered
+    }
+
+    /// Keeps the checks answering made, and which scenario answers served.
+    fn settle_answers(&mut self, checks: Vec<Check>, used: Vec<AnswerSource>) {
         self.checks.extend(checks);
         self.used_answers
             .extend(used.into_iter().filter_map(|source| match source {
                 AnswerSource::Scenario(index) => Some(index),
                 AnswerSource::Step(_) => None,
             }));
-        got
     }
 
     /// Starts serving a step's answers: its queues start over. Returns the
@@ -1226,4 +1239,23 @@ pub(super) fn unasked(answer: &ScriptedAnswer) -> Option<Check> {
     } else {
         check.with_verdict(Verdict::NotObserved)
     })
+}
+
+/// What answers the peer's requests during a step: the step's answers
+/// (queued), then the scenario's.
+fn script_handler<'a>(
+    scenario: &'a Scenario,
+    answers: &'a [ScriptedAnswer],
+    ctx: &'a mut MatchContext,
+    queues: &'a mut StepQueues,
+) -> ScriptHandler<'a> {
+    ScriptHandler {
+        step: answers,
+        scenario: &scenario.answers,
+        vars: ctx,
+        declared: &scenario.client.capabilities,
+        checks: Vec::new(),
+        used: Vec::new(),
+        queues: Some(queues),
+    }
 }

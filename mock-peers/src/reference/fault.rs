@@ -290,6 +290,8 @@ crate::faults::faults! {
     ModernTaskRequiredOldCode = "modern-task-required-old-code", "TASKX-003", "Under 2026-07-28, a tool that runs only as a task refuses a request without the extension with -32003, the code of copies of the extension from before 2026-08-19, instead of -32021." => ["tasks.extension-required-tool"];
     ModernTaskResultServed = "modern-task-result-served", "TASKX-024", "Under 2026-07-28, tasks/result (removed by the extension) is answered with a result instead of -32601." => ["tasks.extension-removed-methods"];
     ModernTaskCancelAsTask = "modern-task-cancel-as-task", "TASKX-022", "Under 2026-07-28, tasks/cancel is answered with resultType \"task\" instead of an acknowledgement whose resultType is \"complete\"." => ["tasks.extension-cancel-update"];
+    ModernTaskInputKeyReused = "modern-task-input-key-reused", "TASKX-018", "Under 2026-07-28, a task whose input was answered asks again under the same inputRequests key, for a different request." => ["tasks.extension-input"];
+    ModernTaskCancelledByNotification = "modern-task-cancelled-by-notification", "TASKX-023", "Under 2026-07-28, a notifications/cancelled for a call answered with a task cancels the task." => ["tasks.extension-cancelled-notification"];
     ModernHttpUnrelatedNotification = "modern-http-unrelated-notification", "HTTP-028", "Over HTTP under 2026-07-28, add_tool's own response stream carries a tools/list_changed notification, which is about no request." => ["http.stateless-request-stream"];
     MultiTurnSkipsSampling = "multi-turn-skips-sampling", "TURN-001", "The multi-turn tool's sampling request goes out as a ping, so it never asks the model and never reaches its confirmation." => [
         "multi-turn.decline-midway", "multi-turn.elicit-sample-elicit",
@@ -378,6 +380,14 @@ struct State {
     first_task: Option<Value>,
     /// Tasks of the extension created and not polled yet (`modern-task-not-stored-yet`).
     unpolled_tasks: HashSet<String>,
+    /// The input requests a task of the extension showed last, by task id
+    /// (`modern-task-input-key-reused`).
+    task_inputs: HashMap<String, Value>,
+    /// The task each tools/call was answered with, by request id, and the
+    /// tasks a notifications/cancelled named the call of
+    /// (`modern-task-cancelled-by-notification`).
+    task_calls: HashMap<String, String>,
+    cancelled_tasks: HashSet<String>,
     /// Ids of requests the layer sent the server itself, whose answers
     /// the client must not see.
     swallowed: HashSet<String>,
@@ -528,6 +538,9 @@ impl FaultLayer {
         let params = message.get_mut("params").unwrap_or(&mut empty);
         match (self.fault, method.as_str()) {
             (Fault::AnswersCancelled, "notifications/cancelled") => return Inbound::default(),
+            (Fault::ModernTaskCancelledByNotification, "notifications/cancelled") => {
+                self.cancel_task_of(params);
+            }
             (Fault::ElicitUndeclared, "initialize") => params["capabilities"]["elicitation"] = json!({}),
             (Fault::SampleUndeclared, "initialize") => params["capabilities"]["sampling"] = json!({}),
             (Fault::RootsUndeclared, "initialize") => params["capabilities"]["roots"] = json!({}),

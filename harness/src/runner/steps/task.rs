@@ -5,9 +5,11 @@
 //! ([`extension`]).
 
 mod extension;
+mod input_keys;
 
 use std::time::Duration;
 
+use mcp_conform_core::Level;
 use mcp_conform_core::judge::{summarize, unanswered};
 use mcp_conform_core::protocol::tasks::TaskStatus;
 use mcp_conform_core::scenario::model::{CheckTag, ScriptedAnswer, TaskStep};
@@ -15,6 +17,7 @@ use mcp_mock_peers::session::WaitError;
 use serde_json::{Value, json};
 use tokio::time::Instant;
 
+use self::input_keys::InputKeys;
 use super::{StepRunner, Stop, Wait};
 use crate::runner::outcome::Check;
 use crate::runner::verify::{check_matcher, check_response};
@@ -139,8 +142,9 @@ impl<'s> StepRunner<'s> {
         deadline: Instant,
         seen: &mut Vec<TaskStatus>,
     ) -> Stop {
+        let mut inputs = InputKeys::default();
         if let Err(stop) = self
-            .poll(step, task_id, &mut task, deadline, seen, Flavor::Utility)
+            .poll(step, task_id, &mut task, deadline, seen, &mut inputs)
             .await
         {
             return stop;
@@ -172,9 +176,11 @@ impl<'s> StepRunner<'s> {
     }
 
     /// Polls `tasks/get` no faster than the task's latest poll interval
-    /// until it is terminal or needs input, within `deadline` (else a
-    /// broken check). `task` ends as the last state seen; `seen` gets every
-    /// status, consecutive repeats once.
+    /// until it is terminal or (2025-11-25) needs input, within `deadline`
+    /// (else a broken check); the extension's input requests are answered
+    /// on the way ([`Self::answer_task_input`]). `task` ends as the last state seen;
+    /// `seen` gets every status, consecutive repeats once; `inputs` judges
+    /// the keys of every state's input requests (TASKX-018).
     async fn poll(
         &mut self,
         step: &'s TaskStep,
@@ -182,15 +188,27 @@ impl<'s> StepRunner<'s> {
         task: &mut Value,
         deadline: Instant,
         seen: &mut Vec<TaskStatus>,
-        flavor: Flavor,
+        inputs: &mut InputKeys,
     ) -> Result<(), Stop> {
         let tag = &step.tag;
+        let flavor = match self.is_stateless() {
+            true => Flavor::Extension,
+            false => Flavor::Utility,
+        };
         loop {
             let status = status_of(task);
             if let Some(status) = status.filter(|s| seen.last() != Some(s)) {
                 seen.push(status);
             }
-            if status.is_none_or(|s| s.is_terminal() || s == TaskStatus::InputRequired) {
+            if let Some(departure) = inputs.observe(task) {
+                let check = Check::broken("task input keys", "TASKX-018", Level::Must, tag.span, departure);
+                self.checks.push(check);
+                return Err(Stop::Done);
+            }
+            let awaited = status == Some(TaskStatus::InputRequired) && inputs.awaited(task);
+            if awaited && flavor == Flavor::Extension {
+                self.answer_task_input(step, task_id, task, inputs).await?;
+            } else if awaited || status.is_none_or(|s| s.is_terminal()) {
                 return Ok(());
             }
             let interval = flavor.poll_interval(task);

@@ -3,7 +3,7 @@
 
 use mcp_conform_core::protocol::meta_key::CLIENT_CAPABILITIES;
 use mcp_conform_core::protocol::tasks_extension::{EXTENSION, is_task_result};
-use mcp_conform_core::wire::jsonrpc::code;
+use mcp_conform_core::wire::jsonrpc::{code, id_key};
 use serde_json::{Value, json};
 
 use super::{Fault, FaultLayer};
@@ -22,6 +22,39 @@ fn opted_in(params: &Value) -> bool {
 }
 
 impl FaultLayer {
+    /// A notifications/cancelled naming a call answered with a task: from
+    /// now on the task shows as cancelled.
+    pub(super) fn cancel_task_of(&self, params: &Value) {
+        let call = params.get("requestId").map(id_key).unwrap_or_default();
+        let mut state = self.state();
+        if let Some(task_id) = state.task_calls.get(&call).cloned() {
+            state.cancelled_tasks.insert(task_id);
+        }
+    }
+
+    /// Keeps the input requests of a task that asks; the first poll after
+    /// it moved on shows it asking again under the same keys, each for a
+    /// different question.
+    fn reuse_input_key(&self, frame: &mut Value) {
+        let task_id = frame["result"]["taskId"].to_string();
+        let mut state = self.state();
+        if frame["result"]["status"] == "input_required" {
+            state
+                .task_inputs
+                .insert(task_id, frame["result"]["inputRequests"].clone());
+            return;
+        }
+        let Some(Value::Object(mut requests)) = state.task_inputs.remove(&task_id) else {
+            return;
+        };
+        for request in requests.values_mut() {
+            request["params"]["message"] = json!("mcp-conform: a second question under the same key");
+        }
+        frame["result"]["status"] = json!("input_required");
+        frame["result"]["inputRequests"] = Value::Object(requests);
+        frame["result"].as_object_mut().map(|r| r.remove("result"));
+    }
+
     /// Rewrites the server's answer to a task request or a `tools/call`.
     pub(super) fn task_extension_response(&self, method: &str, params: &Value, frame: &mut Value) {
         if !self.acts_stateless() {
@@ -84,6 +117,20 @@ impl FaultLayer {
             (Fault::ModernTaskResultServed, "tasks/result", Some(code::METHOD_NOT_FOUND)) => {
                 *frame = json!({ "jsonrpc": "2.0", "id": frame["id"],
                     "result": { "resultType": "complete", "content": [] } });
+            }
+            (Fault::ModernTaskInputKeyReused, "tasks/get", None) => self.reuse_input_key(frame),
+            (Fault::ModernTaskCancelledByNotification, "tools/call", None) if is_task_result(&result) => {
+                let task_id = result["taskId"].as_str().unwrap_or_default().to_owned();
+                self.state().task_calls.insert(id_key(&frame["id"]), task_id);
+            }
+            (Fault::ModernTaskCancelledByNotification, "tasks/get", None)
+                if self
+                    .state()
+                    .cancelled_tasks
+                    .contains(result["taskId"].as_str().unwrap_or_default()) =>
+            {
+                frame["result"]["status"] = json!("cancelled");
+                frame["result"].as_object_mut().map(|r| r.remove("result"));
             }
             (Fault::ModernTaskCancelAsTask, "tasks/cancel", None) => {
                 frame["result"]["resultType"] = json!("task");

@@ -15,6 +15,7 @@ pub(crate) mod meta;
 mod multi_turn;
 mod results;
 mod state;
+mod task_input;
 pub(crate) mod tasks;
 
 use std::sync::atomic::{AtomicU64, Ordering};
@@ -276,11 +277,24 @@ impl StatelessCall {
             sink: self.sink.clone(),
             principal: self.principal.clone(),
         };
-        let run = async move { host.run_tool(&call).await };
-        Ok(tasks::created(self.server.tasks.start(
+        if input::need_of(name).is_none() {
+            let run = async move { host.run_tool(&call).await };
+            return Ok(tasks::created(self.server.tasks.start(
+                None,
+                self.principal.clone(),
+                run,
+            )));
+        }
+        let tool = name.to_owned();
+        let asking = |input| async move {
+            let (_, arguments) = tools::target(&call)?;
+            let outcome = task_input::run(&tool, &call, arguments, input).await?;
+            tools::finish(&host, &tool, outcome).map(results::complete)
+        };
+        Ok(tasks::created(self.server.tasks.start_asking(
             None,
             self.principal.clone(),
-            run,
+            asking,
         )))
     }
 

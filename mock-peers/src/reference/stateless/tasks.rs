@@ -9,6 +9,7 @@ use mcp_conform_core::protocol::tasks_extension::{EXTENSION, TASK_RESULT_TYPE};
 use mcp_conform_core::wire::jsonrpc::{RpcError, code};
 use serde_json::{Map, Value, json};
 
+use super::input::need_of;
 use super::meta::RequestMeta;
 use super::results;
 use crate::reference::tasks::{self, TaskStore};
@@ -48,9 +49,11 @@ pub(crate) fn admit(method: &str, params: &Map<String, Value>, meta: &RequestMet
 }
 
 /// Whether this call becomes a task: the request opted in and the tool can
-/// run as one. `params.task` (the 2025-11-25 opt-in) plays no part (TASKX-026).
+/// run as one, a tool of 2025-11-25's tasks or one that asks for input
+/// (the task asks through `inputRequests`, [`super::task_input`]).
+/// `params.task` (the 2025-11-25 opt-in) plays no part (TASKX-026).
 pub(crate) fn runs_as_task(tool: &str, meta: &RequestMeta) -> bool {
-    meta.client.tasks_extension && tasks::support(tool).is_some()
+    meta.client.tasks_extension && (tasks::support(tool).is_some() || need_of(tool).is_some())
 }
 
 /// The `CreateTaskResult` for a task just started (TASKX-007).
@@ -81,10 +84,13 @@ pub(crate) fn route(
     }
     match method {
         "tasks/get" => store.get(id),
-        // No task of this server asks for input, so no key is outstanding
-        // and every answer is ignored (TASKX-017).
-        "tasks/update" if store.knows(id) => Ok(json!({})),
-        "tasks/update" => Err(RpcError::invalid_params("no such task")),
+        "tasks/update" => {
+            let responses = params
+                .get("inputResponses")
+                .and_then(Value::as_object)
+                .ok_or_else(|| RpcError::invalid_params("an object `inputResponses` is needed"))?;
+            store.update(id, responses).map(|()| json!({}))
+        }
         _ => store.cancel_cooperatively(id).map(|()| json!({})),
     }
 }

@@ -10,7 +10,7 @@ use mcp_conform_core::version::ProtocolVersion;
 use mcp_conform_core::wire::jsonrpc::{RpcError, code};
 use serde_json::{Map, Value, json};
 
-pub(crate) use store::TaskStore;
+pub(crate) use store::{TaskInput, TaskStore};
 
 use super::dispatch::Server;
 use super::tools;

@@ -62,6 +62,10 @@ struct Entry {
     /// The user whose request created it, on a protected server: the task
     /// is theirs alone (TASKX-031).
     owner: Option<String>,
+    /// The extension's requests for input the task waits on, by key.
+    asking: Map<String, Value>,
+    /// The responses `tasks/update` brought for keys of `asking`.
+    answered: Map<String, Value>,
 }
 
 impl Entry {
@@ -92,6 +96,9 @@ impl Entry {
         match &self.outcome {
             Some(Ok(result)) if self.status == TaskStatus::Completed => task["result"] = result.clone(),
             Some(Err(error)) if self.status == TaskStatus::Failed => task["error"] = error.to_json(),
+            _ if self.status == TaskStatus::InputRequired => {
+                task["inputRequests"] = Value::Object(self.asking.clone());
+            }
             _ => {}
         }
         task
@@ -138,6 +145,53 @@ fn ended_status(outcome: &Result<Value, RpcError>, flavor: Flavor) -> TaskStatus
     }
 }
 
+/// What a running task of the extension uses to ask the client for input:
+/// its requests show in `tasks/get` until `tasks/update` answers them all.
+#[derive(Debug, Clone)]
+pub(crate) struct TaskInput {
+    tasks: Arc<Mutex<Vec<Entry>>>,
+    id: String,
+}
+
+impl TaskInput {
+    /// Moves the task to `input_required` with `requests` (by key) until
+    /// every one is answered, then back to `working`; returns the answers.
+    /// A task that ended meanwhile (cancelled) gets none.
+    pub async fn ask(&self, requests: Map<String, Value>) -> Map<String, Value> {
+        let waiting = self.edit(|entry| {
+            entry.moves_to(TaskStatus::InputRequired, "waiting for the client's input");
+            entry.asking = requests;
+            entry.answered = Map::new();
+        });
+        if waiting.is_none() {
+            return Map::new();
+        }
+        loop {
+            let answers = self.edit(|entry| {
+                let done =
+                    entry.status.is_terminal() || entry.asking.keys().all(|k| entry.answered.contains_key(k));
+                done.then(|| {
+                    if !entry.status.is_terminal() {
+                        entry.moves_to(TaskStatus::Working, "the client answered");
+                    }
+                    entry.asking = Map::new();
+                    std::mem::take(&mut entry.answered)
+                })
+            });
+            match answers {
+                Some(None) => tokio::time::sleep(RESULT_POLL).await,
+                Some(Some(answers)) => return answers,
+                None => return Map::new(),
+            }
+        }
+    }
+
+    fn edit<T>(&self, change: impl FnOnce(&mut Entry) -> T) -> Option<T> {
+        let mut table = self.tasks.lock().expect("tasks lock");
+        table.iter_mut().find(|e| e.id == self.id).map(change)
+    }
+}
+
 impl TaskStore {
     /// The store of the extension's tasks.
     pub fn extension() -> TaskStore {
@@ -153,6 +207,20 @@ impl TaskStore {
     where
         F: Future<Output = Result<Value, RpcError>> + Send + 'static,
     {
+        self.start_asking(ttl, owner, |_| run)
+    }
+
+    /// [`Self::start`] for a call that may ask for input while it runs:
+    /// `run` gets the task's [`TaskInput`].
+    pub fn start_asking<F>(
+        &self,
+        ttl: Option<u64>,
+        owner: Option<String>,
+        run: impl FnOnce(TaskInput) -> F,
+    ) -> Value
+    where
+        F: Future<Output = Result<Value, RpcError>> + Send + 'static,
+    {
         let created = now();
         let mut entry = Entry {
             id: fresh_id(),
@@ -164,8 +232,14 @@ impl TaskStore {
             outcome: None,
             abort: None,
             owner,
+            asking: Map::new(),
+            answered: Map::new(),
         };
         let described = entry.describe(self.flavor);
+        let run = run(TaskInput {
+            tasks: Arc::clone(&self.tasks),
+            id: entry.id.clone(),
+        });
         let flavor = self.flavor;
         let tasks = Arc::clone(&self.tasks);
         let id = entry.id.clone();
@@ -261,6 +335,20 @@ impl TaskStore {
         })
     }
 
+    /// The extension's `tasks/update`: keeps the responses to keys the task
+    /// is waiting on and ignores the others (TASKX-017); an unknown task
+    /// gets `-32602` (TASKX-014).
+    pub fn update(&self, id: &str, responses: &Map<String, Value>) -> Result<(), RpcError> {
+        let mut table = self.tasks.lock().expect("tasks lock");
+        let entry = table.iter_mut().find(|e| e.id == id).ok_or_else(not_found)?;
+        for (key, response) in responses {
+            if entry.asking.contains_key(key) {
+                entry.answered.insert(key.clone(), response.clone());
+            }
+        }
+        Ok(())
+    }
+
     /// Whether a task with this id exists.
     pub fn knows(&self, id: &str) -> bool {
         self.tasks.lock().expect("tasks lock").iter().any(|e| e.id == id)
@@ -321,6 +409,46 @@ mod tests {
         assert_eq!(store.get(&id).unwrap()["status"], "completed");
         assert_eq!(
             store.cancel_cooperatively("nope").unwrap_err().code,
+            code::INVALID_PARAMS
+        );
+    }
+
+    #[tokio::test]
+    async fn a_task_asks_until_its_keys_are_answered_and_ignores_other_keys() {
+        let store = TaskStore::extension();
+        let question = json!({ "method": "roots/list" });
+        let asked = Map::from_iter([("roots".to_owned(), question.clone())]);
+        let created = store.start_asking(None, None, |input| async move {
+            let answers = input.ask(asked).await;
+            Ok(json!({ "content": [], "got": answers }))
+        });
+        let id = created["taskId"].as_str().unwrap().to_owned();
+        while store.get(&id).unwrap()["status"] != "input_required" {
+            tokio::time::sleep(Duration::from_millis(5)).await;
+        }
+        assert_eq!(
+            store.get(&id).unwrap()["inputRequests"],
+            json!({ "roots": question })
+        );
+        let stray = Map::from_iter([("other".to_owned(), json!({ "roots": [] }))]);
+        store.update(&id, &stray).unwrap();
+        tokio::time::sleep(RESULT_POLL * 3).await;
+        assert_eq!(
+            store.get(&id).unwrap()["status"],
+            "input_required",
+            "a stray key answers nothing"
+        );
+        let answer = Map::from_iter([("roots".to_owned(), json!({ "roots": [] }))]);
+        store.update(&id, &answer).unwrap();
+        while store.get(&id).unwrap()["status"] != "completed" {
+            tokio::time::sleep(Duration::from_millis(5)).await;
+        }
+        assert_eq!(
+            store.get(&id).unwrap()["result"]["got"],
+            json!({ "roots": { "roots": [] } })
+        );
+        assert_eq!(
+            store.update("nope", &answer).unwrap_err().code,
             code::INVALID_PARAMS
         );
     }

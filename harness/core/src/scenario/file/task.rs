@@ -11,8 +11,9 @@ use crate::span::Located;
 /// receiver's `pollInterval` until its status is terminal, then fetch its
 /// outcome (2025-11-25: `tasks/result`). While the task runs, the peer's
 /// requests (an elicitation the task needs, say) are served by `answers`
-/// and the scenario's answers, as everywhere else. `${<name>.task_id}` is
-/// the task's id for the steps after it.
+/// and the scenario's answers, as everywhere else; under the tasks
+/// extension so are the input requests a `tasks/get` inlines, answered with
+/// `tasks/update`. `${<name>.task_id}` is the task's id for the steps after it.
 #[derive(Debug, Clone, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct TaskStep {

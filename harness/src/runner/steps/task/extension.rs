@@ -3,16 +3,17 @@
 //! (TASKX-015); the outcome is the `result` or `error` the terminal
 //! `tasks/get` inlines (TASKX-010).
 
-use mcp_conform_core::Verdict;
 use mcp_conform_core::judge::{summarize, task_stored};
 use mcp_conform_core::protocol::meta_key::CLIENT_CAPABILITIES;
 use mcp_conform_core::protocol::tasks::TaskStatus;
 use mcp_conform_core::protocol::tasks_extension::{EXTENSION, is_task_result};
 use mcp_conform_core::scenario::model::TaskStep;
+use mcp_conform_core::{Level, Verdict};
 use serde_json::{Value, json};
 use tokio::time::Instant;
 
-use super::{Flavor, StepRunner, Stop};
+use super::input_keys::InputKeys;
+use super::{StepRunner, Stop};
 use crate::runner::outcome::Check;
 use crate::runner::verify::check_response;
 
@@ -78,17 +79,18 @@ impl<'s> StepRunner<'s> {
             return stop;
         }
         let mut seen = Vec::new();
+        let mut inputs = InputKeys::default();
         let deadline = Instant::now() + step.within;
-        let polled = self
-            .poll(step, &task_id, &mut task, deadline, &mut seen, Flavor::Extension)
+        let followed = self
+            .poll(step, &task_id, &mut task, deadline, &mut seen, &mut inputs)
             .await;
         self.check_required_answers(&step.answers, before);
-        if let Err(stop) = polled {
+        if let Err(stop) = followed {
             return stop;
         }
-        if seen.last() == Some(&TaskStatus::InputRequired) {
-            let note = "the task asks for input, which the task step does not answer under the extension yet";
-            return Stop::halted(Verdict::NotApplicable, note);
+        if inputs.any_answered() {
+            let check = Check::pass("task input keys", "TASKX-018", Level::Must, tag.span);
+            self.checks.push(check);
         }
         self.checks.push(match &step.expect {
             Some(expect) => check_response("task outcome".into(), expect, &outcome(&task), &mut self.ctx),
@@ -96,6 +98,28 @@ impl<'s> StepRunner<'s> {
         });
         self.check_statuses(step, &seen);
         Stop::Done
+    }
+
+    /// Answers the input requests `task` shows and were not answered yet
+    /// from the step's answers, with `tasks/update`. A script that gives up
+    /// on an input leaves the task waiting: the rest is not-applicable.
+    pub(super) async fn answer_task_input(
+        &mut self,
+        step: &'s TaskStep,
+        task_id: &Value,
+        task: &Value,
+        inputs: &mut InputKeys,
+    ) -> Result<(), Stop> {
+        let (responses, give_up) = self.answer_inlined(&inputs.unanswered(task), &step.answers);
+        if give_up || responses.is_empty() {
+            let note = "the scenario leaves the task's input unanswered, so it cannot be followed to its end";
+            return Err(Stop::halted(Verdict::NotApplicable, note));
+        }
+        inputs.answer(responses.keys().cloned());
+        let update = self.opted_in(json!({"taskId": task_id, "inputResponses": responses}));
+        self.task_answer("tasks/update", update, step, step.timeout)
+            .await
+            .map(drop)
     }
 
     /// A `tasks/get` sent straight after the `CreateTaskResult` finds the
