@@ -288,7 +288,7 @@ impl StatelessCall {
         let tool = name.to_owned();
         let asking = |input| async move {
             let (_, arguments) = tools::target(&call)?;
-            let outcome = task_input::run(&tool, &call, arguments, input).await?;
+            let outcome = task_input::run(&tool, &call, arguments, host.principal.as_deref(), input).await?;
             tools::finish(&host, &tool, outcome).map(results::complete)
         };
         Ok(tasks::created(self.server.tasks.start_asking(

@@ -13,17 +13,18 @@ use crate::reference::tasks::TaskInput;
 use crate::reference::tools::args::ArgError;
 use mcp_conform_core::wire::jsonrpc::{RpcError, code};
 
-/// Runs the interactive `tool` with the whole `tools/call` params, asking
-/// through `task` until it has its outcome.
+/// Runs the interactive `tool` with the whole `tools/call` params for
+/// `principal`, asking through `task` until it has its outcome.
 pub(crate) async fn run(
     tool: &str,
     params: &Map<String, Value>,
     arguments: &Map<String, Value>,
+    principal: Option<&str>,
     task: TaskInput,
 ) -> Result<Result<Value, ArgError>, RpcError> {
     let mut retry = params.clone();
     loop {
-        let interim = match input::call(tool, &retry, arguments)? {
+        let interim = match input::call(tool, &retry, arguments, principal)? {
             Turn::Answer(outcome) => return Ok(outcome),
             Turn::Ask(interim) => interim,
         };
