@@ -242,6 +242,11 @@ crate::faults::faults! {
     AuthNoApplicationType = "modern-http-auth-no-application-type", "AUTH-045", "Over HTTP under 2026-07-28, its Dynamic Client Registration names no application_type." => ["client.auth.authorization-code"];
     AuthRemoteRedirect = "http-auth-remote-redirect", "AUTH-059", "Over HTTP, its redirect URI is a plain http URL on another host." => ["client.auth.authorization-code"];
     AuthSkipsIssuerCheck = "modern-http-auth-skips-issuer-check", "AUTH-067", "Over HTTP under 2026-07-28, it redeems the code whatever the authorization response's iss says." => ["client.auth.iss-missing", "client.auth.iss-normalized", "client.auth.iss-wrong"];
+    AuthIssuerPathAppended = "http-auth-issuer-path-appended", "AUTH-039", "Over HTTP, it looks for the metadata of an issuer with a path at the issuer's URL with the well-known part appended, before the path-inserted URL." => ["client.auth.issuer-path"];
+    AuthAcceptsOtherResource = "http-auth-accepts-other-resource", "AUTH-037", "Over HTTP, it uses protected resource metadata whose resource is another server." => ["client.auth.resource-mismatch"];
+    AuthAcceptsOtherIssuer = "modern-http-auth-accepts-other-issuer", "AUTH-040", "Over HTTP under 2026-07-28, it uses authorization server metadata that names another issuer." => ["client.auth.issuer-mismatch"];
+    AuthWebApplicationType = "modern-http-auth-web-application-type", "AUTH-046", "Over HTTP under 2026-07-28, it registers as a web application though its redirect URI is on loopback." => ["client.auth.authorization-code"];
+    AuthUnregisteredRedirect = "http-auth-unregistered-redirect", "AUTH-060", "Over HTTP, its authorization request names a redirect URI other than the one it registered." => ["client.auth.authorization-code"];
     FuzzUnknownMethodResult = "fuzz-unknown-method-result", "RPC-019", "A request of a method outside MCP's namespaces (`x-…/…`, `mcp-conform/…`) gets an empty result instead of -32601 (found by `test-client --fuzz`).";
     FuzzUnansweredEmptyId = "fuzz-unanswered-empty-id", "PING-001", "A ping whose id is the empty string is never answered (found by `test-client --fuzz`).";
 }

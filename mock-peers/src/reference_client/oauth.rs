@@ -32,6 +32,9 @@ const REDIRECT_URI: &str = "http://127.0.0.1:33418/callback";
 /// The redirect URI of the `auth-remote-redirect` fault: plain http, not
 /// on this machine.
 const REMOTE_REDIRECT_URI: &str = "http://client.example.com/callback";
+/// The redirect URI of the `auth-unregistered-redirect` fault: on this
+/// machine, but not the one registered.
+const UNREGISTERED_REDIRECT_URI: &str = "http://127.0.0.1:33419/callback";
 /// Pre-registered credentials, when the person running the client has some.
 const CLIENT_ID_VARIABLE: &str = "MCP_CONFORM_CLIENT_ID";
 
@@ -107,7 +110,16 @@ fn client() -> Result<reqwest::Client, String> {
 fn redirect_uri(fault: Option<ClientFault>) -> &'static str {
     match fault {
         Some(ClientFault::AuthRemoteRedirect) => REMOTE_REDIRECT_URI,
+        Some(ClientFault::AuthUnregisteredRedirect) => UNREGISTERED_REDIRECT_URI,
         _ => REDIRECT_URI,
+    }
+}
+
+/// The redirect URIs the client registers.
+fn registered_redirect_uri(fault: Option<ClientFault>) -> &'static str {
+    match fault {
+        Some(ClientFault::AuthUnregisteredRedirect) => REDIRECT_URI,
+        _ => redirect_uri(fault),
     }
 }
 
@@ -135,8 +147,8 @@ async fn register(
         .ok_or("no pre-registered client id and no registration endpoint")?;
     let mut registration = json!({
         "client_name": "mcp-conform reference client",
-        "redirect_uris": [redirect_uri(fault)],
-        "application_type": "native",
+        "redirect_uris": [registered_redirect_uri(fault)],
+        "application_type": application_type(fault),
         "grant_types": ["authorization_code", "refresh_token"],
         "token_endpoint_auth_method": "none",
     });
@@ -158,6 +170,14 @@ async fn register(
         .as_str()
         .map(str::to_owned)
         .ok_or_else(|| format!("{endpoint} registered no client_id"))
+}
+
+/// Native: the client is a command-line program redirecting to loopback.
+fn application_type(fault: Option<ClientFault>) -> &'static str {
+    match fault {
+        Some(ClientFault::AuthWebApplicationType) => "web",
+        _ => "native",
+    }
 }
 
 /// One authorization with one authorization server.

@@ -10,7 +10,7 @@ use std::sync::Mutex;
 use hyper::header::AUTHORIZATION;
 use hyper::{Method, Response, StatusCode};
 use mcp_conform_core::evidence::oauth::{ClientAuthRecord, TokenUse};
-use mcp_conform_core::scenario::model::{ClientAuth, MetadataPlacement};
+use mcp_conform_core::scenario::model::{ClientAuth, MetadataMismatch, MetadataPlacement};
 use reqwest::Url;
 
 use super::{AuthScript, ScriptedIssuer, lock};
@@ -24,6 +24,9 @@ use crate::transport::http_server::serve::Inbound;
 /// Where `metadata: challenge` serves the metadata: no well-known URL, so
 /// only a client that reads the challenge finds it.
 pub const CHALLENGE_METADATA_PATH: &str = "/oauth/protected-resource";
+/// The `resource` of `mismatch: resource` metadata: a server the client is
+/// not connecting to.
+const ANOTHER_RESOURCE: &str = "https://another-mcp-server.invalid/mcp";
 
 /// The gate of a protected mock server, with its authorization server.
 #[derive(Debug)]
@@ -34,6 +37,8 @@ pub struct ProtectedMockServer {
     metadata_url: Url,
     /// The challenge names [`Self::metadata_url`].
     names_metadata: bool,
+    /// The metadata document, as served.
+    metadata: String,
     tokens: Mutex<Vec<TokenUse>>,
 }
 
@@ -48,6 +53,8 @@ impl ProtectedMockServer {
             code_challenge_methods: auth.code_challenge_methods,
             registration: auth.registration,
             metadata_documents: auth.metadata_documents,
+            issuer_path: auth.issuer_path.clone(),
+            foreign_issuer: auth.mismatch == Some(MetadataMismatch::Issuer),
             ..AuthScript::default()
         };
         let issuer = ScriptedIssuer::start(resource.as_str(), script).await?;
@@ -63,11 +70,16 @@ impl ProtectedMockServer {
             MetadataPlacement::Root => resource.join(WELL_KNOWN).expect("a path joins"),
             MetadataPlacement::Challenge => resource.join(CHALLENGE_METADATA_PATH).expect("a path joins"),
         };
+        let mut metadata = guard.metadata();
+        if auth.mismatch == Some(MetadataMismatch::Resource) {
+            metadata["resource"] = ANOTHER_RESOURCE.into();
+        }
         server.protect(Box::new(ProtectedMockServer {
             issuer,
             guard,
             metadata_url,
             names_metadata: auth.names_metadata,
+            metadata: metadata.to_string(),
             tokens: Mutex::default(),
         }));
         Ok(())
@@ -90,8 +102,7 @@ impl Gate for ProtectedMockServer {
         let parts = &request.parts;
         let path = parts.uri.path();
         if parts.method == Method::GET && path == self.metadata_url.path() {
-            let document = self.guard.metadata().to_string();
-            return Some(json_response(StatusCode::OK, document));
+            return Some(json_response(StatusCode::OK, self.metadata.clone()));
         }
         if parts.method == Method::GET && path.starts_with("/.well-known/") {
             return Some(status_only(StatusCode::NOT_FOUND));

@@ -46,6 +46,17 @@ pub struct AuthSetup {
     /// Whether it supports Client ID Metadata Documents. Default: true.
     #[serde(default)]
     pub metadata_documents: Option<Located<bool>>,
+    /// The path of the authorization server's issuer identifier
+    /// (`/tenant1`: the issuer is `http://127.0.0.1:PORT/tenant1`, its
+    /// metadata at the path-inserted well-known URL). Default: none.
+    #[serde(default)]
+    pub issuer_path: Option<Located<String>>,
+    /// A metadata document that describes something else, which the client
+    /// must not use: `resource` (the protected resource metadata names
+    /// another server) or `issuer` (the authorization server's metadata
+    /// names another issuer). Default: none.
+    #[serde(default)]
+    pub mismatch: Option<Located<MetadataMismatch>>,
 }
 
 /// Where the protected resource metadata lives.
@@ -59,6 +70,17 @@ pub enum MetadataPlacement {
     Root,
     /// Only at the URL the challenge names.
     Challenge,
+}
+
+/// Which metadata document describes something other than what the
+/// client looked up.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize, JsonSchema)]
+#[serde(rename_all = "kebab-case")]
+pub enum MetadataMismatch {
+    /// The protected resource metadata's `resource` is another MCP server.
+    Resource,
+    /// The authorization server's metadata names another `issuer`.
+    Issuer,
 }
 
 /// The `iss` parameter the authorization endpoint puts on its redirect
