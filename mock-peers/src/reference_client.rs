@@ -247,6 +247,9 @@ crate::faults::faults! {
     AuthAcceptsOtherIssuer = "modern-http-auth-accepts-other-issuer", "AUTH-040", "Over HTTP under 2026-07-28, it uses authorization server metadata that names another issuer." => ["client.auth.issuer-mismatch"];
     AuthWebApplicationType = "modern-http-auth-web-application-type", "AUTH-046", "Over HTTP under 2026-07-28, it registers as a web application though its redirect URI is on loopback." => ["client.auth.authorization-code"];
     AuthUnregisteredRedirect = "http-auth-unregistered-redirect", "AUTH-060", "Over HTTP, its authorization request names a redirect URI other than the one it registered." => ["client.auth.authorization-code"];
+    AuthIgnoresPreRegistration = "http-auth-ignores-pre-registration", "AUTH-041", "Over HTTP, it registers by Dynamic Client Registration though it was handed pre-registered credentials." => ["client.auth.pre-registered"];
+    AuthTriesForeignCredentials = "modern-http-auth-tries-foreign-credentials", "AUTH-049", "Over HTTP under 2026-07-28, it tries credentials pre-registered with another authorization server than the one the metadata names." => ["client.auth.pre-registered-elsewhere"];
+    AuthUnregisteredClientId = "modern-http-auth-unregistered-client-id", "AUTH-042", "Over HTTP under 2026-07-28, it registers, then authorizes with a client ID of its own making." => ["client.auth.authorization-code"];
     FuzzUnknownMethodResult = "fuzz-unknown-method-result", "RPC-019", "A request of a method outside MCP's namespaces (`x-…/…`, `mcp-conform/…`) gets an empty result instead of -32601 (found by `test-client --fuzz`).";
     FuzzUnansweredEmptyId = "fuzz-unanswered-empty-id", "PING-001", "A ping whose id is the empty string is never answered (found by `test-client --fuzz`).";
 }

@@ -32,11 +32,9 @@ use super::{IssuerError, JWKS_PATH, METADATA_PATH, Minter, TOKEN_PATH, TokenChoi
 use super::{authorization_server_metadata, jwks};
 use crate::transport::http_server::request::read_body;
 use crate::transport::http_server::respond::{Body, json_response, status_only};
+use mcp_conform_core::evidence::oauth::{ANOTHER_ISSUER, issued_client_id};
 pub use mcp_conform_core::evidence::oauth::{AUTHORIZE_PATH, OAuthRequest, REGISTER_PATH};
 pub use mcp_conform_core::scenario::model::{IssParameter, StateParameter};
-
-/// The issuer of an authorization server that is not this one.
-const ANOTHER_ISSUER: &str = "https://another-authorization-server.invalid";
 
 /// How the scripted authorization server behaves where scenarios differ.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -209,7 +207,7 @@ async fn answer(shared: Arc<Shared>, request: Request<Incoming>) -> Response<Bod
         (Method::GET, JWKS_PATH) => ok(jwks(&[shared.minter.published_key()])),
         (Method::GET, AUTHORIZE_PATH) => authorize(&shared, &recorded).await,
         (Method::POST, TOKEN_PATH) => token(&shared, &recorded).unwrap_or_else(oauth_error),
-        (Method::POST, REGISTER_PATH) if shared.script.registration => register(&body),
+        (Method::POST, REGISTER_PATH) if shared.script.registration => register(&body, &recorded.label),
         _ => status_only(StatusCode::NOT_FOUND),
     };
     recorded.status = response.status().as_u16();
@@ -284,12 +282,13 @@ fn token(shared: &Shared, request: &OAuthRequest) -> Result<Response<Body>, Refu
     Ok(ok(granted))
 }
 
-/// RFC 7591: any JSON object registers, and comes back with a client ID.
-fn register(body: &str) -> Response<Body> {
+/// RFC 7591: any JSON object registers, and comes back with a client ID
+/// made from the request's `label`.
+fn register(body: &str, label: &str) -> Response<Body> {
     let Ok(Value::Object(mut metadata)) = serde_json::from_str(body) else {
         return oauth_error(Refused("invalid_client_metadata"));
     };
-    metadata.insert("client_id".into(), json!(random_handle()));
+    metadata.insert("client_id".into(), json!(issued_client_id(label)));
     json_response(StatusCode::CREATED, Value::Object(metadata).to_string())
 }
 

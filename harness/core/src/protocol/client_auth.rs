@@ -65,9 +65,11 @@ pub fn judge(
         evidence.redirects_locally_or_securely(),
         evidence.registers_native_for_loopback(),
         evidence.redirects_as_registered(),
+        evidence.client_id_registered(),
     ];
     findings.extend(evidence.refusals());
     findings.extend(evidence.mismatch_refused());
+    findings.extend(evidence.pre_registration());
     findings
         .into_iter()
         .filter(|finding| finding.applies(version))

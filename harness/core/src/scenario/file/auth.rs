@@ -57,6 +57,12 @@ pub struct AuthSetup {
     /// names another issuer). Default: none.
     #[serde(default)]
     pub mismatch: Option<Located<MetadataMismatch>>,
+    /// Pre-registered credentials handed to the client (in
+    /// `MCP_CONFORM_CLIENT_ID`, with `MCP_CONFORM_CLIENT_ISSUER` naming the
+    /// authorization server they are for when it is another one):
+    /// `this-server` or `another-server`. Default: none.
+    #[serde(default)]
+    pub pre_registered: Option<Located<PreRegistration>>,
 }
 
 /// Where the protected resource metadata lives.
@@ -81,6 +87,17 @@ pub enum MetadataMismatch {
     Resource,
     /// The authorization server's metadata names another `issuer`.
     Issuer,
+}
+
+/// Which authorization server the client's pre-registered credentials
+/// were registered with.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize, JsonSchema)]
+#[serde(rename_all = "kebab-case")]
+pub enum PreRegistration {
+    /// The scripted authorization server the metadata names.
+    ThisServer,
+    /// Another one, which the metadata does not name.
+    AnotherServer,
 }
 
 /// The `iss` parameter the authorization endpoint puts on its redirect

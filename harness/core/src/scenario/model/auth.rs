@@ -1,7 +1,7 @@
 //! The runnable form of `auth:`: how the protected mock server and the
 //! scripted authorization server behave, defaults applied.
 
-use super::{IssParameter, MetadataMismatch, MetadataPlacement, StateParameter};
+use super::{IssParameter, MetadataMismatch, MetadataPlacement, PreRegistration, StateParameter};
 use crate::span::Span;
 
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -23,6 +23,9 @@ pub struct ClientAuth {
     pub issuer_path: Option<String>,
     /// The metadata document that describes something else, if one does.
     pub mismatch: Option<MetadataMismatch>,
+    /// The client is handed pre-registered credentials, for this
+    /// authorization server or another one.
+    pub pre_registered: Option<PreRegistration>,
     /// Where `auth:` is written.
     pub span: Span,
 }

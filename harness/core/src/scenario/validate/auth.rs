@@ -67,6 +67,7 @@ impl Validator<'_> {
             metadata_documents: flag(&setup.metadata_documents),
             issuer_path,
             mismatch: setup.mismatch.as_ref().map(|m| m.value),
+            pre_registered: setup.pre_registered.as_ref().map(|p| p.value),
             span,
         })
     }

@@ -22,6 +22,7 @@ fn auth(metadata: MetadataPlacement) -> ClientAuth {
         metadata_documents: true,
         issuer_path: None,
         mismatch: None,
+        pre_registered: None,
         span: Span::default(),
     }
 }

@@ -9,7 +9,7 @@ use super::super::*;
 use crate::Verdict;
 use crate::scenario::load::load_str;
 
-const CITED: &str = "AUTH-037, AUTH-039, AUTH-040, AUTH-046, AUTH-060";
+const CITED: &str = "AUTH-037, AUTH-039, AUTH-040, AUTH-041, AUTH-042, AUTH-046, AUTH-049, AUTH-060";
 
 /// The verdicts of requirement `id` for `record` in a scenario with `auth`.
 pub(in crate::protocol::client_auth) fn verdict_of(
