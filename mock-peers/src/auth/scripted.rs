@@ -32,6 +32,7 @@ use super::{IssuerError, JWKS_PATH, METADATA_PATH, Minter, TOKEN_PATH, TokenChoi
 use super::{authorization_server_metadata, jwks};
 use crate::transport::http_server::request::read_body;
 use crate::transport::http_server::respond::{Body, json_response, status_only};
+use mcp_conform_core::evidence::oauth::{ANOTHER_ISSUER, issued_client_id};
 pub use mcp_conform_core::evidence::oauth::{AUTHORIZE_PATH, OAuthRequest, REGISTER_PATH};
 pub use mcp_conform_core::scenario::model::{IssParameter, StateParameter};
 
@@ -53,6 +54,11 @@ pub struct AuthScript {
     /// Scopes (space-separated) never granted, however asked for: a
     /// step-up that cannot succeed (AUTH-065).
     pub withheld_scope: Option<String>,
+    /// The issuer identifier's path (`/tenant1`), if it has one: the
+    /// metadata is then served at the path-inserted well-known URL only.
+    pub issuer_path: Option<String>,
+    /// The metadata names another issuer than the one it is served for.
+    pub foreign_issuer: bool,
 }
 
 impl Default for AuthScript {
@@ -66,6 +72,8 @@ impl Default for AuthScript {
             registration: true,
             metadata_documents: true,
             withheld_scope: None,
+            issuer_path: None,
+            foreign_issuer: false,
         }
     }
 }
@@ -80,6 +88,11 @@ pub struct ScriptedIssuer {
 #[derive(Debug)]
 struct Shared {
     minter: Minter,
+    /// Where the endpoints are (the issuer without its path).
+    origin: String,
+    /// Where the metadata is: RFC 8414's well-known URL, inserted before
+    /// the issuer's path.
+    metadata_path: String,
     script: AuthScript,
     grants: Mutex<Grants>,
     /// How many requests arrived: each one's number in its label.
@@ -99,9 +112,12 @@ impl ScriptedIssuer {
     /// Listens on a free loopback port and issues tokens for `audience`
     /// (the mock server's canonical URI), behaving as `script` says.
     pub async fn start(audience: &str, script: AuthScript) -> Result<Self, IssuerError> {
-        let (listener, issuer) = loopback_listener().await?;
+        let (listener, origin) = loopback_listener().await?;
+        let path = script.issuer_path.clone().unwrap_or_default();
         let shared = Arc::new(Shared {
-            minter: Minter::new(&issuer, audience)?,
+            minter: Minter::new(&format!("{origin}{path}"), audience)?,
+            origin,
+            metadata_path: format!("{METADATA_PATH}{path}"),
             script,
             grants: Mutex::default(),
             arrived: AtomicUsize::new(0),
@@ -142,10 +158,16 @@ fn lock<T>(mutex: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
 
 impl Shared {
     fn metadata(&self) -> Value {
-        let issuer = self.minter.issuer();
-        let mut metadata = authorization_server_metadata(issuer);
+        let origin = &self.origin;
+        let mut metadata = authorization_server_metadata(origin);
+        let issuer = if self.script.foreign_issuer {
+            ANOTHER_ISSUER
+        } else {
+            self.minter.issuer()
+        };
         let fields = json!({
-            "authorization_endpoint": format!("{issuer}{AUTHORIZE_PATH}"),
+            "issuer": issuer,
+            "authorization_endpoint": format!("{origin}{AUTHORIZE_PATH}"),
             "grant_types_supported": ["authorization_code", "refresh_token", "client_credentials"],
             "token_endpoint_auth_methods_supported": ["none", "client_secret_post", "client_secret_basic"],
             "authorization_response_iss_parameter_supported": self.script.advertises_iss,
@@ -159,7 +181,7 @@ impl Shared {
         if self.script.registration {
             object.insert(
                 "registration_endpoint".into(),
-                json!(format!("{issuer}{REGISTER_PATH}")),
+                json!(format!("{origin}{REGISTER_PATH}")),
             );
         }
         metadata
@@ -183,7 +205,7 @@ impl Shared {
         let issuer = self.minter.issuer();
         match self.script.iss {
             IssParameter::Correct => Some(issuer.to_owned()),
-            IssParameter::Wrong => Some("https://another-authorization-server.invalid".to_owned()),
+            IssParameter::Wrong => Some(ANOTHER_ISSUER.to_owned()),
             IssParameter::Normalized => Some(format!("{issuer}/")),
             IssParameter::Missing => None,
         }
@@ -199,11 +221,11 @@ async fn answer(shared: Arc<Shared>, request: Request<Incoming>) -> Response<Bod
     let n = shared.arrived.fetch_add(1, Ordering::Relaxed) + 1;
     let mut recorded = record::recorded(n, &parts, &body);
     let response = match (parts.method, parts.uri.path()) {
-        (Method::GET, METADATA_PATH) => ok(shared.metadata()),
+        (Method::GET, path) if path == shared.metadata_path => ok(shared.metadata()),
         (Method::GET, JWKS_PATH) => ok(jwks(&[shared.minter.published_key()])),
         (Method::GET, AUTHORIZE_PATH) => authorize(&shared, &recorded).await,
         (Method::POST, TOKEN_PATH) => token(&shared, &recorded).unwrap_or_else(oauth_error),
-        (Method::POST, REGISTER_PATH) if shared.script.registration => register(&body),
+        (Method::POST, REGISTER_PATH) if shared.script.registration => register(&body, &recorded.label),
         _ => status_only(StatusCode::NOT_FOUND),
     };
     recorded.status = response.status().as_u16();
@@ -279,12 +301,13 @@ fn token(shared: &Shared, request: &OAuthRequest) -> Result<Response<Body>, Refu
     Ok(ok(granted))
 }
 
-/// RFC 7591: any JSON object registers, and comes back with a client ID.
-fn register(body: &str) -> Response<Body> {
+/// RFC 7591: any JSON object registers, and comes back with a client ID
+/// made from the request's `label`.
+fn register(body: &str, label: &str) -> Response<Body> {
     let Ok(Value::Object(mut metadata)) = serde_json::from_str(body) else {
         return oauth_error(Refused("invalid_client_metadata"));
     };
-    metadata.insert("client_id".into(), json!(random_handle()));
+    metadata.insert("client_id".into(), json!(issued_client_id(label)));
     json_response(StatusCode::CREATED, Value::Object(metadata).to_string())
 }
 

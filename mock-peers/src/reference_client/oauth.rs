@@ -4,7 +4,8 @@
 //! first), takes the authorization server from the metadata, reads that
 //! server's metadata at the URLs its version gives and checks its issuer,
 //! refuses to go on without `code_challenge_methods_supported`, registers
-//! (pre-registered credentials from `MCP_CONFORM_CLIENT_ID`, else Dynamic
+//! (pre-registered credentials from `MCP_CONFORM_CLIENT_ID` unless
+//! `MCP_CONFORM_CLIENT_ISSUER` says they are another server's, else Dynamic
 //! Client Registration), authorizes with PKCE S256, `state` and `resource`,
 //! reads the redirect's `Location` instead of opening a browser, checks
 //! `state` and `iss` before it redeems the code, and hands back the token
@@ -17,6 +18,7 @@ mod metadata;
 use base64::Engine as _;
 use base64::engine::general_purpose::URL_SAFE_NO_PAD;
 use mcp_conform_core::auth::challenge;
+use mcp_conform_core::evidence::oauth::{CLIENT_ID_VARIABLE, CLIENT_ISSUER_VARIABLE};
 use mcp_conform_core::wire::Frame;
 use reqwest::Url;
 use ring::rand::{SecureRandom, SystemRandom};
@@ -32,8 +34,11 @@ const REDIRECT_URI: &str = "http://127.0.0.1:33418/callback";
 /// The redirect URI of the `auth-remote-redirect` fault: plain http, not
 /// on this machine.
 const REMOTE_REDIRECT_URI: &str = "http://client.example.com/callback";
-/// Pre-registered credentials, when the person running the client has some.
-const CLIENT_ID_VARIABLE: &str = "MCP_CONFORM_CLIENT_ID";
+/// The redirect URI of the `auth-unregistered-redirect` fault: on this
+/// machine, but not the one registered.
+const UNREGISTERED_REDIRECT_URI: &str = "http://127.0.0.1:33419/callback";
+/// The client ID of the `auth-unregistered-client-id` fault.
+const UNREGISTERED_CLIENT_ID: &str = "mcp-conform-reference-client";
 
 /// How the client presents the token it got.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -155,7 +160,10 @@ async fn authorize_with(
             "{issuer} lists no code_challenge_methods_supported: no PKCE, no authorization"
         ));
     }
-    let client_id = register(&http, &server, fault).await?;
+    let client_id = match pre_registered(issuer, fault)? {
+        Some(id) => id,
+        None => register(&http, &server, fault).await?,
+    };
     let scope = scope.or_else(|| scope_to_ask(challenge, &resource_metadata, fault));
     let flow = Flow {
         http: &http,
@@ -190,6 +198,7 @@ fn client() -> Result<reqwest::Client, String> {
 fn redirect_uri(fault: Option<ClientFault>) -> &'static str {
     match fault {
         Some(ClientFault::AuthRemoteRedirect) => REMOTE_REDIRECT_URI,
+        Some(ClientFault::AuthUnregisteredRedirect) => UNREGISTERED_REDIRECT_URI,
         _ => REDIRECT_URI,
     }
 }
@@ -217,22 +226,46 @@ fn scope_to_ask(challenge: &Value, metadata: &Value, fault: Option<ClientFault>)
     }
 }
 
-/// Pre-registered, else registered now by Dynamic Client Registration.
+/// The redirect URIs the client registers.
+fn registered_redirect_uri(fault: Option<ClientFault>) -> &'static str {
+    match fault {
+        Some(ClientFault::AuthUnregisteredRedirect) => REDIRECT_URI,
+        _ => redirect_uri(fault),
+    }
+}
+
+/// The client ID pre-registered with `issuer`, when the person running the
+/// client has one (`MCP_CONFORM_CLIENT_ID`); credentials registered with
+/// another authorization server (`MCP_CONFORM_CLIENT_ISSUER`) are an error,
+/// never tried.
+fn pre_registered(issuer: &str, fault: Option<ClientFault>) -> Result<Option<String>, String> {
+    let Ok(id) = std::env::var(CLIENT_ID_VARIABLE) else {
+        return Ok(None);
+    };
+    if fault == Some(ClientFault::AuthIgnoresPreRegistration) {
+        return Ok(None);
+    }
+    match std::env::var(CLIENT_ISSUER_VARIABLE) {
+        Ok(other) if other != issuer && fault != Some(ClientFault::AuthTriesForeignCredentials) => Err(
+            format!("the pre-registered client ID is for {other}, and the metadata names {issuer}"),
+        ),
+        _ => Ok(Some(id)),
+    }
+}
+
+/// Registered now by Dynamic Client Registration.
 async fn register(
     http: &reqwest::Client,
     server: &Metadata,
     fault: Option<ClientFault>,
 ) -> Result<String, String> {
-    if let Ok(id) = std::env::var(CLIENT_ID_VARIABLE) {
-        return Ok(id);
-    }
     let endpoint = server["registration_endpoint"]
         .as_str()
         .ok_or("no pre-registered client id and no registration endpoint")?;
     let mut registration = json!({
         "client_name": "mcp-conform reference client",
-        "redirect_uris": [redirect_uri(fault)],
-        "application_type": "native",
+        "redirect_uris": [registered_redirect_uri(fault)],
+        "application_type": application_type(fault),
         "grant_types": ["authorization_code", "refresh_token"],
         "token_endpoint_auth_method": "none",
     });
@@ -250,10 +283,21 @@ async fn register(
         .await
         .map_err(|e| format!("POST {endpoint}: {e}"))?;
     let registered = metadata::json_of(answer, endpoint).await?;
+    if fault == Some(ClientFault::AuthUnregisteredClientId) {
+        return Ok(UNREGISTERED_CLIENT_ID.to_owned());
+    }
     registered["client_id"]
         .as_str()
         .map(str::to_owned)
         .ok_or_else(|| format!("{endpoint} registered no client_id"))
+}
+
+/// Native: the client is a command-line program redirecting to loopback.
+fn application_type(fault: Option<ClientFault>) -> &'static str {
+    match fault {
+        Some(ClientFault::AuthWebApplicationType) => "web",
+        _ => "native",
+    }
 }
 
 /// One authorization with one authorization server.

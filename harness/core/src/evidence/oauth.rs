@@ -41,6 +41,25 @@ pub const AUTHORIZE_PATH: &str = "/authorize";
 pub const TOKEN_PATH: &str = "/token";
 pub const REGISTER_PATH: &str = "/register";
 
+/// The client ID of pre-registered credentials (`auth: {pre_registered:
+/// …}`), handed to the client under test in [`CLIENT_ID_VARIABLE`].
+pub const PRE_REGISTERED_CLIENT_ID: &str = "mcp-conform-pre-registered";
+/// The environment variable that hands a client its pre-registered client ID.
+pub const CLIENT_ID_VARIABLE: &str = "MCP_CONFORM_CLIENT_ID";
+/// The environment variable naming the authorization server (its issuer)
+/// the pre-registered credentials are for, when it is not the one the
+/// metadata names.
+pub const CLIENT_ISSUER_VARIABLE: &str = "MCP_CONFORM_CLIENT_ISSUER";
+/// The issuer of an authorization server that is not the scripted one.
+pub const ANOTHER_ISSUER: &str = "https://another-authorization-server.invalid";
+
+/// The client ID the scripted authorization server issues for the
+/// registration labelled `label`: the judge knows every issued ID from the
+/// record alone.
+pub fn issued_client_id(label: &str) -> String {
+    format!("registered-{}", label.replace('#', "-"))
+}
+
 /// How one request to the protected mock server carried an access token.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct TokenUse {

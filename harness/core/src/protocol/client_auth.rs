@@ -27,8 +27,10 @@ use crate::wire::Frame;
 
 mod discovery;
 mod refresh;
+mod registration;
 mod scopes;
 mod step_up;
+mod trust;
 
 pub use discovery::{
     METADATA_PATH, OPENID_CONFIGURATION, WELL_KNOWN, authorization_server_metadata_urls,
@@ -68,10 +70,15 @@ pub fn judge(
         evidence.redirects_locally_or_securely(),
         evidence.scope_selected(),
         evidence.challenged_scope_requested(),
+        evidence.registers_native_for_loopback(),
+        evidence.redirects_as_registered(),
+        evidence.client_id_registered(),
     ];
     findings.extend(evidence.refusals());
     findings.extend(evidence.step_up());
     findings.extend(evidence.without_refresh_token());
+    findings.extend(evidence.mismatch_refused());
+    findings.extend(evidence.pre_registration());
     findings
         .into_iter()
         .filter(|finding| finding.applies(version))
@@ -215,7 +222,10 @@ impl<'a> Evidence<'a> {
             .map(|r| (r.label.as_str(), r.path.as_str(), r.status))
             .collect();
         let finding = Self::observed(finding, !tried.is_empty());
-        in_order(finding, &tried, &order, METADATA_PATH)
+        // The scripted server serves its metadata at the RFC 8414 URL, the
+        // well-known part inserted before the issuer's path.
+        let served = format!("{METADATA_PATH}{}", issuer.path().trim_end_matches('/'));
+        in_order(finding, &tried, &order, &served)
     }
 
     /// AUTH-050: every authorization request carries a PKCE challenge, and
@@ -389,12 +399,9 @@ impl<'a> Evidence<'a> {
             .authorizations()
             .filter_map(|r| Some((r.label.as_str(), r.param("redirect_uri")?.to_owned())));
         let registered = self.registrations().flat_map(|r| {
-            let body: Value = serde_json::from_str(&r.body).unwrap_or(Value::Null);
-            let uris: Vec<String> = body["redirect_uris"]
-                .as_array()
-                .map(|uris| uris.iter().filter_map(Value::as_str).map(str::to_owned).collect())
-                .unwrap_or_default();
-            uris.into_iter().map(move |uri| (r.label.as_str(), uri))
+            registration::redirect_uris(r)
+                .into_iter()
+                .map(move |uri| (r.label.as_str(), uri))
         });
         let mut seen = false;
         for (label, uri) in asked.chain(registered) {
@@ -583,13 +590,18 @@ fn same_resource(value: &str, resource: &str) -> bool {
 
 /// Whether `uri` is an https URL, or an http one on this machine.
 fn local_or_https(uri: &str) -> bool {
-    Url::parse(uri).is_ok_and(|url| match (url.scheme(), url.host()) {
-        ("https", _) => true,
-        ("http", Some(url::Host::Domain(name))) => name == "localhost",
-        ("http", Some(url::Host::Ipv4(ip))) => ip.is_loopback(),
-        ("http", Some(url::Host::Ipv6(ip))) => ip.is_loopback(),
-        _ => false,
-    })
+    Url::parse(uri).is_ok_and(|url| url.scheme() == "https" || is_loopback_http(&url))
+}
+
+/// Whether `url` is a plain http URL on this machine.
+fn is_loopback_http(url: &Url) -> bool {
+    url.scheme() == "http"
+        && match url.host() {
+            Some(url::Host::Domain(name)) => name == "localhost",
+            Some(url::Host::Ipv4(ip)) => ip.is_loopback(),
+            Some(url::Host::Ipv6(ip)) => ip.is_loopback(),
+            None => false,
+        }
 }
 
 /// A request target's or URL's path, without the query.

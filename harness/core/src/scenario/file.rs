@@ -20,7 +20,9 @@ mod gateway;
 mod http;
 mod task;
 
-pub use auth::{AuthSetup, IssParameter, MetadataPlacement, StateParameter};
+pub use auth::{
+    AuthSetup, IssParameter, MetadataMismatch, MetadataPlacement, PreRegistration, StateParameter,
+};
 pub use gateway::{BackendSetup, ReplyStep, ScriptStep};
 pub use http::{HttpExpectation, HttpStep, TransportName};
 pub use task::TaskStep;

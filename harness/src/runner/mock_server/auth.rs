@@ -10,9 +10,13 @@
 
 use mcp_conform_core::Verdict;
 use mcp_conform_core::evidence::http::HttpClientRecord;
+use mcp_conform_core::evidence::oauth::{
+    ANOTHER_ISSUER, CLIENT_ID_VARIABLE, CLIENT_ISSUER_VARIABLE, PRE_REGISTERED_CLIENT_ID,
+};
 use mcp_conform_core::judge::Check;
 use mcp_conform_core::protocol::client_auth;
 use mcp_conform_core::scenario::Scenario;
+use mcp_conform_core::scenario::model::PreRegistration;
 use mcp_conform_core::version::ProtocolVersion;
 use mcp_conform_core::wire::Frame;
 use mcp_mock_peers::auth::ProtectedMockServer;
@@ -30,6 +34,20 @@ pub async fn protect(server: &HttpServerTransport, scenario: &Scenario) -> Resul
             .map_err(|e| e.to_string()),
         None => Ok(()),
     }
+}
+
+/// What the client's environment hands it when the scenario pre-registers
+/// it: its client ID, and the issuer of the authorization server it is
+/// registered with when that is not the one the metadata names.
+pub fn client_environment(scenario: &Scenario) -> Vec<(String, String)> {
+    let Some(registration) = scenario.auth.as_ref().and_then(|auth| auth.pre_registered) else {
+        return Vec::new();
+    };
+    let mut environment = vec![(CLIENT_ID_VARIABLE.into(), PRE_REGISTERED_CLIENT_ID.into())];
+    if registration == PreRegistration::AnotherServer {
+        environment.push((CLIENT_ISSUER_VARIABLE.into(), ANOTHER_ISSUER.into()));
+    }
+    environment
 }
 
 /// The authorization rules' checks, and whether the client got in.

@@ -359,6 +359,7 @@ fn spawn_client(line: &str, scenario: &Scenario) -> Result<StdioTransport, Launc
         .push(("MCP_CONFORM_SCENARIO".into(), scenario.id.clone()));
     let plan = scenario.plan.clone().unwrap_or_else(|| json!({}));
     command.env.push(("MCP_CONFORM_PLAN".into(), plan.to_string()));
+    command.env.extend(auth::client_environment(scenario));
     StdioTransport::spawn(&command).map_err(|e| (e.to_string(), None))
 }
 

@@ -10,7 +10,7 @@ use std::sync::Mutex;
 use hyper::header::AUTHORIZATION;
 use hyper::{Method, Response, StatusCode};
 use mcp_conform_core::evidence::oauth::{ClientAuthRecord, TokenUse};
-use mcp_conform_core::scenario::model::{ClientAuth, MetadataPlacement, StepUp};
+use mcp_conform_core::scenario::model::{ClientAuth, MetadataMismatch, MetadataPlacement, StepUp};
 use reqwest::Url;
 use serde_json::Value;
 
@@ -25,6 +25,9 @@ use crate::transport::http_server::serve::Inbound;
 /// Where `metadata: challenge` serves the metadata: no well-known URL, so
 /// only a client that reads the challenge finds it.
 pub const CHALLENGE_METADATA_PATH: &str = "/oauth/protected-resource";
+/// The `resource` of `mismatch: resource` metadata: a server the client is
+/// not connecting to.
+const ANOTHER_RESOURCE: &str = "https://another-mcp-server.invalid/mcp";
 
 /// The gate of a protected mock server, with its authorization server.
 #[derive(Debug)]
@@ -40,6 +43,8 @@ pub struct ProtectedMockServer {
     /// The metadata's `scopes_supported`, when not the scope needed.
     scopes_supported: Option<Vec<String>>,
     step_up: Option<StepUp>,
+    /// The metadata names another server as its `resource` (AUTH-037).
+    names_another_resource: bool,
     tokens: Mutex<Vec<TokenUse>>,
 }
 
@@ -60,6 +65,8 @@ impl ProtectedMockServer {
                 .as_ref()
                 .filter(|step_up| !step_up.granted)
                 .map(|step_up| step_up.scope.clone()),
+            issuer_path: auth.issuer_path.clone(),
+            foreign_issuer: auth.mismatch == Some(MetadataMismatch::Issuer),
             ..AuthScript::default()
         };
         let issuer = ScriptedIssuer::start(resource.as_str(), script).await?;
@@ -75,6 +82,10 @@ impl ProtectedMockServer {
             MetadataPlacement::Root => resource.join(WELL_KNOWN).expect("a path joins"),
             MetadataPlacement::Challenge => resource.join(CHALLENGE_METADATA_PATH).expect("a path joins"),
         };
+        let mut metadata = guard.metadata();
+        if auth.mismatch == Some(MetadataMismatch::Resource) {
+            metadata["resource"] = ANOTHER_RESOURCE.into();
+        }
         server.protect(Box::new(ProtectedMockServer {
             issuer,
             guard,
@@ -83,13 +94,15 @@ impl ProtectedMockServer {
             challenge_scope: auth.challenge_scope,
             scopes_supported: auth.scopes_supported.clone(),
             step_up: auth.step_up.clone(),
+            names_another_resource: auth.mismatch == Some(MetadataMismatch::Resource),
             tokens: Mutex::default(),
         }));
         Ok(())
     }
 
     /// The protected resource metadata, its `scopes_supported` as the
-    /// scenario says (an empty list leaves it out).
+    /// scenario says (an empty list leaves it out), naming another
+    /// resource when the scenario says so.
     fn metadata(&self) -> Value {
         let mut document = self.guard.metadata();
         match self.scopes_supported.as_deref() {
@@ -98,6 +111,9 @@ impl ProtectedMockServer {
                 document.as_object_mut().map(|d| d.remove("scopes_supported"));
             }
             Some(scopes) => document["scopes_supported"] = scopes.into(),
+        }
+        if self.names_another_resource {
+            document["resource"] = ANOTHER_RESOURCE.into();
         }
         document
     }

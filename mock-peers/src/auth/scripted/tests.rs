@@ -353,3 +353,45 @@ async fn the_state_of_the_redirect_and_pkce_support_follow_the_script() {
         serde_json::json!(["S256"])
     );
 }
+
+#[tokio::test]
+async fn an_issuer_with_a_path_serves_its_metadata_only_at_the_path_inserted_url() {
+    let script = AuthScript {
+        issuer_path: Some("/tenant1".into()),
+        ..AuthScript::default()
+    };
+    let issuer = ScriptedIssuer::start(RESOURCE, script).await.unwrap();
+    let tenant = issuer.issuer().to_owned();
+    let origin = tenant
+        .strip_suffix("/tenant1")
+        .expect("the issuer ends with its path");
+    let inserted = format!("{origin}{METADATA_PATH}/tenant1");
+    let metadata = json_of(client().get(&inserted).send().await.unwrap()).await;
+    assert_eq!(metadata["issuer"], tenant.as_str());
+    assert_eq!(
+        metadata["authorization_endpoint"],
+        format!("{origin}{AUTHORIZE_PATH}")
+    );
+    for elsewhere in [
+        format!("{origin}{METADATA_PATH}"),
+        format!("{tenant}{METADATA_PATH}"),
+    ] {
+        let status = client().get(&elsewhere).send().await.unwrap().status();
+        assert_eq!(status, reqwest::StatusCode::NOT_FOUND, "{elsewhere}");
+    }
+}
+
+#[tokio::test]
+async fn a_foreign_issuer_is_named_in_the_metadata_it_serves() {
+    let script = AuthScript {
+        foreign_issuer: true,
+        ..AuthScript::default()
+    };
+    let issuer = ScriptedIssuer::start(RESOURCE, script).await.unwrap();
+    let metadata = metadata_of(&issuer).await;
+    assert_eq!(metadata["issuer"], ANOTHER_ISSUER);
+    assert_eq!(
+        metadata["token_endpoint"],
+        format!("{}{TOKEN_PATH}", issuer.issuer())
+    );
+}

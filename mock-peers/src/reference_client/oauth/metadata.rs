@@ -8,7 +8,7 @@ use reqwest::Url;
 use serde_json::Value;
 
 use super::ClientFault;
-use crate::auth::{authorization_server_metadata_urls, protected_resource_metadata_urls};
+use crate::auth::{METADATA_PATH, authorization_server_metadata_urls, protected_resource_metadata_urls};
 
 pub(super) type Metadata = Value;
 
@@ -59,27 +59,38 @@ pub(super) async fn protected_resource(
     if fault == Some(ClientFault::AuthRootFirst) {
         urls.reverse();
     }
+    let any_resource = fault == Some(ClientFault::AuthAcceptsOtherResource);
     first_found(http, &urls, |document| {
-        document["resource"]
-            .as_str()
-            .and_then(|r| r.parse::<Url>().ok())
-            .as_ref()
-            == Some(resource)
+        any_resource
+            || document["resource"]
+                .as_str()
+                .and_then(|r| r.parse::<Url>().ok())
+                .as_ref()
+                == Some(resource)
     })
     .await
 }
 
 /// The metadata of the authorization server `issuer`, at the URLs the
 /// newest version gives (which begin with the older versions' one), whose
-/// `issuer` must be `issuer` (unless the fault skips that check).
+/// `issuer` must be `issuer` (unless a fault skips that check or tries
+/// another URL first).
 pub(super) async fn authorization_server(
     http: &reqwest::Client,
     issuer: &str,
     fault: Option<ClientFault>,
 ) -> Result<Value, String> {
     let parsed: Url = issuer.parse().map_err(|e| format!("{issuer}: {e}"))?;
-    let urls = authorization_server_metadata_urls(&parsed, ProtocolVersion::V2026_07_28);
-    let skips = fault == Some(ClientFault::AuthSkipsIssuerCheck);
+    let mut urls = authorization_server_metadata_urls(&parsed, ProtocolVersion::V2026_07_28);
+    if fault == Some(ClientFault::AuthIssuerPathAppended) {
+        let appended = parsed
+            .join(&format!("{}{METADATA_PATH}", parsed.path().trim_end_matches('/')))
+            .map_err(|e| format!("{issuer}: {e}"))?;
+        if !urls.contains(&appended) {
+            urls.insert(0, appended);
+        }
+    }
+    let skips = fault == Some(ClientFault::AuthAcceptsOtherIssuer);
     first_found(http, &urls, |document| {
         skips || document["issuer"].as_str() == Some(issuer)
     })

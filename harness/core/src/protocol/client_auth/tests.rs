@@ -6,9 +6,9 @@ use crate::Verdict;
 use crate::evidence::oauth::TokenUse;
 use crate::scenario::load::load_str;
 
-const RESOURCE: &str = "http://127.0.0.1:8000/mcp";
+pub(super) const RESOURCE: &str = "http://127.0.0.1:8000/mcp";
 const ISSUER: &str = "http://127.0.0.1:9000";
-const PRM: &str = "/.well-known/oauth-protected-resource/mcp";
+pub(super) const PRM: &str = "/.well-known/oauth-protected-resource/mcp";
 const CITED: &str = "AUTH-045, AUTH-059, AUTH-034, AUTH-036, AUTH-039, AUTH-050, AUTH-051, AUTH-053, AUTH-054, AUTH-056, AUTH-057, AUTH-061, AUTH-067, AUTH-052";
 
 fn scenario(auth: &str) -> Scenario {
@@ -18,7 +18,7 @@ fn scenario(auth: &str) -> Scenario {
     load_str(Path::new("t.yaml"), &text).unwrap()
 }
 
-fn get(n: u64, target: &str, status: u16) -> InboundRequest {
+pub(super) fn get(n: u64, target: &str, status: u16) -> InboundRequest {
     InboundRequest {
         at: Duration::from_millis(n),
         label: format!("get#{n}"),
@@ -32,7 +32,7 @@ fn get(n: u64, target: &str, status: u16) -> InboundRequest {
     }
 }
 
-fn oauth(n: usize, method: &str, path: &str, params: &[(&str, &str)]) -> OAuthRequest {
+pub(super) fn oauth(n: usize, method: &str, path: &str, params: &[(&str, &str)]) -> OAuthRequest {
     OAuthRequest {
         label: format!("{}#{n}", path.rsplit('/').next().unwrap_or_default()),
         method: method.into(),
@@ -57,7 +57,7 @@ fn token(n: u64, in_header: bool, refused: Option<&str>) -> TokenUse {
 }
 
 /// A correct client: 401, metadata, AS metadata, authorize, token, retry.
-fn correct() -> HttpClientRecord {
+pub(super) fn correct() -> HttpClientRecord {
     let authorize = [
         ("response_type", "code"),
         ("client_id", "c"),

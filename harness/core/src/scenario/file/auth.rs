@@ -62,6 +62,23 @@ pub struct AuthSetup {
     /// Whether it supports Client ID Metadata Documents. Default: true.
     #[serde(default)]
     pub metadata_documents: Option<Located<bool>>,
+    /// The path of the authorization server's issuer identifier
+    /// (`/tenant1`: the issuer is `http://127.0.0.1:PORT/tenant1`, its
+    /// metadata at the path-inserted well-known URL). Default: none.
+    #[serde(default)]
+    pub issuer_path: Option<Located<String>>,
+    /// A metadata document that describes something else, which the client
+    /// must not use: `resource` (the protected resource metadata names
+    /// another server) or `issuer` (the authorization server's metadata
+    /// names another issuer). Default: none.
+    #[serde(default)]
+    pub mismatch: Option<Located<MetadataMismatch>>,
+    /// Pre-registered credentials handed to the client (in
+    /// `MCP_CONFORM_CLIENT_ID`, with `MCP_CONFORM_CLIENT_ISSUER` naming the
+    /// authorization server they are for when it is another one):
+    /// `this-server` or `another-server`. Default: none.
+    #[serde(default)]
+    pub pre_registered: Option<Located<PreRegistration>>,
 }
 
 /// The scope one method needs beyond `scope`.
@@ -89,6 +106,28 @@ pub enum MetadataPlacement {
     Root,
     /// Only at the URL the challenge names.
     Challenge,
+}
+
+/// Which metadata document describes something other than what the
+/// client looked up.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize, JsonSchema)]
+#[serde(rename_all = "kebab-case")]
+pub enum MetadataMismatch {
+    /// The protected resource metadata's `resource` is another MCP server.
+    Resource,
+    /// The authorization server's metadata names another `issuer`.
+    Issuer,
+}
+
+/// Which authorization server the client's pre-registered credentials
+/// were registered with.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize, JsonSchema)]
+#[serde(rename_all = "kebab-case")]
+pub enum PreRegistration {
+    /// The scripted authorization server the metadata names.
+    ThisServer,
+    /// Another one, which the metadata does not name.
+    AnotherServer,
 }
 
 /// The `iss` parameter the authorization endpoint puts on its redirect

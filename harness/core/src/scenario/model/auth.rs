@@ -1,7 +1,7 @@
 //! The runnable form of `auth:`: how the protected mock server and the
 //! scripted authorization server behave, defaults applied.
 
-use super::{IssParameter, MetadataPlacement, StateParameter};
+use super::{IssParameter, MetadataMismatch, MetadataPlacement, PreRegistration, StateParameter};
 use crate::span::Span;
 
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -26,6 +26,13 @@ pub struct ClientAuth {
     pub registration: bool,
     /// Client ID Metadata Documents are supported.
     pub metadata_documents: bool,
+    /// The issuer identifier's path (`/tenant1`), if it has one.
+    pub issuer_path: Option<String>,
+    /// The metadata document that describes something else, if one does.
+    pub mismatch: Option<MetadataMismatch>,
+    /// The client is handed pre-registered credentials, for this
+    /// authorization server or another one.
+    pub pre_registered: Option<PreRegistration>,
     /// Where `auth:` is written.
     pub span: Span,
 }

@@ -55,6 +55,7 @@ impl Validator<'_> {
                 "leave `resource_metadata` true, or serve the metadata at a well-known URL (`metadata: path` or `root`)",
             );
         }
+        let issuer_path = setup.issuer_path.as_ref().map(|path| self.issuer_path(path));
         Some(model::ClientAuth {
             metadata,
             names_metadata,
@@ -75,7 +76,30 @@ impl Validator<'_> {
             code_challenge_methods: flag(&setup.code_challenge_methods),
             registration: flag(&setup.registration),
             metadata_documents: flag(&setup.metadata_documents),
+            issuer_path,
+            mismatch: setup.mismatch.as_ref().map(|m| m.value),
+            pre_registered: setup.pre_registered.as_ref().map(|p| p.value),
             span,
         })
+    }
+
+    /// An issuer's path is a URL path of at least one segment, without a
+    /// trailing slash (RFC 8414 inserts the well-known part before it), a
+    /// query or a fragment (an issuer has neither).
+    fn issuer_path(&mut self, path: &Located<String>) -> String {
+        let text = &path.value;
+        let segments = text.strip_prefix('/').filter(|rest| !rest.is_empty());
+        let is_path = segments.is_some_and(|rest| {
+            !rest.ends_with('/') && !rest.contains(['?', '#', ' ']) && !rest.contains("//")
+        });
+        if !is_path {
+            self.error_help(
+                path.span,
+                format!("`{text}` is not the path of an issuer"),
+                "a path like `/tenant1`",
+                "start with `/`, name at least one segment, and end without a slash, query or fragment",
+            );
+        }
+        text.clone()
     }
 }

@@ -24,6 +24,9 @@ fn auth(metadata: MetadataPlacement) -> ClientAuth {
         code_challenge_methods: true,
         registration: true,
         metadata_documents: true,
+        issuer_path: None,
+        mismatch: None,
+        pre_registered: None,
         span: Span::default(),
     }
 }
@@ -172,4 +175,18 @@ async fn the_issuers_token_in_the_header_is_admitted_and_every_use_recorded() {
     assert_eq!(paths, [AUTHORIZE_PATH, "/token"]);
     assert_eq!(record.conversation[0].label, "authorize#1");
     assert_eq!(record.conversation[0].status, 302);
+}
+
+#[tokio::test]
+async fn mismatched_metadata_names_another_server_as_its_resource() {
+    let server = HttpServerTransport::bind("127.0.0.1:0").await.unwrap();
+    let setup = ClientAuth {
+        mismatch: Some(MetadataMismatch::Resource),
+        ..auth(MetadataPlacement::Path)
+    };
+    ProtectedMockServer::install(&server, &setup).await.unwrap();
+    let metadata_url = format!("{}{WELL_KNOWN}/mcp", origin(&server));
+    let document = json_of(client().get(&metadata_url).send().await.unwrap()).await;
+    assert_eq!(document["resource"], ANOTHER_RESOURCE);
+    assert!(document["authorization_servers"][0].is_string());
 }
