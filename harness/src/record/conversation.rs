@@ -123,7 +123,7 @@ impl Reader {
             }
             return;
         }
-        let (params, progress) = strip_envelope(params);
+        let (params, progress) = strip_envelope(params, self.conversation.capabilities.as_ref());
         let Some(id) = id else {
             self.conversation.steps.push(Step::Notify { method, params });
             return;
@@ -285,14 +285,19 @@ fn answer_of(message: &Value) -> Answer {
 
 /// The params without what the engine adds itself: the 2026-07-28
 /// envelope and the progress token (`progress: true` asks for a fresh one).
-fn strip_envelope(params: Option<Value>) -> (Option<Value>, bool) {
+/// Capabilities other than the client's usual ones (`learned`) stay: a
+/// request that opts in to an extension on its own must replay opted in.
+fn strip_envelope(params: Option<Value>, learned: Option<&Value>) -> (Option<Value>, bool) {
     let Some(Value::Object(mut object)) = params else {
         return (params, false);
     };
     let mut progress = false;
     if let Some(Value::Object(meta)) = object.get_mut("_meta") {
-        for key in [PROTOCOL_VERSION, CLIENT_CAPABILITIES, CLIENT_INFO] {
+        for key in [PROTOCOL_VERSION, CLIENT_INFO] {
             meta.remove(key);
+        }
+        if meta.get(CLIENT_CAPABILITIES) == learned {
+            meta.remove(CLIENT_CAPABILITIES);
         }
         progress = meta.remove("progressToken").is_some();
         if meta.is_empty() {
@@ -379,6 +384,35 @@ mod tests {
                     params: Some(json!({"requestId": 9})),
                 },
             ]
+        );
+    }
+
+    #[test]
+    fn a_request_opting_in_on_its_own_keeps_its_capabilities() {
+        let usual =
+            json!({PROTOCOL_VERSION: "2026-07-28", CLIENT_CAPABILITIES: {}, CLIENT_INFO: {"name": "c"}});
+        let opted = json!({"extensions": {"io.modelcontextprotocol/tasks": {}}});
+        let own =
+            json!({PROTOCOL_VERSION: "2026-07-28", CLIENT_CAPABILITIES: opted, CLIENT_INFO: {"name": "c"}});
+        let conversation = read(&frames(&[
+            (
+                C,
+                json!({"jsonrpc": "2.0", "id": 1, "method": "tools/list", "params": {"_meta": usual}}),
+            ),
+            (S, json!({"jsonrpc": "2.0", "id": 1, "result": {"tools": []}})),
+            (
+                C,
+                json!({"jsonrpc": "2.0", "id": 2, "method": "tools/call", "params": {"name": "slow", "_meta": own}}),
+            ),
+            (S, json!({"jsonrpc": "2.0", "id": 2, "result": {"content": []}})),
+        ]));
+        let [Step::Request(list), Step::Request(call)] = conversation.steps.as_slice() else {
+            panic!("two steps expected: {:?}", conversation.steps);
+        };
+        assert_eq!(list.params, Some(json!({})));
+        assert_eq!(
+            call.params,
+            Some(json!({"name": "slow", "_meta": {CLIENT_CAPABILITIES: opted}}))
         );
     }
 
