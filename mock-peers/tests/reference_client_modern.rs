@@ -19,9 +19,12 @@ use client_wire::{
 };
 
 /// A plan that touches every modern rule the client follows: lists (one of
-/// them changing), input rounds of every kind, and a list change.
+/// them changing), input rounds of every kind, and a list change. The
+/// plans of input rounds withhold tasks: opted in to the extension, the
+/// reference server would ask inside a task instead of by retried rounds.
 fn tour() -> Value {
     json!({
+        "withhold": ["tasks"],
         "list": ["tools", "prompts"],
         "calls": [
             {"name": "elicit", "arguments": {}},
@@ -35,7 +38,7 @@ fn tour() -> Value {
 
 /// A plan of one input round.
 fn one_round() -> Value {
-    json!({"calls": [{"name": "elicit", "arguments": {}}], "linger_ms": 100})
+    json!({"withhold": ["tasks"], "calls": [{"name": "elicit", "arguments": {}}], "linger_ms": 100})
 }
 
 /// A plan of one list walk.
@@ -280,6 +283,7 @@ async fn an_empty_cursor_is_a_cursor_unless_the_walk_ignores_it() {
 async fn an_ignored_input_request_gives_the_call_up_or_gets_the_hosts_own_answer() {
     let ignored = |host_timeout: Option<u64>| {
         let mut plan = json!({
+            "withhold": ["tasks"],
             "elicitation": "ignore",
             "calls": [{"name": "elicit", "arguments": {}}],
             "linger_ms": 400,

@@ -9,6 +9,7 @@
 //! call's (TASKX-005), and polls by `pollIntervalMs` until the status is
 //! terminal, the outcome inlined (TASKX-028).
 
+use std::collections::HashSet;
 use std::time::Duration;
 
 use mcp_conform_core::protocol::capability_declared;
@@ -104,9 +105,13 @@ impl Host {
         let id = task.get("taskId").cloned().unwrap_or(Value::Null);
         let give_up = Instant::now() + TASK_BUDGET;
         let mut latest = task.clone();
+        let mut answered = HashSet::new();
         while !status(&latest).is_some_and(TaskStatus::is_terminal) {
             if Instant::now() >= give_up {
                 return Ok(());
+            }
+            if flavor == Flavor::Extension && status(&latest) == Some(TaskStatus::InputRequired) {
+                self.answer_task_input(&id, &latest, &mut answered).await?;
             }
             let wait = match self.fault {
                 Some(ClientFault::TaskPollsFast | ClientFault::ModernTaskPollsFast) => {
@@ -132,6 +137,36 @@ impl Host {
         self.call("tasks/result", json!({"taskId": id}), ANSWER_TIMEOUT)
             .await
             .map(drop)
+    }
+
+    /// Answers with `tasks/update` the questions an input-required task of
+    /// the extension shows, each key once (TASKX-019, TASKX-020): a key
+    /// answered before may still show until the server catches up.
+    async fn answer_task_input(
+        &mut self,
+        id: &Value,
+        task: &Value,
+        answered: &mut HashSet<String>,
+    ) -> Result<(), String> {
+        let mut unanswered = task.clone();
+        if let Some(requests) = unanswered.get_mut("inputRequests").and_then(Value::as_object_mut) {
+            requests.retain(|key, _| !answered.contains(key));
+        }
+        let index = self.session.transcript().len().saturating_sub(1);
+        let (responses, _) = self
+            .session
+            .answer_input_requests(&unanswered, index, &mut self.answers);
+        if responses.is_empty() {
+            return Ok(());
+        }
+        answered.extend(responses.keys().cloned());
+        self.call(
+            "tasks/update",
+            json!({"taskId": id, "inputResponses": responses}),
+            ANSWER_TIMEOUT,
+        )
+        .await
+        .map(drop)
     }
 
     /// Serves the server until `until`, walking again any list it says
