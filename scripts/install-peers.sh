@@ -243,6 +243,7 @@ export PY_CLIENT_HTTP_CMD="$PEERS/py/venv/bin/python {repo}/fixtures/clients/py-
 export PY_OAUTH_CLIENT_CMD="$PEERS/py/venv/bin/python {repo}/fixtures/clients/py-client.py --oauth {url}"
 export PY_CLIENT_CREDENTIALS_CMD="$PEERS/py/venv/bin/python {repo}/fixtures/clients/py-client.py --client-credentials {url}"
 export TS_OAUTH_CLIENT_CMD="MCP_CONFORM_NODE_MODULES=$PEERS/node/node_modules node {repo}/fixtures/clients/ts-client.cjs --oauth {url}"
+export TS_CLIENT_CREDENTIALS_CMD="MCP_CONFORM_NODE_MODULES=$PEERS/node/node_modules node {repo}/fixtures/clients/ts-client.cjs --client-credentials {url}"
 export INSPECTOR_CLIENT_HTTP_CMD="{repo}/fixtures/clients/inspector-cli.sh $PEERS/node/node_modules {url}"
 export SUPERGATEWAY_CMD="node $PEERS/node/node_modules/supergateway/dist/index.js --stdio {server} --outputTransport streamableHttp --stateful --port {port}"
 export FASTMCP_GATEWAY_CMD="$PEERS/fastmcp/venv/bin/fastmcp run {config} --transport stdio --no-banner"

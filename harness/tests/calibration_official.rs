@@ -14,6 +14,12 @@
 //! entry maps, and on an entry that matches nothing. Without the peers it is
 //! ignored with the reason (see `common::needs`).
 //!
+//! The same for clients: `fixtures/calibration/official-0.1.16-client.yaml`
+//! maps each of their client authorization scenarios to ours, both suites
+//! judging the same fixture hosts on the official SDKs in their OAuth modes
+//! (theirs through `fixtures/calibration/official-client.cjs`, which
+//! translates their conventions to the fixtures').
+//!
 //! Also here: the reference server judged with the official schemas
 //! (`--schema-dir`, from the official spec files laid beside the repository).
 
@@ -22,6 +28,7 @@ use std::fs::File;
 use std::net::{Ipv4Addr, SocketAddr, TcpListener, TcpStream};
 use std::path::{Path, PathBuf};
 use std::process::{Child, Stdio};
+use std::sync::Mutex;
 use std::time::{Duration, Instant};
 
 use assert_cmd::Command;
@@ -33,6 +40,22 @@ use serde::Deserialize;
 mod common;
 
 const MAPPING: &str = "fixtures/calibration/official-0.1.16.yaml";
+const CLIENT_MAPPING: &str = "fixtures/calibration/official-0.1.16-client.yaml";
+/// Runs a fixture host as their client command (see its header).
+const CLIENT_ADAPTER: &str = "fixtures/calibration/official-client.cjs";
+/// How many of their client scenarios run at once, for each client.
+const THEIR_CLIENT_WORKERS: usize = 2;
+/// Each of their client scenarios waits this long for the client (their default).
+const THEIR_CLIENT_TIMEOUT_MS: &str = "30000";
+/// How long our client runs give a client to reach the mock server: the
+/// two clients' runs share two cores with their suite's.
+const OUR_CLIENT_STARTUP_SECS: &str = "30";
+/// The clients of the client calibration: their name in the mapping, and
+/// the peers.env key of their OAuth command (`… --oauth {url}`).
+const CLIENTS: [(&str, &str); 2] = [
+    ("python", "PY_OAUTH_CLIENT_CMD"),
+    ("typescript", "TS_OAUTH_CLIENT_CMD"),
+];
 const CATALOGUE: &str = "harness/core/src/requirements/catalogue.yaml";
 /// How long the HTTP server has to accept connections.
 const SERVER_START: Duration = Duration::from_secs(30);
@@ -61,8 +84,27 @@ fn our_target(http_url: &str) -> [&str; 4] {
 #[serde(deny_unknown_fields)]
 struct Mapping {
     suite: String,
-    server: String,
+    /// The server both suites judge (the server mapping).
+    #[serde(default)]
+    server: Option<String>,
+    /// The clients both suites judge, by name (the client mapping).
+    #[serde(default)]
+    clients: BTreeMap<String, String>,
     entries: Vec<Entry>,
+}
+
+impl Mapping {
+    fn read(path: &str) -> Mapping {
+        let text = std::fs::read_to_string(repo().join(path)).unwrap();
+        serde_saphyr::from_str(&text).unwrap_or_else(|e| panic!("{path}: {e}"))
+    }
+
+    /// The entries that apply to `client` (all of them for the server).
+    fn entries_for<'a>(&'a self, client: Option<&'a str>) -> impl Iterator<Item = &'a Entry> {
+        self.entries
+            .iter()
+            .filter(move |entry| entry.client.is_none() || entry.client.as_deref() == client)
+    }
 }
 
 #[derive(Debug, Deserialize)]
@@ -90,13 +132,20 @@ struct Entry {
     /// `http-only`: the entry compares the HTTP transport itself.
     #[serde(default)]
     transport: Option<String>,
+    /// The client mapping: the one client the entry is for (all without).
+    #[serde(default)]
+    client: Option<String>,
 }
 
 impl Entry {
     fn label(&self) -> String {
-        match &self.check {
+        let scenario = match &self.check {
             Some(check) => format!("{}:{check}", self.official),
             None => self.official.clone(),
+        };
+        match &self.client {
+            Some(client) => format!("{scenario} [{client}]"),
+            None => scenario,
         }
     }
 
@@ -154,6 +203,11 @@ fn lint_mapping(mapping: &Mapping) -> Vec<String> {
         }
         if entry.transport.as_deref().is_some_and(|t| t != "http-only") {
             problem("transport can only be http-only");
+        }
+        if let Some(client) = &entry.client
+            && !mapping.clients.contains_key(client)
+        {
+            problem(&format!("client {client} is not one of the mapping's clients"));
         }
         let pair = (entry.theirs.as_deref(), entry.ours_verdict.as_deref());
         match entry.relation {
@@ -258,29 +312,131 @@ fn run_theirs(env: &PeersEnv, url: &str, out: &Path) -> Vec<TheirCheck> {
         output.status,
         String::from_utf8_lossy(&output.stderr)
     );
-    let folder = regex::Regex::new(r"^server-(.+)-\d{4}-\d\d-\d\dT\d\d-\d\d-\d\d-\d{3}Z$").unwrap();
+    let checks = read_checks(out, "server-", "");
+    assert!(!checks.is_empty(), "their suite wrote no checks.json:\n{stdout}");
+    checks
+}
+
+/// Every check of the `checks.json` files in the result folders of `dir`,
+/// each folder named `<folder_prefix><scenario>-<timestamp>`; their
+/// scenario is `<scenario_prefix><scenario>`.
+fn read_checks(dir: &Path, folder_prefix: &str, scenario_prefix: &str) -> Vec<TheirCheck> {
+    let folder = regex::Regex::new(&format!(
+        r"^{folder_prefix}(.+)-\d{{4}}-\d\d-\d\dT\d\d-\d\d-\d\d-\d{{3}}Z$"
+    ))
+    .unwrap();
     let mut checks = Vec::new();
-    for dir in std::fs::read_dir(out).unwrap() {
-        let name = dir.unwrap().file_name().to_string_lossy().into_owned();
+    for entry in std::fs::read_dir(dir).unwrap() {
+        let name = entry.unwrap().file_name().to_string_lossy().into_owned();
         let scenario = folder
             .captures(&name)
             .unwrap_or_else(|| panic!("unexpected result folder {name} (format changed?)"))[1]
             .to_owned();
-        let text = std::fs::read_to_string(out.join(&name).join("checks.json")).unwrap();
+        let text = std::fs::read_to_string(dir.join(&name).join("checks.json")).unwrap();
         let list: Vec<serde_json::Value> = serde_json::from_str(&text).unwrap();
         for check in list {
             let field = |key: &str| check[key].as_str().unwrap_or_default().to_owned();
             checks.push(TheirCheck {
-                scenario: scenario.clone(),
+                scenario: format!("{scenario_prefix}{scenario}"),
                 id: field("id"),
                 status: field("status"),
                 error: field("errorMessage"),
             });
         }
     }
-    assert!(!checks.is_empty(), "their suite wrote no checks.json:\n{stdout}");
     checks.sort_by(|a, b| (&a.scenario, &a.id).cmp(&(&b.scenario, &b.id)));
     checks
+}
+
+/// Their client command for the fixture host whose OAuth command is
+/// `oauth_command` (`[VAR=VALUE ...] PROGRAM ARGS... --oauth {url}`): the
+/// adapter in front of the program, the mode and URL left to the adapter.
+fn their_client_command(oauth_command: &str) -> String {
+    let fixture = oauth_command
+        .strip_suffix(" --oauth {url}")
+        .unwrap_or_else(|| panic!("not an OAuth command: {oauth_command}"));
+    let words: Vec<&str> = fixture.split(' ').collect();
+    let program = words
+        .iter()
+        .position(|word| !word.contains('='))
+        .expect("a program");
+    let adapter = repo().join(CLIENT_ADAPTER);
+    format!(
+        "{} node {} {}",
+        words[..program].join(" "),
+        adapter.display(),
+        words[program..].join(" ")
+    )
+    .trim_start()
+    .to_owned()
+}
+
+/// Their client scenarios whose name starts with `auth/`, as their CLI
+/// lists them.
+fn their_auth_scenarios(env: &PeersEnv) -> BTreeSet<String> {
+    let output = Command::new(var(env, "NODE22"))
+        .arg(var(env, "CONFORMANCE_CLI"))
+        .args(["list", "--client"])
+        .timeout(THEIR_TIMEOUT)
+        .output()
+        .expect("their suite listed its scenarios");
+    let listing = String::from_utf8_lossy(&output.stdout);
+    let scenarios: BTreeSet<String> = listing
+        .lines()
+        .filter_map(|line| line.trim().strip_prefix("- "))
+        .filter_map(|item| item.split_whitespace().next())
+        .filter(|name| name.starts_with("auth/"))
+        .map(str::to_owned)
+        .collect();
+    assert!(
+        !scenarios.is_empty(),
+        "their listing has no auth/ scenario:\n{listing}"
+    );
+    scenarios
+}
+
+/// Runs `scenarios` of their client suite against `command`, a few at a
+/// time; returns every check they wrote.
+fn run_their_clients(env: &PeersEnv, command: &str, scenarios: &[&str], out: &Path) -> Vec<TheirCheck> {
+    std::fs::create_dir_all(out).unwrap();
+    let queue = Mutex::new(scenarios.iter());
+    std::thread::scope(|scope| {
+        for _ in 0..THEIR_CLIENT_WORKERS {
+            scope.spawn(|| {
+                while let Some(scenario) = queue.lock().unwrap().next() {
+                    run_their_client(env, command, scenario, out);
+                }
+            });
+        }
+    });
+    let checks = read_checks(&out.join("auth"), "", "auth/");
+    assert!(!checks.is_empty(), "their client scenarios wrote no checks.json");
+    checks
+}
+
+fn run_their_client(env: &PeersEnv, command: &str, scenario: &str, out: &Path) {
+    let output = Command::new(var(env, "NODE22"))
+        .arg(var(env, "CONFORMANCE_CLI"))
+        .args([
+            "client",
+            "--scenario",
+            scenario,
+            "--timeout",
+            THEIR_CLIENT_TIMEOUT_MS,
+        ])
+        .args(["--command", command, "-o"])
+        .arg(out)
+        .timeout(THEIR_TIMEOUT)
+        .output()
+        .expect("their client scenario ran");
+    // 0: all passed, 1: some check failed; anything else is a crash.
+    assert!(
+        matches!(output.status.code(), Some(0 | 1)),
+        "their {scenario} crashed ({}):\n{}\n{}",
+        output.status,
+        String::from_utf8_lossy(&output.stdout),
+        String::from_utf8_lossy(&output.stderr)
+    );
 }
 
 /// FAILURE over WARNING over SUCCESS over the rest.
@@ -363,38 +519,33 @@ fn our_verdict(run: &OurRun, entry: &Entry) -> Option<Verdict> {
     )
 }
 
-// ---------------------------------------------------------------- the test
+// ---------------------------------------------------------------- comparing
 
-fn verdicts_agree_with_the_official_suite(env: PeersEnv) {
-    let mapping_text = std::fs::read_to_string(repo().join(MAPPING)).unwrap();
-    let mapping: Mapping = serde_saphyr::from_str(&mapping_text).unwrap();
-    let mut problems = lint_mapping(&mapping);
-    assert!(problems.is_empty(), "{MAPPING}:\n{}", problems.join("\n"));
+/// One row of the printed comparison.
+type Row = [String; 6];
 
-    let work = tempfile::tempdir().unwrap();
-    let out = work.path().join("results");
-    let server = HttpServer::start(&env, &work.path().join("server.log"));
-
-    let t0 = Instant::now();
-    let theirs = run_theirs(&env, &server.url, &out);
-    let their_time = t0.elapsed();
-    let t0 = Instant::now();
-    let ours = run_ours(&server.url);
-    let our_time = t0.elapsed();
-    drop(server);
-    assert_eq!(
-        ours.verdicts.len(),
-        ours.selected,
-        "our whole suite ran:\n{}",
-        ours.stdout
-    );
-
-    // Every check of theirs is mapped; every entry matches a check.
-    for check in &theirs {
-        if !mapping.entries.iter().any(|e| e.matches(check)) {
+/// Compares `theirs` and `ours` entry by entry (the entries for `client`),
+/// adding what is wrong to `problems`; returns the printed table's rows.
+fn compare(
+    mapping: &Mapping,
+    client: Option<&str>,
+    theirs: &[TheirCheck],
+    ours: &OurRun,
+    problems: &mut Vec<String>,
+) -> Vec<Row> {
+    // The client calibration runs only the scenarios it compares.
+    let ran = |entry: &Entry| client.is_none() || entry.relation != Relation::NotCompared;
+    let entries: Vec<&Entry> = mapping.entries_for(client).collect();
+    // Every check of theirs is mapped once; every entry matches a check.
+    for check in theirs {
+        let matching = entries.iter().filter(|e| e.matches(check)).count();
+        if matching != 1 {
             problems.push(format!(
-                "unmapped: their check {}:{} ({}); add it to {MAPPING}",
-                check.scenario, check.id, check.status
+                "their check {}:{} ({}) matches {matching} entries{}; it needs one",
+                check.scenario,
+                check.id,
+                check.status,
+                client.map(|c| format!(" for {c}")).unwrap_or_default()
             ));
         }
     }
@@ -407,14 +558,18 @@ fn verdicts_agree_with_the_official_suite(env: PeersEnv) {
         "relation".into(),
         "result".into(),
     ]];
-    for entry in &mapping.entries {
+    for entry in entries {
         let label = entry.label();
         let matched: Vec<&TheirCheck> = theirs.iter().filter(|c| entry.matches(c)).collect();
-        if matched.is_empty() {
-            problems.push(format!("stale entry: their run reported nothing for {label}"));
-        }
-        let their = their_status(matched.iter().copied());
-        let our = our_verdict(&ours, entry);
+        let their = if matched.is_empty() && !ran(entry) {
+            "not run".to_owned()
+        } else {
+            if matched.is_empty() {
+                problems.push(format!("stale entry: their run reported nothing for {label}"));
+            }
+            their_status(matched.iter().copied())
+        };
+        let our = our_verdict(ours, entry);
         if let (Some(scenario), None) = (&entry.ours, &our) {
             problems.push(format!("{label}: our run has no scenario {scenario}"));
         }
@@ -431,7 +586,7 @@ fn verdicts_agree_with_the_official_suite(env: PeersEnv) {
                 if verdicts_agree(&their, &our) {
                     problems.push(format!(
                         "STALE difference {label}: theirs {their}, ours {our} now agree; \
-                         make it `agree` in {MAPPING}"
+                         make it `agree` in the mapping"
                     ));
                     "STALE".into()
                 } else if recorded != (Some(their.as_str()), Some(our.as_str())) {
@@ -461,16 +616,14 @@ fn verdicts_agree_with_the_official_suite(env: PeersEnv) {
             result,
         ]);
     }
+    rows
+}
 
+fn print_rows(rows: &[Row]) {
     let widths: Vec<usize> = (0..6)
         .map(|i| rows.iter().map(|r| r[i].chars().count()).max().unwrap())
         .collect();
-    eprintln!(
-        "\ncalibration: {} vs mcp-conform on {}",
-        mapping.suite, mapping.server
-    );
-    eprintln!("(both over Streamable HTTP on 127.0.0.1)\n");
-    for row in &rows {
+    for row in rows {
         let cells: Vec<String> = row
             .iter()
             .zip(&widths)
@@ -478,6 +631,10 @@ fn verdicts_agree_with_the_official_suite(env: PeersEnv) {
             .collect();
         eprintln!("{}", cells.join("  ").trim_end());
     }
+}
+
+/// How many scenarios and checks each side judged, and in how long.
+fn print_figures(theirs: &[TheirCheck], their_time: Duration, ours: &OurRun, our_time: Duration) {
     let count = |status: &str| theirs.iter().filter(|c| c.status == status).count();
     let scenarios: BTreeSet<&str> = theirs.iter().map(|c| c.scenario.as_str()).collect();
     let green = scenarios
@@ -486,10 +643,9 @@ fn verdicts_agree_with_the_official_suite(env: PeersEnv) {
             theirs
                 .iter()
                 .filter(|c| c.scenario == **s)
-                .all(|c| c.status == "SUCCESS")
+                .all(|c| matches!(c.status.as_str(), "SUCCESS" | "INFO"))
         })
         .count();
-    let relations = |relation: Relation| mapping.entries.iter().filter(|e| e.relation == relation).count();
     eprintln!(
         "\ntheirs: {} scenarios ({green} green), {} checks: {} SUCCESS, {} FAILURE, {} WARNING, in {:.1}s",
         scenarios.len(),
@@ -504,6 +660,17 @@ fn verdicts_agree_with_the_official_suite(env: PeersEnv) {
         ours.verdicts.len(),
         our_time.as_secs_f64()
     );
+}
+
+/// The mapping's figures (of the entries for `client`), and their failures
+/// with their messages.
+fn print_relations(mapping: &Mapping, client: Option<&str>, theirs: &[TheirCheck]) {
+    let relations = |relation: Relation| {
+        mapping
+            .entries_for(client)
+            .filter(|e| e.relation == relation)
+            .count()
+    };
     eprintln!(
         "entries: {} agree, {} differs, {} not-compared",
         relations(Relation::Agree),
@@ -513,6 +680,43 @@ fn verdicts_agree_with_the_official_suite(env: PeersEnv) {
     for check in theirs.iter().filter(|c| c.status == "FAILURE") {
         eprintln!("  their FAILURE {}:{}: {}", check.scenario, check.id, check.error);
     }
+}
+
+// ---------------------------------------------------------------- the test
+
+fn verdicts_agree_with_the_official_suite(env: PeersEnv) {
+    let mapping = Mapping::read(MAPPING);
+    let mut problems = lint_mapping(&mapping);
+    assert!(problems.is_empty(), "{MAPPING}:\n{}", problems.join("\n"));
+
+    let work = tempfile::tempdir().unwrap();
+    let out = work.path().join("results");
+    let server = HttpServer::start(&env, &work.path().join("server.log"));
+
+    let t0 = Instant::now();
+    let theirs = run_theirs(&env, &server.url, &out);
+    let their_time = t0.elapsed();
+    let t0 = Instant::now();
+    let ours = run_ours(&server.url);
+    let our_time = t0.elapsed();
+    drop(server);
+    assert_eq!(
+        ours.verdicts.len(),
+        ours.selected,
+        "our whole suite ran:\n{}",
+        ours.stdout
+    );
+
+    let rows = compare(&mapping, None, &theirs, &ours, &mut problems);
+    eprintln!(
+        "\ncalibration: {} vs mcp-conform on {}",
+        mapping.suite,
+        mapping.server.as_deref().unwrap_or_default()
+    );
+    eprintln!("(both over Streamable HTTP on 127.0.0.1)\n");
+    print_rows(&rows);
+    print_figures(&theirs, their_time, &ours, our_time);
+    print_relations(&mapping, None, &theirs);
 
     assert!(
         problems.is_empty(),
@@ -520,6 +724,126 @@ fn verdicts_agree_with_the_official_suite(env: PeersEnv) {
         mapping.suite,
         problems.join("\n"),
         ours.stdout
+    );
+}
+
+// ---------------------------------------------------------------- the client test
+
+/// One client judged by both suites.
+struct ClientRun {
+    name: &'static str,
+    theirs: Vec<TheirCheck>,
+    their_time: Duration,
+    ours: OurRun,
+    our_time: Duration,
+}
+
+/// Runs their authorization scenarios the mapping compares for the
+/// client whose OAuth command is peers.env's `key`, then ours.
+fn run_client(env: &PeersEnv, mapping: &Mapping, name: &'static str, key: &str, work: &Path) -> ClientRun {
+    let command = var(env, key);
+    let compared: BTreeSet<&str> = mapping
+        .entries_for(Some(name))
+        .filter(|entry| entry.relation != Relation::NotCompared)
+        .map(|entry| entry.official.as_str())
+        .collect();
+    let compared: Vec<&str> = compared.into_iter().collect();
+    let t0 = Instant::now();
+    let theirs = run_their_clients(env, &their_client_command(command), &compared, &work.join(name));
+    let their_time = t0.elapsed();
+    let t0 = Instant::now();
+    let ours = run_our_client(command, mapping, name);
+    ClientRun {
+        name,
+        theirs,
+        their_time,
+        ours,
+        our_time: t0.elapsed(),
+    }
+}
+
+/// Our scenarios the mapping names for `client`, on 2025-11-25 (the
+/// version of their authorization scenarios), against its OAuth command.
+fn run_our_client(command: &str, mapping: &Mapping, client: &str) -> OurRun {
+    let scenarios: BTreeSet<&str> = mapping
+        .entries_for(Some(client))
+        .filter_map(|entry| entry.ours.as_deref())
+        .collect();
+    let mut args = vec![
+        "test-client",
+        "--command",
+        command,
+        "--jobs",
+        "2",
+        "--startup-timeout",
+        OUR_CLIENT_STARTUP_SECS,
+    ];
+    for scenario in scenarios {
+        args.extend(["--filter", scenario]);
+    }
+    let run = judge(&args, OUR_TIMEOUT);
+    OurRun {
+        stdout: run.stdout(),
+        ..ours(&run.report)
+    }
+}
+
+fn client_verdicts_agree_with_the_official_suite(env: PeersEnv) {
+    let mapping = Mapping::read(CLIENT_MAPPING);
+    let mut problems = lint_mapping(&mapping);
+    assert!(problems.is_empty(), "{CLIENT_MAPPING}:\n{}", problems.join("\n"));
+    // Every scenario of theirs has an entry, and every entry a scenario: the
+    // not-compared ones are not run.
+    let listed = their_auth_scenarios(&env);
+    let mapped: BTreeSet<String> = mapping.entries.iter().map(|e| e.official.clone()).collect();
+    for scenario in listed.difference(&mapped) {
+        problems.push(format!(
+            "unmapped: their scenario {scenario}; add it to {CLIENT_MAPPING}"
+        ));
+    }
+    for scenario in mapped.difference(&listed) {
+        problems.push(format!("stale entry: their suite no longer lists {scenario}"));
+    }
+
+    // The two clients side by side: each suite's time goes mostly to
+    // waiting on the clients' interpreters.
+    let work = tempfile::tempdir().unwrap();
+    let runs: Vec<ClientRun> = std::thread::scope(|scope| {
+        let handles: Vec<_> = CLIENTS
+            .map(|(name, key)| scope.spawn(|| run_client(&env, &mapping, name, key, work.path())))
+            .into_iter()
+            .collect();
+        handles.into_iter().map(|handle| handle.join().unwrap()).collect()
+    });
+
+    eprintln!("\nclient calibration: {} vs mcp-conform", mapping.suite);
+    let mut outputs = String::new();
+    for run in &runs {
+        eprintln!("\n{}: {}\n", run.name, mapping.clients[run.name]);
+        let mut found = Vec::new();
+        if run.ours.verdicts.len() != run.ours.selected {
+            found.push("our run did not judge every scenario it selected".to_owned());
+        }
+        let rows = compare(&mapping, Some(run.name), &run.theirs, &run.ours, &mut found);
+        print_rows(&rows);
+        print_figures(&run.theirs, run.their_time, &run.ours, run.our_time);
+        problems.extend(
+            found
+                .into_iter()
+                .map(|problem| format!("{}: {problem}", run.name)),
+        );
+        outputs.push_str(&run.ours.stdout);
+    }
+    for run in &runs {
+        eprintln!("\n{}:", run.name);
+        print_relations(&mapping, Some(run.name), &run.theirs);
+    }
+
+    assert!(
+        problems.is_empty(),
+        "client calibration against {} failed:\n{}\n\nour output:\n{outputs}",
+        mapping.suite,
+        problems.join("\n")
     );
 }
 
@@ -546,6 +870,7 @@ fn entry(ours: &str, requirements: &[&str]) -> Entry {
         ours_verdict: None,
         reason: None,
         transport: None,
+        client: None,
     }
 }
 
@@ -589,8 +914,7 @@ fn our_verdicts_narrow_to_the_cited_requirements() {
 }
 
 fn the_mapping_is_well_formed() {
-    let text = std::fs::read_to_string(repo().join(MAPPING)).unwrap();
-    let mapping: Mapping = serde_saphyr::from_str(&text).unwrap();
+    let mapping = Mapping::read(MAPPING);
     assert_eq!(lint_mapping(&mapping), Vec::<String>::new());
     assert!(verdicts_agree("FAILURE", "non-strict") && !verdicts_agree("SUCCESS", "not-observed"));
     let mut bad = entry("tools.unknown-tool", &["NOPE-001"]);
@@ -599,10 +923,41 @@ fn the_mapping_is_well_formed() {
     bad.ours_verdict = Some("pass".into());
     let problems = lint_mapping(&Mapping {
         suite: String::new(),
-        server: String::new(),
+        server: None,
+        clients: BTreeMap::new(),
         entries: vec![bad],
     });
     assert_eq!(problems.len(), 2, "{problems:?}");
+}
+
+fn the_client_mapping_is_well_formed() {
+    let mapping = Mapping::read(CLIENT_MAPPING);
+    assert_eq!(lint_mapping(&mapping), Vec::<String>::new());
+    let names: BTreeSet<&str> = CLIENTS.iter().map(|(name, _)| *name).collect();
+    assert_eq!(names, mapping.clients.keys().map(String::as_str).collect());
+    for entry in &mapping.entries {
+        assert!(entry.official.starts_with("auth/"), "{}", entry.label());
+    }
+    // An entry for a client the mapping does not list is flagged.
+    let mut stray = entry("client.auth.step-up", &[]);
+    stray.client = Some("rust".into());
+    let problems = lint_mapping(&Mapping {
+        entries: vec![stray],
+        ..mapping
+    });
+    assert_eq!(problems.len(), 1, "{problems:?}");
+}
+
+fn the_adapter_goes_before_the_fixture_program() {
+    let adapter = repo().join(CLIENT_ADAPTER).display().to_string();
+    assert_eq!(
+        their_client_command("/venv/bin/python py-client.py --oauth {url}"),
+        format!("node {adapter} /venv/bin/python py-client.py")
+    );
+    assert_eq!(
+        their_client_command("MCP_CONFORM_NODE_MODULES=/m node ts-client.cjs --oauth {url}"),
+        format!("MCP_CONFORM_NODE_MODULES=/m node {adapter} node ts-client.cjs")
+    );
 }
 
 fn main() -> std::process::ExitCode {
@@ -613,8 +968,22 @@ fn main() -> std::process::ExitCode {
         "EVERYTHING_SERVER_JS",
         "LOOPBACK_SHIM",
     ]);
+    let clients = peers_with(&[
+        "NODE22",
+        "CONFORMANCE_CLI",
+        "PY_OAUTH_CLIENT_CMD",
+        "TS_OAUTH_CLIENT_CMD",
+    ]);
     Tests::default()
         .test("the_mapping_is_well_formed", the_mapping_is_well_formed)
+        .test(
+            "the_client_mapping_is_well_formed",
+            the_client_mapping_is_well_formed,
+        )
+        .test(
+            "the_adapter_goes_before_the_fixture_program",
+            the_adapter_goes_before_the_fixture_program,
+        )
         .test(
             "our_verdicts_narrow_to_the_cited_requirements",
             our_verdicts_narrow_to_the_cited_requirements,
@@ -623,6 +992,11 @@ fn main() -> std::process::ExitCode {
             &referee,
             "verdicts_agree_with_the_official_suite",
             verdicts_agree_with_the_official_suite,
+        )
+        .needing(
+            &clients,
+            "client_verdicts_agree_with_the_official_suite",
+            client_verdicts_agree_with_the_official_suite,
         )
         .needing(
             &official_spec(),

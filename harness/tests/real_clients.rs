@@ -11,13 +11,15 @@
 //! too (`test-client --protocol 2026-07-28`); with the SDK's
 //! `OAuthClientProvider` (`--oauth`) it is judged on the OAuth scenarios
 //! of every version, as is the TypeScript fixture with its SDK's (whose
-//! handshake-era client is judged on its authorization alone on 2026-07-28). Without the peers the tests
+//! handshake-era client is judged on its authorization alone on 2026-07-28);
+//! both are judged with their SDK's client-credentials provider too
+//! (`--client-credentials`). Without the peers the tests
 //! are ignored with the reason (see `common::needs`).
 
 use std::sync::{Mutex, PoisonError};
 use std::time::Duration;
 
-use common::needs::{PeersEnv, Tests, peers};
+use common::needs::{PeersEnv, Tests, peers, peers_with};
 use common::report::{assert_real_peer_run, judge};
 use mcp_conform_report::{Summary, Verdict};
 
@@ -75,7 +77,8 @@ const ON_2026_07_28: &[&str] = &["--protocol", "2026-07-28"];
 /// TypeScript hosts with their SDK's `OAuthClientProvider`, `--oauth`).
 const AUTH_SCENARIOS: &[&str] = &["--protocol", "all", "--filter", "client.auth"];
 /// The OAuth scenarios a client on the client_credentials grant (the
-/// Python SDK's `ClientCredentialsOAuthProvider`) is judged on: discovery,
+/// Python SDK's `ClientCredentialsOAuthProvider`, the TypeScript SDK's
+/// `ClientCredentialsProvider`) is judged on: discovery,
 /// and the refusal a client with no authorization request cannot show.
 const CLIENT_CREDENTIALS_SCENARIOS: &[&str] = &[
     "--protocol",
@@ -143,6 +146,15 @@ fn main() -> std::process::ExitCode {
                 "PY_CLIENT_CREDENTIALS_CMD",
                 CLIENT_CREDENTIALS_SCENARIOS,
                 "python_client_credentials_http",
+            ),
+        )
+        .needing(
+            &peers_with(&["TS_CLIENT_CREDENTIALS_CMD"]),
+            "typescript_sdk_client_credentials_on_the_auth_scenarios",
+            client(
+                "TS_CLIENT_CREDENTIALS_CMD",
+                CLIENT_CREDENTIALS_SCENARIOS,
+                "ts_client_credentials_http",
             ),
         )
         .needing(
