@@ -437,6 +437,14 @@ fn run_their_client(env: &PeersEnv, command: &str, scenario: &str, out: &Path) {
         String::from_utf8_lossy(&output.stdout),
         String::from_utf8_lossy(&output.stderr)
     );
+    // A client they killed leaves partial checks, whose FAILUREs would read
+    // as a disagreement: say what happened instead.
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert!(
+        !stderr.contains("Client timed out"),
+        "their {scenario}: the client did not finish within {THEIR_CLIENT_TIMEOUT_MS} ms \
+         (a machine too busy?), so its checks are partial:\n{stderr}"
+    );
 }
 
 /// FAILURE over WARNING over SUCCESS over the rest.
