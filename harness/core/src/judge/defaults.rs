@@ -42,6 +42,19 @@ pub fn departure_tag(step: &CheckTag, stateless: bool) -> CheckTag {
     }
 }
 
+/// What a departure during a liveness check cites. One that asks whether
+/// the server is still there after a silence window (RPC-020) is judged as a
+/// departure during that window: whether the server left just before the
+/// window closed or just after is timing, not behaviour. Any other liveness
+/// check keeps its own rule.
+pub fn liveness_departure_tag(step: &CheckTag, stateless: bool) -> CheckTag {
+    if step.requirement == cite::RPC_020.as_str() {
+        departure_tag(step, stateless)
+    } else {
+        step.clone()
+    }
+}
+
 /// A request with no `expect` of its own is judged on getting a response
 /// (RPC-004).
 pub fn response_tag(span: Span) -> CheckTag {
@@ -106,5 +119,23 @@ mod tests {
     #[test]
     fn leaving_in_the_stateless_era_is_state_carried_between_requests() {
         assert_eq!(departure("RPC-008", true), ("MODN-004".into(), Level::Must));
+    }
+
+    /// A server seen gone by the liveness check after a silence window is
+    /// cited as if it had left during the window.
+    #[test]
+    fn leaving_before_the_liveness_check_is_judged_like_leaving_in_the_window() {
+        let tag = |requirement: &str| CheckTag {
+            level: Level::Should,
+            requirement: requirement.into(),
+            span: Span::default(),
+        };
+        let cited = |requirement: &str, stateless: bool| {
+            let cited = liveness_departure_tag(&tag(requirement), stateless);
+            (cited.requirement, cited.level)
+        };
+        assert_eq!(cited("RPC-020", true), ("MODN-004".into(), Level::Must));
+        assert_eq!(cited("RPC-020", false), ("RPC-020".into(), Level::Should));
+        assert_eq!(cited("RPC-006", true), ("RPC-006".into(), Level::Should));
     }
 }

@@ -81,7 +81,7 @@ impl StepRunner<'_> {
         for uri in uris {
             let params = json!({ "uri": uri });
             let stop = self
-                .request_result("resources/subscribe", params, step.timeout, &step.tag)
+                .request_result("resources/subscribe", params, step.timeout, &step.tag, &step.tag)
                 .await;
             if stop != Stop::Done {
                 return stop;
@@ -159,7 +159,7 @@ impl StepRunner<'_> {
                 for uri in uris {
                     let params = json!({ "uri": uri });
                     let stop = self
-                        .request_result("resources/unsubscribe", params, STEP_TIMEOUT, tag)
+                        .request_result("resources/unsubscribe", params, STEP_TIMEOUT, tag, tag)
                         .await;
                     if stop != Stop::Done {
                         return stop;
@@ -232,7 +232,8 @@ impl StepRunner<'_> {
     /// Sends `ping` (stateful versions) or `server/discover` (stateless),
     /// and expects a result.
     pub(super) async fn alive(&mut self, timeout: std::time::Duration, tag: &CheckTag) -> Stop {
-        self.request_result(self.liveness_method(), Value::Null, timeout, tag)
+        let departure = defaults::liveness_departure_tag(tag, self.is_stateless());
+        self.request_result(self.liveness_method(), Value::Null, timeout, tag, &departure)
             .await
     }
 
@@ -247,21 +248,28 @@ impl StepRunner<'_> {
     }
 
     /// Sends a request (params `null`: none) and expects a result of any
-    /// shape within `timeout`.
+    /// shape within `timeout`; a peer gone meanwhile is judged under
+    /// `departure`.
     async fn request_result(
         &mut self,
         method: &str,
         params: Value,
         timeout: std::time::Duration,
         tag: &CheckTag,
+        departure: &CheckTag,
     ) -> Stop {
         let params = (!params.is_null()).then_some(params);
         let id = match self.session.request(method, params, None).await {
             Ok(id) => id,
-            Err(error) => return self.peer_gone(tag, &WaitError::Transport(error.to_string())),
+            Err(error) => {
+                return self.peer_gone(departure, &WaitError::Transport(error.to_string()));
+            }
         };
         let deadline = Instant::now() + timeout;
         let waited = self.wait(Wait::Response(&id), deadline, &[]).await;
+        if let Err(error @ (WaitError::Closed(_) | WaitError::Transport(_))) = &waited {
+            return self.peer_gone(departure, error);
+        }
         let expect = ResponseCheck {
             expect: ResponseExpect::Result(Matcher::compile(&json!({})).expect("{} is a matcher")),
             tag: tag.clone(),
