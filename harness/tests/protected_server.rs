@@ -64,6 +64,10 @@ fn run(protection: &str, protocol: ProtocolVersion, scenarios: &[Scenario]) -> V
 /// The scenarios that judge only a server off loopback: on one, they say so.
 const OFF_LOOPBACK_ONLY: &[&str] = &["auth.endpoints-https"];
 
+/// The scenarios that judge only a server offering no authorization server
+/// metadata: on one that offers it, they say so.
+const WITHOUT_METADATA_ONLY: &[&str] = &["auth.default-endpoints"];
+
 #[test]
 fn the_protected_reference_server_passes_every_auth_scenario_that_applies() {
     let scenarios = auth_scenarios();
@@ -83,7 +87,8 @@ fn the_protected_reference_server_passes_every_auth_scenario_that_applies() {
                 .iter()
                 .any(|s| s.id == outcome.id && s.versions.contains(protocol));
             let on_loopback = applies && OFF_LOOPBACK_ONLY.contains(&outcome.id.as_str());
-            let expected = if applies && !on_loopback {
+            let with_metadata = applies && WITHOUT_METADATA_ONLY.contains(&outcome.id.as_str());
+            let expected = if applies && !on_loopback && !with_metadata {
                 Verdict::Pass
             } else {
                 Verdict::NotApplicable
@@ -93,13 +98,50 @@ fn the_protected_reference_server_passes_every_auth_scenario_that_applies() {
                 "{protection} {protocol} {}: {:?} {:#?}",
                 outcome.id, outcome.note, outcome.checks
             );
+            let note = outcome.note.as_deref().unwrap_or_default();
             if on_loopback {
-                let note = outcome.note.as_deref().unwrap_or_default();
                 assert!(note.contains("off loopback"), "{}: {note}", outcome.id);
+            }
+            if with_metadata {
+                assert!(
+                    note.contains("offers no authorization server metadata"),
+                    "{}: {note}",
+                    outcome.id
+                );
             }
             passed += usize::from(expected == Verdict::Pass);
         }
         assert!(passed >= 4, "{protocol}: only {passed} auth scenarios passed");
+    }
+}
+
+/// 2025-03-26's server offering no metadata, with the default endpoints at
+/// its origin in front of the issuer: it passes auth.default-endpoints,
+/// misses the SHOULD of offering metadata, and the scenarios reading the
+/// metadata say there is none; the rest pass as with metadata.
+#[test]
+fn the_reference_server_with_default_endpoints_passes_them() {
+    let scenarios = auth_scenarios();
+    let protocol = ProtocolVersion::V2025_03_26;
+    for outcome in run(" --auth {issuer} --auth-default-endpoints", protocol, &scenarios) {
+        let applies = scenarios
+            .iter()
+            .any(|s| s.id == outcome.id && s.versions.contains(protocol));
+        let expected = match outcome.id.as_str() {
+            _ if !applies => Verdict::NotApplicable,
+            "auth.authorization-server-metadata" => Verdict::NonStrict,
+            "auth.open-redirect" | "auth.endpoints-https" => Verdict::NotApplicable,
+            _ => Verdict::Pass,
+        };
+        assert_eq!(
+            outcome.verdict, expected,
+            "{}: {:?} {:#?}",
+            outcome.id, outcome.note, outcome.checks
+        );
+        if applies && expected == Verdict::NotApplicable {
+            let note = outcome.note.as_deref().unwrap_or_default();
+            assert!(note.contains("metadata"), "{}: {note}", outcome.id);
+        }
     }
 }
 
