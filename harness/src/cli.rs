@@ -158,6 +158,11 @@ pub enum Command {
         /// (RFC 7662) instead of verifying them against its JWKS.
         #[arg(long, requires = "auth")]
         auth_introspect: bool,
+        /// Offer no authorization server metadata at the origin, and serve
+        /// 2025-03-26's default /authorize and /token there instead, in
+        /// front of the issuer.
+        #[arg(long, requires = "auth")]
+        auth_default_endpoints: bool,
     },
 }
 
@@ -509,12 +514,18 @@ fn execute(command: Command) -> Result<ExitCode, CliError> {
             http,
             auth,
             auth_introspect,
+            auth_default_endpoints,
         } => {
-            use mcp_mock_peers::reference::TokenValidation;
+            use mcp_mock_peers::reference::{AuthorizationEndpoints, TokenValidation};
             let validation = if auth_introspect {
                 TokenValidation::Introspection
             } else {
                 TokenValidation::Jwks
+            };
+            let endpoints = if auth_default_endpoints {
+                AuthorizationEndpoints::Defaults
+            } else {
+                AuthorizationEndpoints::Metadata
             };
             let served = match http {
                 Some(address) => mcp_mock_peers::reference::serve_http_blocking(
@@ -522,6 +533,7 @@ fn execute(command: Command) -> Result<ExitCode, CliError> {
                     fault,
                     auth.as_deref(),
                     validation,
+                    endpoints,
                 ),
                 None => mcp_mock_peers::reference::serve_stdio_blocking_with(fault),
             };

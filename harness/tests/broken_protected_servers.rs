@@ -28,9 +28,10 @@ const STARTUP: Duration = Duration::from_secs(30);
 fn exposure(fault: Fault) -> ProtocolVersion {
     match fault {
         Fault::AuthNoResourceMetadata => ProtocolVersion::V2025_06_18,
-        Fault::AuthNoServerMetadata | Fault::AuthOpenRedirect | Fault::AuthPlainHttpEndpoints => {
-            ProtocolVersion::V2025_03_26
-        }
+        Fault::AuthNoServerMetadata
+        | Fault::AuthOpenRedirect
+        | Fault::AuthPlainHttpEndpoints
+        | Fault::AuthDefaultNoToken => ProtocolVersion::V2025_03_26,
         Fault::AuthStateAuthenticates
         | Fault::AuthStateSharedByUsers
         | Fault::AuthScopeOneAtATime
@@ -41,15 +42,17 @@ fn exposure(fault: Fault) -> ProtocolVersion {
 
 /// The command line that serves the protected reference server with
 /// `fault` on a free loopback port (`{issuer}` still to fill in), and its
-/// endpoint URL. A fault of validation by introspection needs that mode.
+/// endpoint URL. A fault of validation by introspection needs that mode,
+/// one of the default endpoints the mode that serves them.
 fn served(fault: Fault) -> (String, String) {
     let port = free_loopback_port().unwrap();
-    let introspecting = match fault {
+    let mode = match fault {
         Fault::AuthIntrospectionIgnoresActive => " --auth-introspect",
+        Fault::AuthDefaultNoToken => " --auth-default-endpoints",
         _ => "",
     };
     let command = format!(
-        "{} reference-server --http 127.0.0.1:{port} --auth {{issuer}}{introspecting} --fault {fault}",
+        "{} reference-server --http 127.0.0.1:{port} --auth {{issuer}}{mode} --fault {fault}",
         common::cli::bin()
     );
     (command, format!("http://127.0.0.1:{port}/mcp"))

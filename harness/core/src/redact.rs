@@ -2,7 +2,8 @@
 //! secret-looking `--header`s, `--secret`, `MCP_CONFORM_SECRETS`) are
 //! replaced by [`REDACTED`] wherever they appear, also when a peer echoes
 //! them: verbatim, inside a JSON string (escaped, or spelled with `\u`
-//! escapes), percent-encoded, or base64-encoded at any alignment. Redacting
+//! escapes), percent-encoded, base64-encoded at any alignment, or cut
+//! short where a message shortens what it shows (`…`). Redacting
 //! the report model where a case enters it (`harness::report`) covers every
 //! output written from it.
 
@@ -94,6 +95,9 @@ impl Secrets {
                 redacted = Cow::Owned(redacted.replace(form.as_str(), replacement));
             }
         }
+        if let Some(uncut) = self.redact_cut_short(&redacted) {
+            redacted = Cow::Owned(uncut);
+        }
         if looks_like_json(&redacted)
             && let Ok(mut value) = serde_json::from_str::<Value>(&redacted)
             && self.redact_value(&mut value)
@@ -136,6 +140,51 @@ impl Secrets {
             Value::Null | Value::Bool(_) | Value::Number(_) => false,
         }
     }
+
+    /// `text` with the beginning of a secret that ends where the text was
+    /// cut short ([`CUT`], as the matcher shortens the values it shows)
+    /// replaced by [`REDACTED`]; `None` when there is none. A beginning
+    /// shorter than [`MIN_SECRET_CHARS`] is left, as a short secret is.
+    fn redact_cut_short(&self, text: &str) -> Option<String> {
+        if !text.contains(CUT) {
+            return None;
+        }
+        let mut uncut = String::with_capacity(text.len());
+        let mut changed = false;
+        let mut pieces = text.split(CUT).peekable();
+        while let Some(piece) = pieces.next() {
+            let cut_here = pieces.peek().is_some();
+            let secret = self
+                .forms
+                .iter()
+                .filter(|_| cut_here)
+                .filter_map(|(form, _)| beginning_at_end(piece, form))
+                .max()
+                .unwrap_or(0);
+            uncut.push_str(&piece[..piece.len() - secret]);
+            if secret > 0 {
+                uncut.push_str(REDACTED);
+                changed = true;
+            }
+            if cut_here {
+                uncut.push(CUT);
+            }
+        }
+        changed.then_some(uncut)
+    }
+}
+
+/// What marks a text cut short.
+const CUT: char = '\u{2026}';
+
+/// The length of the longest beginning of `form` (at least
+/// [`MIN_SECRET_CHARS`] long) that `text` ends with.
+fn beginning_at_end(text: &str, form: &str) -> Option<usize> {
+    let head: String = form.chars().take(MIN_SECRET_CHARS).collect();
+    text.match_indices(&head)
+        .map(|(at, _)| &text[at..])
+        .find(|tail| form.starts_with(tail))
+        .map(str::len)
 }
 
 fn looks_like_json(text: &str) -> bool {
@@ -246,6 +295,24 @@ mod tests {
             assert!(!redacted.contains("s3cr3t"), "{echo}: {redacted}");
         }
         assert_eq!(secrets.redact("nothing here"), "nothing here");
+    }
+
+    #[test]
+    fn a_secret_cut_short_is_redacted_up_to_the_cut() {
+        let secrets = secrets(&["eyJhbGciOi.eyJzdWIiOi.c2lnbmF0dXJl"]);
+        assert_eq!(
+            secrets.redact("got \"you sent eyJhbGciOi.eyJzd…: no match"),
+            format!("got \"you sent {REDACTED}…: no match")
+        );
+        assert_eq!(
+            secrets.redact("ends eyJhb…"),
+            "ends eyJhb…",
+            "shorter than a secret"
+        );
+        assert_eq!(
+            secrets.redact("eyJhbGciOi.eyJzd, uncut"),
+            "eyJhbGciOi.eyJzd, uncut"
+        );
     }
 
     #[test]

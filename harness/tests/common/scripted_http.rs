@@ -7,34 +7,72 @@ use std::net::TcpStream;
 
 use serde_json::{Value, json};
 
-/// One request: method, path, body.
+/// One request as a scripted server reads it.
+pub struct Request {
+    pub method: String,
+    /// Each header's name (lower-cased) and value.
+    pub headers: Vec<(String, String)>,
+    pub body: Vec<u8>,
+}
+
+impl Request {
+    pub fn header(&self, name: &str) -> Option<&str> {
+        self.headers
+            .iter()
+            .find(|(known, _)| known == name)
+            .map(|(_, value)| value.as_str())
+    }
+}
+
+/// One request: method and body.
 pub fn read_request(stream: &mut TcpStream) -> Option<(String, Vec<u8>)> {
+    read_request_with_headers(stream).map(|request| (request.method, request.body))
+}
+
+/// One request, its headers too.
+pub fn read_request_with_headers(stream: &mut TcpStream) -> Option<Request> {
     let mut reader = BufReader::new(stream.try_clone().ok()?);
     let mut line = String::new();
     reader.read_line(&mut line).ok()?;
     let method = line.split_whitespace().next()?.to_owned();
-    let mut length = 0;
+    let mut headers = Vec::new();
     loop {
         let mut header = String::new();
         reader.read_line(&mut header).ok()?;
         if header.trim().is_empty() {
             break;
         }
-        if let Some((name, value)) = header.split_once(':')
-            && name.eq_ignore_ascii_case("content-length")
-        {
-            length = value.trim().parse().unwrap_or(0);
+        if let Some((name, value)) = header.split_once(':') {
+            headers.push((name.trim().to_ascii_lowercase(), value.trim().to_owned()));
         }
     }
-    let mut body = vec![0; length];
-    reader.read_exact(&mut body).ok()?;
-    Some((method, body))
+    let mut request = Request {
+        method,
+        headers,
+        body: Vec::new(),
+    };
+    let length = request
+        .header("content-length")
+        .and_then(|n| n.parse().ok())
+        .unwrap_or(0);
+    request.body = vec![0; length];
+    reader.read_exact(&mut request.body).ok()?;
+    Some(request)
 }
 
 pub fn respond(stream: &mut TcpStream, status: &str, content_type: &str, body: &str) {
+    respond_with(stream, status, &[("Content-Type", content_type)], body);
+}
+
+/// `status` with `headers` and `body`, closing the connection.
+pub fn respond_with(stream: &mut TcpStream, status: &str, headers: &[(&str, &str)], body: &str) {
+    let head: String = headers
+        .iter()
+        .map(|(name, value)| format!("{name}: {value}\r\n"))
+        .collect();
     let _ = write!(
         stream,
-        "HTTP/1.1 {status}\r\nContent-Type: {content_type}\r\nContent-Length: {}\r\nConnection: close\r\n\r\n{body}",
+        "HTTP/1.1 {status}\r\n{head}Content-Length: {}\r\nConnection: close\r\n\r\n{body}",
         body.len()
     );
 }

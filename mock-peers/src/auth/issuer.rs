@@ -220,7 +220,7 @@ fn introspect(issuing: &Issuing, request: &OAuthRequest) -> Value {
 }
 
 /// Whether `uri` is an `http` URL of a loopback host.
-fn is_loopback(uri: &str) -> bool {
+pub(crate) fn is_loopback(uri: &str) -> bool {
     reqwest::Url::parse(uri).is_ok_and(|url| {
         url.scheme() == "http" && matches!(url.host_str(), Some("127.0.0.1" | "localhost" | "[::1]"))
     })

@@ -17,6 +17,7 @@ mod refusal;
 mod resource;
 mod scripted;
 
+pub(crate) use issuer::is_loopback;
 pub use issuer::{INTROSPECTION_PATH, IssuerError, JWKS_PATH, METADATA_PATH, MockIssuer, TOKEN_PATH};
 pub use keys::{KeyGenerationFailed, SigningKey};
 pub use mcp_conform_core::protocol::client_auth::{

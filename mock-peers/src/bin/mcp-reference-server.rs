@@ -9,13 +9,17 @@
 //! purpose (see `fixtures/broken-servers`). With `--auth ISSUER_URL` (HTTP
 //! only) it is an OAuth-protected resource trusting that issuer (see
 //! `reference::Protection`), which with `--auth-introspect` it asks about
-//! each token (RFC 7662) instead of verifying the JWT itself.
+//! each token (RFC 7662) instead of verifying the JWT itself, and which
+//! with `--auth-default-endpoints` offers no authorization server metadata
+//! and serves 2025-03-26's default `/authorize` and `/token` instead.
 
 use std::process::ExitCode;
 
-use mcp_mock_peers::reference::{Fault, TokenValidation, serve_http_blocking, serve_stdio_blocking_with};
+use mcp_mock_peers::reference::{
+    AuthorizationEndpoints, Fault, TokenValidation, serve_http_blocking, serve_stdio_blocking_with,
+};
 
-const USAGE: &str = "usage: mcp-reference-server [--http 127.0.0.1:PORT [--auth ISSUER_URL [--auth-introspect]]] [--fault NAME]";
+const USAGE: &str = "usage: mcp-reference-server [--http 127.0.0.1:PORT [--auth ISSUER_URL [--auth-introspect] [--auth-default-endpoints]]] [--fault NAME]";
 
 fn main() -> ExitCode {
     let mut args = std::env::args().skip(1);
@@ -23,9 +27,14 @@ fn main() -> ExitCode {
     let mut http = None;
     let mut issuer = None;
     let mut validation = TokenValidation::Jwks;
+    let mut endpoints = AuthorizationEndpoints::Metadata;
     while let Some(flag) = args.next() {
         if flag == "--auth-introspect" {
             validation = TokenValidation::Introspection;
+            continue;
+        }
+        if flag == "--auth-default-endpoints" {
+            endpoints = AuthorizationEndpoints::Defaults;
             continue;
         }
         match (flag.as_str(), args.next()) {
@@ -45,7 +54,9 @@ fn main() -> ExitCode {
         }
     }
     let outcome = match (http, issuer) {
-        (Some(address), issuer) => serve_http_blocking(&address, fault, issuer.as_deref(), validation),
+        (Some(address), issuer) => {
+            serve_http_blocking(&address, fault, issuer.as_deref(), validation, endpoints)
+        }
         (None, None) => serve_stdio_blocking_with(fault),
         (None, Some(_)) => {
             eprintln!("mcp-reference-server: --auth protects an HTTP server; give --http too\n{USAGE}");

@@ -137,6 +137,7 @@ crate::faults::faults! {
     AuthExtensionTasksSharedByUsers = "auth-extension-tasks-shared-by-users", "TASKX-031", "In protected mode under 2026-07-28, the tasks extension's tasks/* requests are served without telling whose the task is, so any user's token reaches another's task." => ["auth.extension-tasks-bound-to-user"];
     AuthPredictableSessionIds = "auth-predictable-session-ids", "AUTH-019", "In protected mode, session ids are counted: session-1, session-2, …" => ["auth.session-ids"];
     AuthIntrospectionIgnoresActive = "auth-introspection-ignores-active", "AUTH-003", "In protected mode validating by introspection (--auth-introspect), a token is accepted whenever the introspection endpoint answers, even with active: false." => ["auth.invalid-tokens"];
+    AuthDefaultNoToken = "auth-default-no-token", "AUTH-027", "In protected mode with the default endpoints (2025-03-26, no metadata), /token is not served: a POST there is refused as an MCP request without a token." => ["auth.default-endpoints"];
     AuthOpenRedirect = "auth-open-redirect", "AUTH-029", "In protected mode, the metadata at the server's origin (2025-03-26) names the server's own /authorize, which redirects every request to its redirect_uri, registered or not." => ["auth.open-redirect"];
     ModernNoResultType = "modern-no-result-type", "RPC-015", "Under 2026-07-28, results carry no resultType." => [
         "base.invalid-request", "base.notification-no-response", "base.parse-error",

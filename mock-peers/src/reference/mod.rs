@@ -37,7 +37,9 @@ use tokio::io::{AsyncBufReadExt, AsyncRead, AsyncWrite, BufReader};
 use self::dual::DualEra;
 pub use self::fault::Fault;
 use self::fault::FaultLayer;
-pub use self::http::{NEEDED_SCOPES, Protection, TokenValidation, serve_http, serve_http_protected};
+pub use self::http::{
+    AuthorizationEndpoints, NEEDED_SCOPES, Protection, TokenValidation, serve_http, serve_http_protected,
+};
 use self::sink::Sink;
 use crate::transport::http_server::MCP_PATH;
 
@@ -119,12 +121,14 @@ pub fn serve_stdio_blocking_with(fault: Option<Fault>) -> std::io::Result<()> {
 /// a fresh current-thread runtime until the process is killed. With an
 /// `issuer` (its URL), the server is protected: its resource is that
 /// endpoint URL, and its keys (or its introspection endpoint, as
-/// `validation` says) come from the issuer's metadata.
+/// `validation` says) come from the issuer's metadata; `endpoints` says
+/// whether the origin offers that metadata or the default endpoints.
 pub fn serve_http_blocking(
     address: &str,
     fault: Option<Fault>,
     issuer: Option<&str>,
     validation: TokenValidation,
+    endpoints: AuthorizationEndpoints,
 ) -> std::io::Result<()> {
     use std::io::Write as _;
 
@@ -143,7 +147,14 @@ pub fn serve_http_blocking(
                 let guard = crate::auth::ResourceGuard::discover(resource, issuer)
                     .await
                     .map_err(|why| std::io::Error::other(format!("--auth {issuer}: {why}")))?;
-                Some(Protection::new(guard, validation))
+                let protection = Protection::new(guard, validation);
+                let protection = match endpoints {
+                    AuthorizationEndpoints::Metadata => protection,
+                    AuthorizationEndpoints::Defaults => protection
+                        .with_default_endpoints()
+                        .map_err(|why| std::io::Error::other(format!("--auth-default-endpoints: {why}")))?,
+                };
+                Some(protection)
             }
             None => None,
         };

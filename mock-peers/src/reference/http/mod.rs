@@ -23,13 +23,14 @@
 //! `role: client` scenarios over HTTP shares; this module is the reference
 //! server's [`Handler`] on it.
 
+mod default_endpoints;
 mod fault;
 mod mirror;
 mod protect;
 mod stateless;
 
 use protect::Gate;
-pub use protect::{NEEDED_SCOPES, Protection, TokenValidation};
+pub use protect::{AuthorizationEndpoints, NEEDED_SCOPES, Protection, TokenValidation};
 
 use std::collections::HashMap;
 use std::sync::{Arc, Mutex};

@@ -12,7 +12,9 @@
 //! opened it: another user's token naming it gets 404, as if sessions
 //! were keyed by user and id. Under 2026-07-28 the user goes along with
 //! the request ([`Principal`]), and the `requestState` handles the server
-//! issues are bound to them.
+//! issues are bound to them. With the default endpoints
+//! ([`Protection::with_default_endpoints`]) it is 2025-03-26's server
+//! without metadata instead (`default_endpoints.rs`).
 //!
 //! The `auth-…` faults bend this layer, and only it.
 
@@ -24,6 +26,7 @@ use hyper::header::{self, HeaderValue};
 use hyper::{Method, Response, StatusCode};
 use serde_json::json;
 
+use super::default_endpoints::DefaultEndpoints;
 use crate::auth::{AUTHORIZE_PATH, METADATA_PATH, Rejection, ResourceGuard, Skipped, refusal};
 use crate::reference::Fault;
 use crate::transport::http_server::request::header_str;
@@ -75,6 +78,15 @@ pub enum TokenValidation {
     Introspection,
 }
 
+/// Where a 2025-03-26 client finds the authorization endpoints.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum AuthorizationEndpoints {
+    /// Named in the issuer's RFC 8414 metadata, served at the origin.
+    Metadata,
+    /// No metadata: the default paths at the origin, in front of the issuer.
+    Defaults,
+}
+
 /// The protected mode of one server.
 #[derive(Debug)]
 pub struct Protection {
@@ -83,6 +95,8 @@ pub struct Protection {
     /// The user each session was opened for: a session is that user's
     /// state, which another user's token must not reach (AUTH-020).
     owners: Mutex<HashMap<String, String>>,
+    /// Serves the default endpoints instead of the issuer's metadata.
+    default_endpoints: Option<DefaultEndpoints>,
 }
 
 impl Protection {
@@ -93,7 +107,22 @@ impl Protection {
             guard: guard.requiring_scope(NEEDED_SCOPES),
             validation,
             owners: Mutex::default(),
+            default_endpoints: None,
         }
+    }
+
+    /// 2025-03-26's server offering no authorization server metadata: the
+    /// origin serves the default `/authorize` and `/token` in front of the
+    /// issuer the guard discovered (which must be on loopback).
+    pub fn with_default_endpoints(self) -> Result<Self, String> {
+        let metadata = self
+            .guard
+            .issuer_metadata()
+            .ok_or("the default endpoints need the issuer's metadata")?;
+        Ok(Self {
+            default_endpoints: Some(DefaultEndpoints::in_front_of(metadata)?),
+            ..self
+        })
     }
 
     /// Records that `user` opened the session `id`.
@@ -111,6 +140,11 @@ impl Protection {
     pub(super) async fn gate(&self, fault: Option<Fault>, request: &Inbound) -> Gate {
         let parts = &request.parts;
         let path = parts.uri.path();
+        if let Some(defaults) = &self.default_endpoints
+            && let Some(answer) = defaults.answer(fault, request).await
+        {
+            return Gate::Answer(answer);
+        }
         if parts.method == Method::GET && self.guard.serves_metadata_at(path) {
             return Gate::Answer(self.metadata(fault));
         }
