@@ -23,7 +23,7 @@ const PYTHON_PROFILE: &str = concat!(
 const RMCP_PROFILE: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/../fixtures/peers/rust/profile.yaml");
 
 /// What init's profile rightly fails where the hand-written profile leaves
-/// the trigger unbound. rmcp 3.9's typed `Peer::list_roots` sends roots/list
+/// the trigger unbound. rmcp 3.11's typed `Peer::list_roots` sends roots/list
 /// without checking that the client declared roots (its `elicit` does
 /// check), so the rmcp peer's `list_roots`, bound by init in the stateful
 /// era too, asks a client that declared nothing (ROOT-001, LIST-006).
