@@ -34,10 +34,13 @@ fn client(command: &str) -> ClientUnderTest {
 }
 
 /// The version that shows `fault`: a fault of 2026-07-28 shows only when
-/// the mock server speaks it.
+/// the mock server speaks it, one of the 2025-03-26 authorization only
+/// in its scenarios.
 fn version(fault: ClientFault) -> ProtocolVersion {
     if fault.is_modern() {
         ProtocolVersion::V2026_07_28
+    } else if fault.is_legacy_auth() {
+        ProtocolVersion::V2025_03_26
     } else {
         ProtocolVersion::V2025_11_25
     }

@@ -262,6 +262,10 @@ crate::faults::faults! {
     AuthIgnoresPreRegistration = "http-auth-ignores-pre-registration", "AUTH-041", "Over HTTP, it registers by Dynamic Client Registration though it was handed pre-registered credentials." => ["client.auth.pre-registered"];
     AuthTriesForeignCredentials = "modern-http-auth-tries-foreign-credentials", "AUTH-049", "Over HTTP under 2026-07-28, it tries credentials pre-registered with another authorization server than the one the metadata names." => ["client.auth.pre-registered-elsewhere"];
     AuthUnregisteredClientId = "modern-http-auth-unregistered-client-id", "AUTH-042", "Over HTTP under 2026-07-28, it registers, then authorizes with a client ID of its own making." => ["client.auth.authorization-code"];
+    AuthLegacyMetadataUnderPath = "http-legacy-auth-metadata-under-path", "AUTH-031", "Over HTTP under 2025-03-26, it asks for the authorization server's metadata at the well-known URL with the MCP endpoint's path, not at the server's origin, then uses the default endpoints." => ["client.auth.legacy-default-endpoints", "client.auth.legacy-metadata", "client.auth.legacy-registration"];
+    AuthLegacyNoFallback = "http-legacy-auth-no-fallback", "AUTH-032", "Over HTTP under 2025-03-26, it gives up when the metadata lookup answers 404 instead of using the default endpoints." => ["client.auth.legacy-default-endpoints"];
+    AuthLegacyNoVersionHeader = "http-legacy-auth-no-version-header", "AUTH-033", "Over HTTP under 2025-03-26, its metadata lookup carries no MCP-Protocol-Version header." => ["client.auth.legacy-default-endpoints", "client.auth.legacy-metadata"];
+    AuthLegacyNoRegistration = "http-legacy-auth-no-registration", "AUTH-044", "Over HTTP under 2025-03-26, it never registers: it authorizes with a client ID of its own making." => ["client.auth.legacy-registration"];
     TaskPollsFast = "task-polls-fast", "TASK-010", "A tool call run as a task is polled ten times faster than its pollInterval." => ["client.tasks.polling", "client.tasks.tool-support"];
     TaskPollsPastEnd = "task-polls-past-end", "TASK-010", "A task is polled once more after tasks/get showed it completed." => ["client.tasks.polling", "client.tasks.tool-support"];
     TaskForbiddenTool = "task-forbidden-tool", "TASK-002", "Every tool call goes out as a task once the server lists tasks.requests.tools.call, whatever the tool's execution.taskSupport." => ["client.tasks.tool-support"];
@@ -288,6 +292,13 @@ impl ClientFault {
     /// rather than of the HTTP transport's proxy.
     pub fn is_auth(self) -> bool {
         self.name().contains("-auth-")
+    }
+
+    /// Whether the fault breaks the authorization of 2025-03-26 (the MCP
+    /// server's origin as its authorization server): it shows only on that
+    /// version.
+    pub fn is_legacy_auth(self) -> bool {
+        self.name().starts_with("http-legacy-auth-")
     }
 
     /// Whether only generated scenarios set the fault off (`test-client

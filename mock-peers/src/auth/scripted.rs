@@ -59,6 +59,9 @@ pub struct AuthScript {
     pub issuer_path: Option<String>,
     /// The metadata names another issuer than the one it is served for.
     pub foreign_issuer: bool,
+    /// Whether the RFC 8414 metadata is served at all; a 2025-03-26
+    /// server without it leaves the client the default endpoints.
+    pub metadata: bool,
 }
 
 impl Default for AuthScript {
@@ -74,6 +77,7 @@ impl Default for AuthScript {
             withheld_scope: None,
             issuer_path: None,
             foreign_issuer: false,
+            metadata: true,
         }
     }
 }
@@ -82,7 +86,9 @@ impl Default for AuthScript {
 #[derive(Debug)]
 pub struct ScriptedIssuer {
     shared: Arc<Shared>,
-    task: JoinHandle<()>,
+    /// Its own listener's task; none when it answers at another server's
+    /// origin ([`ScriptedIssuer::at_origin`]).
+    task: Option<JoinHandle<()>>,
 }
 
 #[derive(Debug)]
@@ -104,7 +110,9 @@ struct Shared {
 
 impl Drop for ScriptedIssuer {
     fn drop(&mut self) {
-        self.task.abort();
+        if let Some(task) = &self.task {
+            task.abort();
+        }
     }
 }
 
@@ -113,22 +121,33 @@ impl ScriptedIssuer {
     /// (the mock server's canonical URI), behaving as `script` says.
     pub async fn start(audience: &str, script: AuthScript) -> Result<Self, IssuerError> {
         let (listener, origin) = loopback_listener().await?;
-        let path = script.issuer_path.clone().unwrap_or_default();
-        let shared = Arc::new(Shared {
-            minter: Minter::new(&format!("{origin}{path}"), audience)?,
-            origin,
-            metadata_path: format!("{METADATA_PATH}{path}"),
-            script,
-            grants: Mutex::default(),
-            arrived: AtomicUsize::new(0),
-            log: Mutex::default(),
-            documents: Mutex::default(),
-        });
+        let shared = Shared::new(origin, audience, script)?;
         let serving = Arc::clone(&shared);
         let task = serve_in_background(listener, "scripted authorization server", move |request| {
             answer(Arc::clone(&serving), request)
         });
-        Ok(Self { shared, task })
+        Ok(Self {
+            shared,
+            task: Some(task),
+        })
+    }
+
+    /// The authorization server of 2025-03-26, whose base URL is the MCP
+    /// server's `origin`: it has no listener, and that server hands it the
+    /// requests for its paths ([`ScriptedIssuer::answer`]).
+    pub fn at_origin(origin: String, audience: &str, script: AuthScript) -> Result<Self, IssuerError> {
+        Ok(Self {
+            shared: Shared::new(origin, audience, script)?,
+            task: None,
+        })
+    }
+
+    /// Answers and records `request`, for the server whose origin it shares.
+    pub(crate) fn answer(
+        &self,
+        request: Request<Incoming>,
+    ) -> impl Future<Output = Response<Body>> + Send + 'static {
+        answer(Arc::clone(&self.shared), request)
     }
 
     /// The issuer identifier, which is also its base URL.
@@ -157,6 +176,20 @@ fn lock<T>(mutex: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
 }
 
 impl Shared {
+    fn new(origin: String, audience: &str, script: AuthScript) -> Result<Arc<Self>, IssuerError> {
+        let path = script.issuer_path.clone().unwrap_or_default();
+        Ok(Arc::new(Shared {
+            minter: Minter::new(&format!("{origin}{path}"), audience)?,
+            origin,
+            metadata_path: format!("{METADATA_PATH}{path}"),
+            script,
+            grants: Mutex::default(),
+            arrived: AtomicUsize::new(0),
+            log: Mutex::default(),
+            documents: Mutex::default(),
+        }))
+    }
+
     fn metadata(&self) -> Value {
         let origin = &self.origin;
         let mut metadata = authorization_server_metadata(origin);
@@ -221,7 +254,9 @@ async fn answer(shared: Arc<Shared>, request: Request<Incoming>) -> Response<Bod
     let n = shared.arrived.fetch_add(1, Ordering::Relaxed) + 1;
     let mut recorded = record::recorded(n, &parts, &body);
     let response = match (parts.method, parts.uri.path()) {
-        (Method::GET, path) if path == shared.metadata_path => ok(shared.metadata()),
+        (Method::GET, path) if path == shared.metadata_path && shared.script.metadata => {
+            ok(shared.metadata())
+        }
         (Method::GET, JWKS_PATH) => ok(jwks(&[shared.minter.published_key()])),
         (Method::GET, AUTHORIZE_PATH) => authorize(&shared, &recorded).await,
         (Method::POST, TOKEN_PATH) => token(&shared, &recorded).unwrap_or_else(oauth_error),

@@ -1,5 +1,5 @@
 //! The reference client's OAuth, for a server that answers 401: the
-//! authorization code flow of 2025-06-18 and later, headless. It follows
+//! authorization code flow, headless. From 2025-06-18 it follows
 //! the challenge's `resource_metadata` (else the well-known URLs, path
 //! first), takes the authorization server from the metadata, reads that
 //! server's metadata at the URLs its version gives and checks its issuer,
@@ -9,10 +9,13 @@
 //! Client Registration), authorizes with PKCE S256, `state` and `resource`,
 //! reads the redirect's `Location` instead of opening a browser, checks
 //! `state` and `iss` before it redeems the code, and hands back the token
-//! for the `Authorization` header.
+//! for the `Authorization` header. A server whose challenge names no
+//! metadata and that has none is a 2025-03-26 one: its origin is the
+//! authorization server (`oauth/legacy.rs`).
 //!
 //! Its `auth-` faults break one of these duties each.
 
+mod legacy;
 mod metadata;
 
 use base64::Engine as _;
@@ -37,7 +40,8 @@ const REMOTE_REDIRECT_URI: &str = "http://client.example.com/callback";
 /// The redirect URI of the `auth-unregistered-redirect` fault: on this
 /// machine, but not the one registered.
 const UNREGISTERED_REDIRECT_URI: &str = "http://127.0.0.1:33419/callback";
-/// The client ID of the `auth-unregistered-client-id` fault.
+/// The client ID of the `auth-unregistered-client-id` and
+/// `http-legacy-auth-no-registration` faults.
 const UNREGISTERED_CLIENT_ID: &str = "mcp-conform-reference-client";
 
 /// How the client presents the token it got.
@@ -150,19 +154,33 @@ async fn authorize_with(
         .filter(|_| fault != Some(ClientFault::AuthIgnoresResourceMetadata))
         .and_then(|named| named.parse::<Url>().ok());
     let http = client()?;
-    let resource_metadata = protected_resource(&http, &resource, named.as_ref(), fault).await?;
-    let issuer = resource_metadata["authorization_servers"][0]
-        .as_str()
-        .ok_or("the protected resource metadata names no authorization server")?;
-    let server = authorization_server(&http, issuer, fault).await?;
+    let (issuer, server, resource_metadata) =
+        match protected_resource(&http, &resource, named.as_ref(), fault).await {
+            Ok(resource_metadata) => {
+                let issuer = resource_metadata["authorization_servers"][0]
+                    .as_str()
+                    .ok_or("the protected resource metadata names no authorization server")?
+                    .to_owned();
+                let server = authorization_server(&http, &issuer, fault).await?;
+                (issuer, server, resource_metadata)
+            }
+            // A 2025-03-26 server: no metadata named, none found.
+            Err(_) if challenge["resource_metadata"].is_null() => {
+                let (issuer, server) = legacy::authorization_server(&http, &resource, fault).await?;
+                (issuer, server, json!({}))
+            }
+            Err(why) => return Err(why),
+        };
+    let issuer = issuer.as_str();
     if server.get("code_challenge_methods_supported").is_none() {
         return Err(format!(
             "{issuer} lists no code_challenge_methods_supported: no PKCE, no authorization"
         ));
     }
-    let client_id = match pre_registered(issuer, fault)? {
-        Some(id) => id,
-        None => register(&http, &server, fault).await?,
+    let client_id = match (pre_registered(issuer, fault)?, fault) {
+        (Some(id), _) => id,
+        (None, Some(ClientFault::AuthLegacyNoRegistration)) => UNREGISTERED_CLIENT_ID.to_owned(),
+        (None, _) => register(&http, &server, fault).await?,
     };
     let scope = scope.or_else(|| scope_to_ask(challenge, &resource_metadata, fault));
     let flow = Flow {

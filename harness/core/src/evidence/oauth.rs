@@ -17,6 +17,9 @@ pub struct OAuthRequest {
     pub params: Vec<(String, String)>,
     pub body: String,
     pub authorization: Option<String>,
+    /// Its `MCP-Protocol-Version` header, which a 2025-03-26 client sends
+    /// with its metadata lookup (AUTH-033).
+    pub protocol_version: Option<String>,
     /// The status it was answered with.
     pub status: u16,
 }
@@ -83,7 +86,8 @@ pub struct ClientAuthRecord {
     pub issuer: String,
     /// The `resource_metadata` URL the 401 challenges named, if they did.
     pub challenge_metadata: Option<String>,
-    /// Where the protected resource metadata was served.
+    /// Where the protected resource metadata was served (empty in the
+    /// 2025-03-26 layout, which serves none).
     pub metadata_url: String,
     /// Every request to the authorization server, in arrival order.
     pub conversation: Vec<OAuthRequest>,

@@ -26,6 +26,7 @@ use crate::version::ProtocolVersion;
 use crate::wire::Frame;
 
 mod discovery;
+mod legacy;
 mod refresh;
 mod registration;
 mod scopes;
@@ -79,6 +80,7 @@ pub fn judge(
     findings.extend(evidence.without_refresh_token());
     findings.extend(evidence.mismatch_refused());
     findings.extend(evidence.pre_registration());
+    findings.extend(evidence.legacy());
     findings
         .into_iter()
         .filter(|finding| finding.applies(version))

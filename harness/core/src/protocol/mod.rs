@@ -61,6 +61,9 @@ cites! {
     /// Every requirement the core's rules cite: the frame checker, the
     /// client's HTTP rules and the judge (for coverage listings).
     CHECKED_REQUIREMENTS:
+    AUTH_031,
+    AUTH_032,
+    AUTH_033,
     AUTH_034,
     AUTH_036,
     AUTH_037,
@@ -69,6 +72,7 @@ cites! {
     AUTH_040,
     AUTH_041,
     AUTH_042,
+    AUTH_044,
     AUTH_045,
     AUTH_046,
     AUTH_049,

@@ -22,7 +22,7 @@ mod gateway;
 mod http;
 mod task;
 
-pub use auth::{ClientAuth, StepUp};
+pub use auth::{AuthLayout, ClientAuth, StepUp};
 pub use gateway::{Backend, BackendAction, BackendStep};
 pub use http::{HttpBody, HttpCheck, HttpExchangeStep, SessionChoice};
 pub use task::TaskStep;

@@ -1,23 +1,31 @@
 //! The mock server's protected mode (`auth:` in a `role: client`
 //! scenario): a gate in front of its endpoint that serves the protected
-//! resource metadata where the scenario puts it, and turns away every other
+//! resource metadata where the scenario puts it (on 2025-03-26 none, and
+//! the authorization server's paths at its origin go to that server),
+//! and turns away every other
 //! request whose bearer token the scripted authorization server did not
 //! issue for the mock server (401 with a challenge, 403 for a missing
 //! scope), recording how each request carried its token.
 
 use std::sync::Mutex;
 
+use hyper::body::Incoming;
 use hyper::header::AUTHORIZATION;
-use hyper::{Method, Response, StatusCode};
+use hyper::{Method, Request, Response, StatusCode};
 use mcp_conform_core::evidence::oauth::{ClientAuthRecord, TokenUse};
-use mcp_conform_core::scenario::model::{ClientAuth, MetadataMismatch, MetadataPlacement, StepUp};
+use mcp_conform_core::scenario::model::{
+    AuthLayout, ClientAuth, MetadataMismatch, MetadataPlacement, StepUp,
+};
 use reqwest::Url;
 use serde_json::Value;
 
-use super::{AuthScript, ScriptedIssuer, lock};
-use crate::auth::{Claims, IssuerError, Rejection, ResourceGuard, WELL_KNOWN, jwks, refusal};
+use super::{AUTHORIZE_PATH, AuthScript, REGISTER_PATH, ScriptedIssuer, lock};
+use crate::auth::{
+    Claims, IssuerError, JWKS_PATH, METADATA_PATH, OPENID_CONFIGURATION, Rejection, ResourceGuard,
+    TOKEN_PATH, WELL_KNOWN, jwks, refusal,
+};
 use crate::transport::HttpServerTransport;
-use crate::transport::http_server::gate::Gate;
+use crate::transport::http_server::gate::{Forwarded, Gate};
 use crate::transport::http_server::request::header_str;
 use crate::transport::http_server::respond::{Body, json_response, status_only};
 use crate::transport::http_server::serve::Inbound;
@@ -45,6 +53,9 @@ pub struct ProtectedMockServer {
     step_up: Option<StepUp>,
     /// The metadata names another server as its `resource` (AUTH-037).
     names_another_resource: bool,
+    /// The authorization server answers at the mock server's origin, and
+    /// there is no protected resource metadata (2025-03-26).
+    shares_origin: bool,
     tokens: Mutex<Vec<TokenUse>>,
 }
 
@@ -69,7 +80,14 @@ impl ProtectedMockServer {
             foreign_issuer: auth.mismatch == Some(MetadataMismatch::Issuer),
             ..AuthScript::default()
         };
-        let issuer = ScriptedIssuer::start(resource.as_str(), script).await?;
+        let shares_origin = matches!(auth.layout, AuthLayout::ServerOrigin { .. });
+        let issuer = match auth.layout {
+            AuthLayout::ServerOrigin { metadata } => {
+                let script = AuthScript { metadata, ..script };
+                ScriptedIssuer::at_origin(resource.origin().ascii_serialization(), resource.as_str(), script)?
+            }
+            AuthLayout::ProtectedResource => ScriptedIssuer::start(resource.as_str(), script).await?,
+        };
         let keys = jwks(&[issuer.minter().published_key()]);
         let guard = ResourceGuard::new(resource.clone(), issuer.issuer(), keys)
             .expect("the issuer's own JWK set parses");
@@ -95,6 +113,7 @@ impl ProtectedMockServer {
             scopes_supported: auth.scopes_supported.clone(),
             step_up: auth.step_up.clone(),
             names_another_resource: auth.mismatch == Some(MetadataMismatch::Resource),
+            shares_origin,
             tokens: Mutex::default(),
         }));
         Ok(())
@@ -148,10 +167,18 @@ impl ProtectedMockServer {
 }
 
 impl Gate for ProtectedMockServer {
+    fn at_authorization_server(&self, path: &str) -> bool {
+        self.shares_origin && is_authorization_path(path)
+    }
+
+    fn authorization_server(&self, request: Request<Incoming>) -> Forwarded {
+        Box::pin(self.issuer.answer(request))
+    }
+
     fn screen(&self, label: &str, request: &Inbound) -> Option<Response<Body>> {
         let parts = &request.parts;
         let path = parts.uri.path();
-        if parts.method == Method::GET && path == self.metadata_url.path() {
+        if parts.method == Method::GET && path == self.metadata_url.path() && !self.shares_origin {
             return Some(json_response(StatusCode::OK, self.metadata().to_string()));
         }
         if parts.method == Method::GET && path.starts_with("/.well-known/") {
@@ -182,11 +209,24 @@ impl Gate for ProtectedMockServer {
             resource: self.guard.resource().to_string(),
             issuer: self.issuer.issuer().to_owned(),
             challenge_metadata: self.names_metadata.then(|| self.metadata_url.to_string()),
-            metadata_url: self.metadata_url.to_string(),
+            metadata_url: if self.shares_origin {
+                String::new()
+            } else {
+                self.metadata_url.to_string()
+            },
             conversation: self.issuer.requests(),
             tokens: lock(&self.tokens).clone(),
         }
     }
+}
+
+/// Whether `path` is the authorization server's when it shares the MCP
+/// server's origin: its metadata (and OpenID's, which it does not serve,
+/// recorded all the same), its endpoints and its keys.
+fn is_authorization_path(path: &str) -> bool {
+    path.starts_with(METADATA_PATH)
+        || path.starts_with(OPENID_CONFIGURATION)
+        || [AUTHORIZE_PATH, TOKEN_PATH, REGISTER_PATH, JWKS_PATH].contains(&path)
 }
 
 /// A refusal in words, for the record.

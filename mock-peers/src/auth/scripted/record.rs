@@ -1,11 +1,13 @@
 //! What the scripted authorization server keeps of each request, in
 //! arrival order, so that the judge sees the client's whole OAuth
 //! conversation: the query and form parameters, the raw body (a
-//! registration is JSON), the Authorization header and the status it got.
+//! registration is JSON), the Authorization and MCP-Protocol-Version
+//! headers and the status it got.
 
 use hyper::header::{AUTHORIZATION, CONTENT_TYPE};
 use hyper::http::request::Parts;
 use mcp_conform_core::evidence::oauth::OAuthRequest;
+use mcp_conform_core::wire::headers::PROTOCOL_VERSION;
 
 /// The record of the `n`th request (from 1), before it is answered.
 pub(in crate::auth) fn recorded(n: usize, parts: &Parts, body: &str) -> OAuthRequest {
@@ -34,6 +36,11 @@ pub(in crate::auth) fn recorded(n: usize, parts: &Parts, body: &str) -> OAuthReq
         authorization: parts
             .headers
             .get(AUTHORIZATION)
+            .and_then(|value| value.to_str().ok())
+            .map(str::to_owned),
+        protocol_version: parts
+            .headers
+            .get(PROTOCOL_VERSION)
             .and_then(|value| value.to_str().ok())
             .map(str::to_owned),
         status: 0,

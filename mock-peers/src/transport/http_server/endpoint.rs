@@ -596,8 +596,14 @@ fn record_headers(map: &HeaderMap) -> BTreeMap<String, String> {
 impl Handler for Endpoint {
     type Seen = InboundRequest;
 
-    /// Answers one HTTP request of the client and records it.
+    /// Answers one HTTP request of the client and records it (one for an
+    /// authorization server at this origin, its gate hands to that server).
     async fn handle(self: Arc<Self>, request: Request<Incoming>) -> Response<Body> {
+        if let Some(gate) = self.gate.get()
+            && gate.at_authorization_server(request.uri().path())
+        {
+            return gate.authorization_server(request).await;
+        }
         let method = request.method().clone();
         let mut seen = InboundRequest {
             at: self.elapsed(),

@@ -43,6 +43,7 @@ pub(super) fn oauth(n: usize, method: &str, path: &str, params: &[(&str, &str)])
             .collect(),
         body: String::new(),
         authorization: None,
+        protocol_version: None,
         status: 200,
     }
 }

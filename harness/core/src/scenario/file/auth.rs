@@ -1,7 +1,9 @@
 //! `auth:` in `role: client` scenarios: the mock server is an OAuth
 //! protected resource, and a scripted authorization server runs beside it,
-//! so that the client under test goes through the authorization of
-//! 2025-06-18 and later with no browser.
+//! so that the client under test goes through its authorization with no
+//! browser: from 2025-06-18 the flow that starts from protected resource
+//! metadata, on 2025-03-26 the one whose authorization server is the MCP
+//! server's origin.
 
 use schemars::JsonSchema;
 use serde::Deserialize;
@@ -79,6 +81,12 @@ pub struct AuthSetup {
     /// `this-server` or `another-server`. Default: none.
     #[serde(default)]
     pub pre_registered: Option<Located<PreRegistration>>,
+    /// 2025-03-26 only: whether the authorization server at the MCP
+    /// server's origin serves RFC 8414 metadata; without it the client must
+    /// fall back to `/authorize`, `/token` and `/register` there. Default:
+    /// true.
+    #[serde(default)]
+    pub server_metadata: Option<Located<bool>>,
 }
 
 /// The scope one method needs beyond `scope`.

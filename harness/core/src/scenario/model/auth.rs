@@ -6,6 +6,8 @@ use crate::span::Span;
 
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct ClientAuth {
+    /// Where the authorization server is, as the scenario's version has it.
+    pub layout: AuthLayout,
     pub metadata: MetadataPlacement,
     /// The 401 challenge names the metadata.
     pub names_metadata: bool,
@@ -35,6 +37,19 @@ pub struct ClientAuth {
     pub pre_registered: Option<PreRegistration>,
     /// Where `auth:` is written.
     pub span: Span,
+}
+
+/// Where a client finds the authorization server.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub enum AuthLayout {
+    /// From 2025-06-18: the protected resource metadata names an
+    /// authorization server on an origin of its own.
+    #[default]
+    ProtectedResource,
+    /// 2025-03-26: the MCP server's origin is the authorization server,
+    /// serving RFC 8414 metadata (`metadata`) or only the default
+    /// endpoints; no protected resource metadata anywhere.
+    ServerOrigin { metadata: bool },
 }
 
 /// The scope one method needs beyond `scope` (a step-up).

@@ -1,12 +1,14 @@
 //! Validation of `auth:`: it belongs to `role: client` scenarios over HTTP
-//! from 2025-06-18 (the versions whose authorization starts from a 401 and
-//! protected resource metadata), and its settings must leave the client a
-//! way to find the metadata.
+//! from 2025-03-26. It plays either the authorization of 2025-03-26 (the
+//! MCP server's origin is the authorization server) or that from
+//! 2025-06-18 (a 401 and protected resource metadata), with the keys of
+//! that one only, and its settings must leave the client a way to find the
+//! metadata.
 
 use super::Validator;
 use crate::scenario::file::{self, MetadataPlacement, Role, TransportName};
 use crate::scenario::model;
-use crate::span::Located;
+use crate::span::{Located, Span};
 use crate::version::{ProtocolVersion, VersionSet};
 
 impl Validator<'_> {
@@ -26,15 +28,7 @@ impl Validator<'_> {
                 "a protected server is tested with `requires: {protected: true}`",
             );
         }
-        let before = VersionSet::range(ProtocolVersion::V2024_11_05, ProtocolVersion::V2025_03_26);
-        if let Some(old) = versions.intersect(before).iter().next() {
-            self.error_help(
-                span,
-                format!("`auth` plays the authorization of 2025-06-18 and later, and this scenario applies to {old}"),
-                "protected from 2025-06-18 only",
-                "write `versions: 2025-06-18+` (or a list of versions from 2025-06-18)",
-            );
-        }
+        let legacy = self.auth_versions(setup, span, versions);
         if transport == Some(TransportName::Stdio) {
             self.error(
                 span,
@@ -44,7 +38,14 @@ impl Validator<'_> {
         }
         let flag = |value: &Option<Located<bool>>| value.as_ref().is_none_or(|v| v.value);
         let metadata = setup.metadata.as_ref().map(|m| m.value).unwrap_or_default();
-        let names_metadata = flag(&setup.resource_metadata);
+        let layout = if legacy {
+            model::AuthLayout::ServerOrigin {
+                metadata: flag(&setup.server_metadata),
+            }
+        } else {
+            model::AuthLayout::ProtectedResource
+        };
+        let names_metadata = !legacy && flag(&setup.resource_metadata);
         if let (MetadataPlacement::Challenge, Some(off)) = (metadata, &setup.resource_metadata)
             && !off.value
         {
@@ -57,6 +58,7 @@ impl Validator<'_> {
         }
         let issuer_path = setup.issuer_path.as_ref().map(|path| self.issuer_path(path));
         Some(model::ClientAuth {
+            layout,
             metadata,
             names_metadata,
             scope: setup.scope.as_ref().map(|s| s.value.clone()),
@@ -75,12 +77,65 @@ impl Validator<'_> {
             refresh_tokens: flag(&setup.refresh_tokens),
             code_challenge_methods: flag(&setup.code_challenge_methods),
             registration: flag(&setup.registration),
-            metadata_documents: flag(&setup.metadata_documents),
+            metadata_documents: !legacy && flag(&setup.metadata_documents),
             issuer_path,
             mismatch: setup.mismatch.as_ref().map(|m| m.value),
             pre_registered: setup.pre_registered.as_ref().map(|p| p.value),
             span,
         })
+    }
+
+    /// Which authorization `auth` plays: that of 2025-03-26 (true: the MCP
+    /// server's origin is the authorization server) or that from
+    /// 2025-06-18, never both in one scenario, nothing before 2025-03-26;
+    /// the keys of the other one are errors.
+    fn auth_versions(&mut self, setup: &file::AuthSetup, span: Span, versions: VersionSet) -> bool {
+        if versions.contains(ProtocolVersion::V2024_11_05) {
+            self.error_help(
+                span,
+                "`auth` plays the authorization of 2025-03-26 and later, and this scenario applies to 2024-11-05",
+                "no authorization in 2024-11-05",
+                "write `versions: 2025-03-26`, or `versions: 2025-06-18+`",
+            );
+        }
+        let legacy = versions.contains(ProtocolVersion::V2025_03_26);
+        let later = VersionSet::range(ProtocolVersion::V2025_06_18, ProtocolVersion::V2026_07_28);
+        if let (true, Some(newer)) = (legacy, versions.intersect(later).iter().next()) {
+            self.error_help(
+                span,
+                format!(
+                    "`auth` cannot play both the authorization of 2025-03-26 and that of {newer}: the one has the authorization server at the MCP server's origin, the other finds it from protected resource metadata"
+                ),
+                "for 2025-03-26 and later versions at once",
+                "write one scenario with `versions: 2025-03-26` and another with `versions: 2025-06-18+`",
+            );
+            return legacy;
+        }
+        let (keys, help) = if legacy {
+            (
+                modern_keys(setup),
+                "on 2025-03-26 `auth` takes `server_metadata`, `registration` and `pre_registered`",
+            )
+        } else {
+            (
+                legacy_keys(setup),
+                "`server_metadata` is for `versions: 2025-03-26`; from 2025-06-18 the metadata is placed with `metadata`",
+            )
+        };
+        let era = if legacy {
+            "2025-03-26"
+        } else {
+            "2025-06-18 and later"
+        };
+        for (key, key_span) in keys {
+            self.error_help(
+                key_span,
+                format!("`{key}` means nothing in the authorization of {era}"),
+                "not on this scenario's versions",
+                help,
+            );
+        }
+        legacy
     }
 
     /// An issuer's path is a URL path of at least one segment, without a
@@ -102,4 +157,52 @@ impl Validator<'_> {
         }
         text.clone()
     }
+}
+
+/// The keys set in `setup` that only the authorization from 2025-06-18
+/// reads: protected resource metadata, scopes and step-up, `iss`, `state`,
+/// PKCE support, refresh, Client ID Metadata Documents, issuers with a
+/// path, mismatched metadata (none has a 2025-03-26 rule to judge).
+fn modern_keys(setup: &file::AuthSetup) -> Vec<(&'static str, Span)> {
+    let spans = [
+        ("metadata", setup.metadata.as_ref().map(|v| v.span)),
+        (
+            "resource_metadata",
+            setup.resource_metadata.as_ref().map(|v| v.span),
+        ),
+        ("scope", setup.scope.as_ref().map(|v| v.span)),
+        ("challenge_scope", setup.challenge_scope.as_ref().map(|v| v.span)),
+        (
+            "scopes_supported",
+            setup.scopes_supported.as_ref().map(|v| v.span),
+        ),
+        ("iss", setup.iss.as_ref().map(|v| v.span)),
+        ("state", setup.state.as_ref().map(|v| v.span)),
+        (
+            "code_challenge_methods",
+            setup.code_challenge_methods.as_ref().map(|v| v.span),
+        ),
+        ("step_up", setup.step_up.as_ref().map(|v| v.span)),
+        ("refresh_tokens", setup.refresh_tokens.as_ref().map(|v| v.span)),
+        (
+            "metadata_documents",
+            setup.metadata_documents.as_ref().map(|v| v.span),
+        ),
+        ("issuer_path", setup.issuer_path.as_ref().map(|v| v.span)),
+        ("mismatch", setup.mismatch.as_ref().map(|v| v.span)),
+    ];
+    spans
+        .into_iter()
+        .filter_map(|(key, span)| Some((key, span?)))
+        .collect()
+}
+
+/// The keys set in `setup` that only the authorization of 2025-03-26 reads.
+fn legacy_keys(setup: &file::AuthSetup) -> Vec<(&'static str, Span)> {
+    setup
+        .server_metadata
+        .as_ref()
+        .map(|v| ("server_metadata", v.span))
+        .into_iter()
+        .collect()
 }

@@ -2,16 +2,17 @@
 //! puts it, a challenge naming it, tokens checked against the scripted
 //! authorization server, and how each request carried its token recorded.
 
-use mcp_conform_core::scenario::model::{IssParameter, StateParameter};
+use mcp_conform_core::scenario::model::{AuthLayout, IssParameter, StateParameter};
 use mcp_conform_core::span::Span;
 
 use super::*;
-use crate::auth::AUTHORIZE_PATH;
+use crate::auth::{AUTHORIZE_PATH, METADATA_PATH, TOKEN_PATH};
 
 const REDIRECT: &str = "http://localhost:3000/callback";
 
 fn auth(metadata: MetadataPlacement) -> ClientAuth {
     ClientAuth {
+        layout: AuthLayout::ProtectedResource,
         metadata,
         names_metadata: true,
         scope: Some("mcp".into()),
@@ -189,4 +190,84 @@ async fn mismatched_metadata_names_another_server_as_its_resource() {
     let document = json_of(client().get(&metadata_url).send().await.unwrap()).await;
     assert_eq!(document["resource"], ANOTHER_RESOURCE);
     assert!(document["authorization_servers"][0].is_string());
+}
+
+/// The 2025-03-26 layout at `server`, its metadata served or not.
+async fn at_origin(metadata: bool) -> HttpServerTransport {
+    let server = HttpServerTransport::bind("127.0.0.1:0").await.unwrap();
+    let setup = ClientAuth {
+        layout: AuthLayout::ServerOrigin { metadata },
+        names_metadata: false,
+        scope: None,
+        metadata_documents: false,
+        ..auth(MetadataPlacement::Path)
+    };
+    ProtectedMockServer::install(&server, &setup).await.unwrap();
+    server
+}
+
+#[tokio::test]
+async fn on_2025_03_26_the_origin_is_the_authorization_server_and_no_resource_metadata_exists() {
+    let server = at_origin(true).await;
+    let refused = post(server.url(), None).await;
+    let challenge = refused.headers()["www-authenticate"].to_str().unwrap().to_owned();
+    assert!(!challenge.contains("resource_metadata"), "{challenge}");
+    let prm = client()
+        .get(format!("{}{WELL_KNOWN}/mcp", origin(&server)))
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(prm.status(), reqwest::StatusCode::NOT_FOUND);
+    let metadata = client()
+        .get(format!("{}{METADATA_PATH}", origin(&server)))
+        .header("mcp-protocol-version", "2025-03-26")
+        .send()
+        .await
+        .unwrap();
+    let metadata = json_of(metadata).await;
+    assert_eq!(metadata["issuer"], origin(&server));
+    assert_eq!(
+        metadata["authorization_endpoint"],
+        format!("{}{AUTHORIZE_PATH}", origin(&server))
+    );
+    let token = token_of(&server).await;
+    assert_ne!(
+        post(server.url(), Some(&token)).await.status(),
+        reqwest::StatusCode::UNAUTHORIZED
+    );
+    let record = server.record();
+    let auth = record.auth.unwrap();
+    assert_eq!(auth.issuer, origin(&server));
+    assert_eq!(auth.metadata_url, "");
+    let lookup = &auth.conversation[0];
+    assert_eq!((lookup.path.as_str(), lookup.status), (METADATA_PATH, 200));
+    assert_eq!(lookup.protocol_version.as_deref(), Some("2025-03-26"));
+    let paths: Vec<&str> = auth.conversation[1..].iter().map(|r| r.path.as_str()).collect();
+    assert_eq!(paths, [AUTHORIZE_PATH, TOKEN_PATH]);
+    let logged: Vec<&str> = record.requests.iter().map(|r| r.target.as_str()).collect();
+    assert!(
+        logged
+            .iter()
+            .all(|target| !target.starts_with(AUTHORIZE_PATH) && *target != TOKEN_PATH),
+        "the authorization server's requests stay out of the mock server's log: {logged:?}"
+    );
+}
+
+#[tokio::test]
+async fn on_2025_03_26_without_metadata_only_the_default_endpoints_answer() {
+    let server = at_origin(false).await;
+    let lookup = client()
+        .get(format!("{}{METADATA_PATH}", origin(&server)))
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(lookup.status(), reqwest::StatusCode::NOT_FOUND);
+    let token = token_of(&server).await;
+    assert_ne!(
+        post(server.url(), Some(&token)).await.status(),
+        reqwest::StatusCode::UNAUTHORIZED
+    );
+    let auth = server.record().auth.unwrap();
+    assert_eq!(auth.conversation[0].status, 404);
+    assert_eq!(auth.conversation[0].protocol_version, None);
 }

@@ -28,6 +28,7 @@ fn verdicts(auth: &str, asked: Option<&str>) -> (Vec<Verdict>, Vec<Verdict>) {
                 params,
                 body: String::new(),
                 authorization: None,
+                protocol_version: None,
                 status: 302,
             }],
             ..ClientAuthRecord::default()
