@@ -74,6 +74,7 @@ pub fn judge(
         evidence.registers_native_for_loopback(),
         evidence.redirects_as_registered(),
         evidence.client_id_registered(),
+        evidence.registers_dynamically(),
     ];
     findings.extend(evidence.refusals());
     findings.extend(evidence.step_up());
