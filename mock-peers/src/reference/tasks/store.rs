@@ -459,6 +459,25 @@ mod tests {
     }
 
     #[tokio::test]
+    async fn a_watched_store_tells_every_status_change_with_the_state_tasks_get_shows() {
+        let told = Arc::new(Mutex::new(Vec::new()));
+        let hearing = Arc::clone(&told);
+        let store = TaskStore::extension(move |state| hearing.lock().unwrap().push(state.clone()));
+        let created = store.start(None, None, async { Ok(json!({ "content": [] })) });
+        let id = created["taskId"].as_str().unwrap().to_owned();
+        while told.lock().unwrap().is_empty() {
+            tokio::time::sleep(Duration::from_millis(5)).await;
+        }
+        assert_eq!(*told.lock().unwrap(), [store.get(&id).unwrap()]);
+        assert_eq!(told.lock().unwrap()[0]["result"], json!({ "content": [] }));
+        let slow = store.start(None, None, std::future::pending());
+        let slow_id = slow["taskId"].as_str().unwrap().to_owned();
+        store.cancel(&slow_id).unwrap();
+        assert_eq!(told.lock().unwrap()[1], store.get(&slow_id).unwrap());
+        assert_eq!(told.lock().unwrap()[1]["status"], "cancelled");
+    }
+
+    #[tokio::test]
     async fn a_task_asks_until_its_keys_are_answered_and_ignores_other_keys() {
         let store = TaskStore::extension(|_| {});
         let question = json!({ "method": "roots/list" });
