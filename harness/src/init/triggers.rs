@@ -100,6 +100,10 @@ pub const TRIGGERS: &[Trigger] = &[
         "2026-07-28: may run as a task, and fails with a JSON-RPC error (no obvious candidate: the same tool may fail either way).",
     ),
     tool(
+        "progress_task_tool",
+        "May run as a task, and sends notifications/progress for the call's progress token while it runs.",
+    ),
+    tool(
         "multi_turn_tool",
         "Asks for a form (elicitation), the client's model (sampling) and a confirmation (elicitation) in one call.",
     ),
@@ -305,6 +309,7 @@ fn fits(trigger: &str, tool: &Described<'_>) -> bool {
         "long_task_tool" => tool.task_support() != "forbidden" && (slow || timed(tool.schema())),
         "task_required_tool" => tool.task_support() == "required",
         "task_error_tool" => tool.task_support() != "forbidden" && fits("error_tool", tool),
+        "progress_task_tool" => tool.task_support() != "forbidden" && fits("progress_tool", tool),
         _ => false,
     }
 }

@@ -271,6 +271,7 @@ crate::faults::faults! {
     ];
     CancelAnswersWorking = "cancel-answers-working", "TASK-007", "tasks/cancel answers with the task still working." => ["tasks.cancel"];
     RequiredToolServedPlain = "required-tool-served-plain", "TASK-002", "A tool that runs only as a task answers a plain call with a result instead of -32601." => ["tasks.required-tool"];
+    TaskProgressAfterEnd = "task-progress-after-end", "TASK-008", "After tasks/get shows a task completed, one more notifications/progress goes out with the token of the call that created it." => ["tasks.progress"];
     ForbiddenToolServedAsTask = "forbidden-tool-served-as-task", "TASK-002", "A tool without task support called as a task is served as an ordinary call instead of refused with -32601." => ["tasks.forbidden-tool"];
     ModernTaskOldOptIn = "modern-task-old-opt-in", "TASKX-026", "Under 2026-07-28, a tools/call that asks for a task the 2025-11-25 way (params.task) without the extension is answered with a CreateTaskResult." => ["tasks.extension-opt-in"];
     ModernTaskCreatedNested = "modern-task-created-nested", "TASKX-007", "Under 2026-07-28, a CreateTaskResult holds the task's fields under `task`, as 2025-11-25 did, instead of at its top." => [
@@ -292,6 +293,8 @@ crate::faults::faults! {
     ModernTaskResultServed = "modern-task-result-served", "TASKX-024", "Under 2026-07-28, tasks/result (removed by the extension) is answered with a result instead of -32601." => ["tasks.extension-removed-methods"];
     ModernTaskCancelAsTask = "modern-task-cancel-as-task", "TASKX-022", "Under 2026-07-28, tasks/cancel is answered with resultType \"task\" instead of an acknowledgement whose resultType is \"complete\"." => ["tasks.extension-cancel-update"];
     ModernTaskInputKeyReused = "modern-task-input-key-reused", "TASKX-018", "Under 2026-07-28, a task whose input was answered asks again under the same inputRequests key, for a different request." => ["tasks.extension-input"];
+    ModernTaskNotificationPartial = "modern-task-notification-partial", "TASKX-033", "Under 2026-07-28, notifications/tasks on a listen stream leaves out the result of a completed task, which tasks/get shows." => ["tasks.extension-listen"];
+    ModernTaskProgressOnListen = "modern-task-progress-on-listen", "TASKX-034", "Under 2026-07-28, a listen stream that follows a task also gets notifications/progress for it, with the token of the call that created it, before each of its notifications/tasks." => ["tasks.extension-listen"];
     ModernTaskCancelledByNotification = "modern-task-cancelled-by-notification", "TASKX-023", "Under 2026-07-28, a notifications/cancelled for a call answered with a task cancels the task." => ["tasks.extension-cancelled-notification"];
     ModernHttpUnrelatedNotification = "modern-http-unrelated-notification", "HTTP-028", "Over HTTP under 2026-07-28, add_tool's own response stream carries a tools/list_changed notification, which is about no request." => ["http.stateless-request-stream"];
     MultiTurnSkipsSampling = "multi-turn-skips-sampling", "TURN-001", "The multi-turn tool's sampling request goes out as a ping, so it never asks the model and never reaches its confirmation." => [
@@ -389,6 +392,9 @@ struct State {
     /// (`modern-task-cancelled-by-notification`).
     task_calls: HashMap<String, String>,
     cancelled_tasks: HashSet<String>,
+    /// The progress token of the call that created each task, by task id
+    /// (`task-progress-after-end`, `modern-task-progress-on-listen`).
+    task_tokens: HashMap<String, Value>,
     /// Ids of requests the layer sent the server itself, whose answers
     /// the client must not see.
     swallowed: HashSet<String>,
@@ -608,12 +614,13 @@ impl FaultLayer {
             Some((method, params)) => {
                 self.distort_response(method, params, &mut frame, &mut around.after);
                 self.stateless_response(method, params, &mut frame, &mut around);
-                self.tasks_response(method, params, &mut frame);
+                self.tasks_response(method, params, &mut frame, &mut around.after);
                 self.task_extension_response(method, params, &mut frame);
                 self.multi_turn_result_out(method, params, &mut frame);
             }
             None => {
                 self.multi_turn_request_out(&mut frame);
+                self.task_extension_message(&mut frame, &mut around);
                 if self.distort_message(&mut frame) || self.stateless_message(&mut frame, &mut around) {
                     return Vec::new();
                 }

@@ -324,6 +324,8 @@ impl FrameChecker {
                     if self.whole_connection {
                         self.conversation
                             .server_notification(&method, params.as_ref(), &mut found);
+                        self.task_extension
+                            .server_notification(&method, params.as_ref(), &mut found);
                     }
                 }
                 self.check_method(
@@ -364,6 +366,7 @@ impl FrameChecker {
                     match (created, self.version()) {
                         (Some(task_method), Some(version)) => {
                             found.extend(CREATE_TASK_RESULT.check(&result, version, "/result"));
+                            self.tasks.note_origin(key.clone(), sender, &result);
                             self.tasks
                                 .note_created(sender, &task_method, &result, self.frame_at, &mut found);
                         }
@@ -484,12 +487,13 @@ impl FrameChecker {
     }
 
     /// Progress names the token of a request in flight, comes from the
-    /// side that received that request, and increases (PROG-002/003/004).
+    /// side that received that request, increases (PROG-002/003/004), and
+    /// stops once the task the request created is seen ended (TASK-008).
     fn check_progress(&mut self, sender: PeerRole, params: Option<&Value>) -> Option<Violation> {
         let params = params?;
         let token = params.get("progressToken")?.to_string();
         let progress = params.get("progress").and_then(Value::as_f64)?;
-        let Some(((requester, _), last)) = self.tokens.get_mut(&token) else {
+        let Some((request, last)) = self.tokens.get_mut(&token) else {
             let violation = if self.finished_tokens.contains(&token) {
                 Violation::must(
                     cite::PROG_004,
@@ -503,9 +507,18 @@ impl FrameChecker {
             };
             return Some(violation.at("/params/progressToken"));
         };
-        if *requester == sender {
+        if request.0 == sender {
             let message = format!("progress for token {token} sent by the side that made the request");
             return Some(Violation::must(cite::PROG_003, message).at("/params/progressToken"));
+        }
+        // Only stdio keeps the order: over HTTP, progress written before
+        // the task ended may reach us after the answer that showed the end.
+        if let Some((task, status)) = self.tasks.ended_task_of(request).filter(|_| self.stdio) {
+            let message = format!(
+                "progress for token {token} after its task {task:?} was seen {}",
+                status.name()
+            );
+            return Some(Violation::must(cite::TASK_008, message).at("/params/progressToken"));
         }
         let previous = last.replace(progress);
         previous.filter(|p| progress <= *p).map(|p| {

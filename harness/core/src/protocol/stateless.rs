@@ -16,7 +16,7 @@ use super::content::is_extension_id;
 use super::meta_key::{
     CLIENT_CAPABILITIES, CLIENT_INFO, LOG_LEVEL, PROTOCOL_VERSION, SERVER_INFO, SUBSCRIPTION_ID,
 };
-use super::model::subscriptions::{FILTER_MEMBERS, RESOURCE_SUBSCRIPTIONS, RESOURCE_UPDATED};
+use super::model::subscriptions::{FILTER_MEMBERS, RESOURCE_SUBSCRIPTIONS, RESOURCE_UPDATED, TASK_IDS};
 use super::model::{
     LOG_LEVELS, MethodKind, capability_declared, input_requests, is_input_required, member_gates, method_in,
 };
@@ -32,6 +32,7 @@ const ACKNOWLEDGED: &str = "notifications/subscriptions/acknowledged";
 const LOG_MESSAGE: &str = "notifications/message";
 const PROGRESS: &str = "notifications/progress";
 const CANCELLED: &str = "notifications/cancelled";
+const TASK_STATUS: &str = "notifications/tasks";
 
 /// Methods 2026-07-28 removed; a modern server answers them -32601 (PING-002).
 pub const REMOVED_METHODS: [&str; 4] = [
@@ -62,6 +63,15 @@ pub(super) struct ClientRequest {
 struct Subscription {
     filter: Value,
     acknowledged: bool,
+    /// The tasks the acknowledgement agreed to send `notifications/tasks` for.
+    agreed_tasks: Vec<String>,
+}
+
+impl Subscription {
+    /// Whether the stream follows tasks: its filter lists `taskIds`.
+    fn follows_tasks(&self) -> bool {
+        !strings(&self.filter, TASK_IDS).is_empty()
+    }
 }
 
 /// An `InputRequiredResult` the client has not retried yet.
@@ -161,6 +171,7 @@ impl Conversation {
                 Subscription {
                     filter: filter.unwrap_or(Value::Null),
                     acknowledged: false,
+                    agreed_tasks: Vec::new(),
                 },
             );
         }
@@ -255,13 +266,24 @@ impl Conversation {
 
     /// Judges a notification from the server: listen-stream notifications
     /// come after their acknowledgement, on a stream that asked for them
-    /// (SUBS-001, SUBS-003, LIST-003, RES-008); log messages answer a
-    /// request that set a log level, at or above it (LOG-006).
+    /// (SUBS-001, SUBS-003, LIST-003, RES-008), and task states only for
+    /// tasks it agreed to (TASKX-033); log messages answer a request that
+    /// set a log level, at or above it (LOG-006); neither they nor progress
+    /// go on a listen stream (PROG-006, LOG-006; TASKX-034 on one that
+    /// follows tasks).
     pub fn server_notification(&mut self, method: &str, params: Option<&Value>, out: &mut Vec<Violation>) {
         let subscription_id = params
             .and_then(|p| p.get("_meta"))
             .and_then(|m| m.get(SUBSCRIPTION_ID));
+        let follows_tasks = subscription_id
+            .and_then(RequestId::from_value)
+            .and_then(|id| self.subscriptions.get(&id))
+            .is_some_and(Subscription::follows_tasks);
         match method {
+            LOG_MESSAGE | PROGRESS if follows_tasks => {
+                let message = format!("`{method}` on a listen stream that follows tasks");
+                return out.push(Violation::must(cite::TASKX_034, message).at("/params/_meta"));
+            }
             LOG_MESSAGE => return self.check_log(params, subscription_id.is_some(), out),
             PROGRESS if subscription_id.is_some() => {
                 let message = "progress on a listen stream; it belongs to its request's response stream";
@@ -270,7 +292,7 @@ impl Conversation {
             CANCELLED => return self.check_cancelled(params, out),
             _ => {}
         }
-        let Some(raw) = subscription_id.filter(|_| is_stream_only(method)) else {
+        let Some(raw) = subscription_id.filter(|_| is_stream_only(method) || method == TASK_STATUS) else {
             return;
         };
         let at = "/params/_meta/io.modelcontextprotocol~1subscriptionId";
@@ -281,11 +303,18 @@ impl Conversation {
         };
         if method == ACKNOWLEDGED {
             subscription.acknowledged = true;
+            let agreed = params.and_then(|p| p.get("notifications"));
+            subscription.agreed_tasks = agreed
+                .map(|a| strings(a, TASK_IDS).into_iter().map(str::to_owned).collect())
+                .unwrap_or_default();
             return check_acknowledged(&subscription.filter, params, out);
         }
         if !subscription.acknowledged {
             let message = format!("`{method}` on subscription {raw} before its acknowledgement");
             out.push(Violation::must(cite::SUBS_001, message).at("/method"));
+        }
+        if method == TASK_STATUS {
+            return check_agreed_task(&subscription.agreed_tasks, params, out);
         }
         check_filter(&subscription.filter, method, params, out);
     }
@@ -476,11 +505,28 @@ fn check_acknowledged(requested: &Value, params: Option<&Value>, out: &mut Vec<V
             out.push(Violation::new(cite::SUBS_002, Level::Should, message).at("/params/notifications"));
         }
     }
-    let wanted = uris(requested);
-    for uri in uris(acknowledged).into_iter().filter(|u| !wanted.contains(u)) {
+    for member in [RESOURCE_SUBSCRIPTIONS, TASK_IDS] {
+        let wanted = strings(requested, member);
+        for item in strings(acknowledged, member)
+            .into_iter()
+            .filter(|i| !wanted.contains(i))
+        {
+            let message = format!(
+                "the acknowledgement's `{member}` lists {item:?}, which the listen request did not list"
+            );
+            out.push(Violation::new(cite::SUBS_002, Level::Should, message).at("/params/notifications"));
+        }
+    }
+}
+
+/// A stream carries `notifications/tasks` for the tasks its
+/// acknowledgement agreed to (TASKX-033, stated as fact: SHOULD).
+fn check_agreed_task(agreed: &[String], params: Option<&Value>, out: &mut Vec<Violation>) {
+    let task = params.and_then(|p| p.get("taskId")).and_then(Value::as_str);
+    if let Some(task) = task.filter(|t| !agreed.iter().any(|a| a == t)) {
         let message =
-            format!("the acknowledgement subscribes to {uri:?}, which the listen request did not list");
-        out.push(Violation::new(cite::SUBS_002, Level::Should, message).at("/params/notifications"));
+            format!("notifications/tasks for task {task:?}, which the acknowledgement did not agree to");
+        out.push(Violation::new(cite::TASKX_033, Level::Should, message).at("/params/taskId"));
     }
 }
 
@@ -511,8 +557,13 @@ fn check_filter(filter: &Value, method: &str, params: Option<&Value>, out: &mut 
 }
 
 fn uris(filter: &Value) -> Vec<&str> {
+    strings(filter, RESOURCE_SUBSCRIPTIONS)
+}
+
+/// The strings a filter member lists.
+fn strings<'a>(filter: &'a Value, member: &str) -> Vec<&'a str> {
     filter
-        .get(RESOURCE_SUBSCRIPTIONS)
+        .get(member)
         .and_then(Value::as_array)
         .into_iter()
         .flatten()

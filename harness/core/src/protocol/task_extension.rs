@@ -2,19 +2,22 @@
 //! results: what a request that did or did not opt in may get back, the
 //! shapes of task answers, the methods that are gone, the old capability,
 //! and how the statuses an answer shows may move; and on a client's polls,
-//! how often it polls each task (TASKX-028).
+//! how often it polls each task (TASKX-028); on `notifications/tasks`,
+//! that each carries the task state `tasks/get` shows (TASKX-033).
 //!
 //! Whether a request opted in is read from its own `clientCapabilities`
 //! (TASKX-002): an earlier request's declaration changes nothing.
 
-use std::collections::HashMap;
+use std::collections::{BTreeSet, HashMap};
 use std::time::Duration;
 
 use serde_json::Value;
 
 use super::model::method_in;
 use super::model::tasks::TaskStatus;
-use super::model::tasks_extension::{check_created, check_detailed, declares_extension, is_task_result};
+use super::model::tasks_extension::{
+    check_created, check_detailed, check_notified, declares_extension, is_task_result,
+};
 use super::poll_clock::PollClocks;
 use super::violation::Violation;
 use crate::Level;
@@ -27,6 +30,9 @@ const TASK_METHOD: &str = "tools/call";
 /// The extension's own requests.
 const TASK_REQUESTS: [&str; 3] = ["tasks/get", "tasks/update", "tasks/cancel"];
 
+/// The server's push of a task's state on a listen stream (TASKX-032).
+const TASK_NOTIFICATION: &str = "notifications/tasks";
+
 /// The old capabilities a server with the extension no longer declares (TASKX-027).
 const OLD_CAPABILITY_MEMBERS: [&str; 3] = ["list", "cancel", "requests"];
 
@@ -37,6 +43,17 @@ pub(super) struct TaskExtension {
     statuses: HashMap<String, TaskStatus>,
     /// How the client polls each task, by id.
     clocks: PollClocks<String>,
+    /// The first terminal state of each task a `tasks/get` answer showed,
+    /// and the first a `notifications/tasks` carried, by task id.
+    polled_ends: HashMap<String, Value>,
+    notified_ends: HashMap<String, Value>,
+}
+
+/// Where a task state was seen.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Seen {
+    Polled,
+    Notified,
 }
 
 impl TaskExtension {
@@ -99,6 +116,7 @@ impl TaskExtension {
                     out.extend(check_detailed(result, version));
                     out.extend(check_inlined_result(result, version));
                     self.note_status(result, out);
+                    self.note_end(Seen::Polled, result, out);
                 }
             }
             "tasks/result" => {
@@ -137,6 +155,54 @@ impl TaskExtension {
         self.note_status(result, out);
     }
 
+    /// Judges a server's notification: a `notifications/tasks` carries the
+    /// whole task state (TASKX-033). Its status is not noted for TASKX-011:
+    /// over HTTP it comes on the listen stream, in no order with answers.
+    pub fn server_notification(&mut self, method: &str, params: Option<&Value>, out: &mut Vec<Violation>) {
+        let Some(task) = params.filter(|_| method == TASK_NOTIFICATION) else {
+            return;
+        };
+        out.extend(check_notified(task));
+        self.note_end(Seen::Notified, task, out);
+    }
+
+    /// A terminal state never changes, so the one a notification carried
+    /// and the one `tasks/get` showed are the same, whichever came first
+    /// (TASKX-033). States still moving are not compared: either may be
+    /// the later one.
+    fn note_end(&mut self, seen: Seen, task: &Value, out: &mut Vec<Violation>) {
+        let ended = task
+            .get("status")
+            .and_then(Value::as_str)
+            .and_then(TaskStatus::parse)
+            .is_some_and(TaskStatus::is_terminal);
+        let Some(id) = task.get("taskId").and_then(Value::as_str).filter(|_| ended) else {
+            return;
+        };
+        let state = task_state(task);
+        let (own, other) = match seen {
+            Seen::Polled => (&mut self.polled_ends, &self.notified_ends),
+            Seen::Notified => (&mut self.notified_ends, &self.polled_ends),
+        };
+        let first = !own.contains_key(id);
+        own.entry(id.to_owned()).or_insert_with(|| state.clone());
+        let Some(compared) = other.get(id).filter(|_| first) else {
+            return;
+        };
+        let differing = differing_members(&state, compared);
+        if !differing.is_empty() {
+            let message = format!(
+                "task {id:?} ended, yet notifications/tasks and tasks/get show it differently in {}",
+                differing.into_iter().collect::<Vec<_>>().join(", ")
+            );
+            let at = match seen {
+                Seen::Polled => "/result",
+                Seen::Notified => "/params",
+            };
+            out.push(Violation::new(cite::TASKX_033, Level::Should, message).at(at));
+        }
+    }
+
     /// No task leaves a terminal status (TASKX-011, stated as fact: SHOULD).
     fn note_status(&mut self, task: &Value, out: &mut Vec<Violation>) {
         let id = task.get("taskId").and_then(Value::as_str);
@@ -159,6 +225,29 @@ impl TaskExtension {
             out.push(Violation::new(cite::TASKX_011, Level::Should, message).at("/result/status"));
         }
     }
+}
+
+/// The task state of a `tasks/get` answer or a `notifications/tasks`:
+/// everything but what only the message carries (`_meta`, `resultType`).
+fn task_state(message: &Value) -> Value {
+    let mut state = message.clone();
+    if let Some(members) = state.as_object_mut() {
+        members.remove("_meta");
+        members.remove("resultType");
+    }
+    state
+}
+
+/// The top-level members two task states do not agree on.
+fn differing_members<'a>(one: &'a Value, other: &'a Value) -> BTreeSet<&'a str> {
+    let (Some(one), Some(other)) = (one.as_object(), other.as_object()) else {
+        return BTreeSet::new();
+    };
+    one.keys()
+        .chain(other.keys())
+        .filter(|member| one.get(*member) != other.get(*member))
+        .map(String::as_str)
+        .collect()
 }
 
 /// The result a completed task inlines has the shape of its request's own
@@ -405,5 +494,54 @@ mod tests {
         c.now += Duration::from_secs(1);
         let past_end = c.send("tasks/get", get(), opted_in()).1;
         assert_eq!(past_end, [cite::TASKX_028]);
+    }
+
+    #[test]
+    fn a_followed_task_is_notified_whole_only_if_agreed_and_ends_as_tasks_get_shows() {
+        let mut c = Conversation::new();
+        assert_eq!(
+            c.exchange("tools/call", call(), opted_in(), task("working", "task")),
+            NONE
+        );
+        let filter = json!({"notifications": {"taskIds": ["t1"]}});
+        let (listen, sent) = c.send("subscriptions/listen", filter, opted_in());
+        assert_eq!(sent, NONE);
+        let on_stream = |c: &mut Conversation, method: &str, mut params: Value| {
+            params["_meta"] = json!({"io.modelcontextprotocol/subscriptionId": listen});
+            let message = json!({"jsonrpc": "2.0", "method": method, "params": params});
+            c.frame(Direction::Received, message)
+        };
+        let ack = json!({"notifications": {"taskIds": ["t1"]}});
+        assert_eq!(
+            on_stream(&mut c, "notifications/subscriptions/acknowledged", ack),
+            NONE
+        );
+        let mut ended = task("completed", "task");
+        ended.as_object_mut().unwrap().remove("resultType");
+        assert_eq!(
+            on_stream(&mut c, "notifications/tasks", ended.clone()),
+            [cite::TASKX_033],
+            "a completed state without its result"
+        );
+        ended["result"] = json!({"content": []});
+        assert_eq!(on_stream(&mut c, "notifications/tasks", ended.clone()), NONE);
+        let mut other = ended.clone();
+        other["taskId"] = json!("t2");
+        assert_eq!(
+            on_stream(&mut c, "notifications/tasks", other),
+            [cite::TASKX_033],
+            "a task the acknowledgement did not agree to"
+        );
+        let progress = json!({"progressToken": 1, "progress": 1});
+        assert!(on_stream(&mut c, "notifications/progress", progress).contains(&cite::TASKX_034));
+        let log = json!({"level": "info", "data": "x"});
+        assert_eq!(on_stream(&mut c, "notifications/message", log), [cite::TASKX_034]);
+        let mut polled = task("completed", "complete");
+        polled["result"] = json!({"content": [{"type": "text", "text": "another end"}]});
+        assert_eq!(
+            c.exchange("tasks/get", get(), opted_in(), polled),
+            [cite::TASKX_033],
+            "tasks/get shows another end than the notification"
+        );
     }
 }

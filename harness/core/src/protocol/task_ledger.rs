@@ -39,6 +39,9 @@ pub(super) struct TaskLedger {
     methods: HashMap<TaskKey, String>,
     /// The last status an answer showed for each task.
     statuses: HashMap<TaskKey, TaskStatus>,
+    /// The task each request created, for the progress its token carries
+    /// while the task runs (TASK-008).
+    origins: HashMap<Key, TaskKey>,
     /// The `execution.taskSupport` of each listed tool (`None`: absent).
     tool_support: HashMap<String, Option<String>>,
     /// How each task is being polled.
@@ -182,6 +185,22 @@ impl TaskLedger {
             out.push(Violation::must(cite::TASK_003, message).at("/result/task/taskId"));
         }
         self.note_status(receiver, task, "/result/task", out);
+    }
+
+    /// Remembers that request `key` created the task a `CreateTaskResult`
+    /// from `receiver` announces.
+    pub fn note_origin(&mut self, key: Key, receiver: PeerRole, result: &Value) {
+        if let Some(id) = result.get("task").and_then(task_id) {
+            self.origins.insert(key, (receiver, id.to_owned()));
+        }
+    }
+
+    /// The task request `key` created, with the terminal status an answer
+    /// showed it in, once one did.
+    pub fn ended_task_of(&self, key: &Key) -> Option<(&str, TaskStatus)> {
+        let task = self.origins.get(key)?;
+        let status = self.statuses.get(task).filter(|s| s.is_terminal())?;
+        Some((task.1.as_str(), *status))
     }
 
     /// Judges a task answer (`tasks/get`, `tasks/cancel`, `tasks/list`)
@@ -365,6 +384,23 @@ mod tests {
         let params = json!({"name": "slow", "task": {"ttl": 60000}, "_meta": {"progressToken": id}});
         assert_eq!(connection.request(id, "tools/call", params), NONE);
         connection.result(id, json!({"task": task(task_id, "working")}))
+    }
+
+    #[test]
+    fn progress_after_its_task_was_seen_ended_is_judged_over_stdio_only() {
+        for stdio in [true, false] {
+            let mut c = Connection::new(PeerRole::Client, TASKS);
+            if stdio {
+                c.checker = std::mem::replace(&mut c.checker, FrameChecker::new(PeerRole::Client)).on_stdio();
+            }
+            assert_eq!(call_as_task(&mut c, 2, "t1"), NONE);
+            assert_eq!(c.request(3, "tasks/get", json!({"taskId": "t1"})), NONE);
+            assert_eq!(c.result(3, task("t1", "completed")), NONE);
+            let progress = json!({"jsonrpc": "2.0", "method": "notifications/progress",
+                                  "params": {"progressToken": 2, "progress": 1}});
+            let expected: &[RequirementId] = if stdio { &[cite::TASK_008] } else { &NONE };
+            assert_eq!(c.from(PeerRole::Server, progress), expected, "stdio: {stdio}");
+        }
     }
 
     #[test]

@@ -381,6 +381,12 @@ pub struct SubscribeStep {
     /// milliseconds (default 5000).
     #[serde(default)]
     pub timeout_ms: Option<u64>,
+    /// From 2026-07-28, `true`: the acknowledgement is a precondition, not a
+    /// check. When none comes, or it does not agree to the whole filter
+    /// (every flag set, every listed URI or task id), the rest of the
+    /// scenario is not-applicable: the server chose not to serve it.
+    #[serde(default)]
+    pub require: bool,
     /// Level and requirement of the subscribe answers on stateful versions;
     /// from 2026-07-28 the acknowledgement is judged under SUBS-001.
     #[serde(default)]

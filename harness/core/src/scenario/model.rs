@@ -224,6 +224,8 @@ pub struct SubscribeStep {
     /// The listen filter (a template).
     pub notifications: Value,
     pub timeout: Duration,
+    /// The acknowledgement of the whole filter is a precondition.
+    pub require: bool,
     pub tag: CheckTag,
 }
 

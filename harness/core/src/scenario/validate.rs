@@ -751,6 +751,7 @@ impl Validator<'_> {
                     name,
                     notifications: sub.notifications.value.clone(),
                     timeout: self.millis(sub.timeout_ms, STEP_TIMEOUT, span),
+                    require: sub.require,
                     tag: self.tag(sub, span),
                 })
             }

@@ -7,7 +7,9 @@ use mcp_conform_core::Verdict;
 use mcp_conform_core::judge::defaults;
 use mcp_conform_core::judge::summarize;
 use mcp_conform_core::matcher::Matcher;
-use mcp_conform_core::protocol::subscriptions::{RESOURCE_SUBSCRIPTIONS, promises_listen};
+use mcp_conform_core::protocol::meta_key::CLIENT_CAPABILITIES;
+use mcp_conform_core::protocol::subscriptions::{RESOURCE_SUBSCRIPTIONS, TASK_IDS, promises_listen};
+use mcp_conform_core::protocol::tasks_extension::EXTENSION;
 use mcp_conform_core::scenario::model::{CheckTag, ResponseCheck, ResponseExpect, SubscribeStep};
 use mcp_conform_core::scenario::validate::STEP_TIMEOUT;
 use mcp_mock_peers::session::{MockSession, Received, WaitError};
@@ -43,6 +45,27 @@ pub(super) fn acknowledgement<'s>(session: &'s MockSession, id: &Value) -> Optio
     session.notifications().iter().find(|n| {
         n.method() == Some(ACKNOWLEDGED)
             && n.message.get("params").and_then(|p| p.pointer(SUBSCRIPTION_ID)) == Some(id)
+    })
+}
+
+/// The end of a scenario whose listen stream the server did not agree to
+/// (a subscribe step's `require`).
+fn not_agreed(id: &Value, why: &str) -> Stop {
+    let message = format!("the server did not agree to the whole filter of listen request {id}: {why}");
+    Stop::halted(Verdict::NotApplicable, message)
+}
+
+/// Whether an acknowledged filter agrees to every flag `requested` sets and
+/// every item it lists.
+fn agrees_to_all(requested: &Value, agreed: &Value) -> bool {
+    let members = requested.as_object().into_iter().flatten();
+    members.into_iter().all(|(member, wanted)| match wanted {
+        Value::Bool(true) => agreed.get(member) == Some(&Value::Bool(true)),
+        Value::Array(items) => {
+            let listed = agreed.get(member).and_then(Value::as_array);
+            items.iter().all(|item| listed.is_some_and(|l| l.contains(item)))
+        }
+        _ => true,
     })
 }
 
@@ -93,7 +116,12 @@ impl StepRunner<'_> {
     /// Opens a listen stream and waits for its acknowledgement (SUBS-001).
     async fn listen(&mut self, step: &SubscribeStep, filter: Value) -> Stop {
         let tag = defaults::listen_tag(&step.tag);
-        let params = json!({ "notifications": filter });
+        let mut params = json!({ "notifications": &filter });
+        // Task states are the tasks extension's: a stream that follows tasks
+        // is asked for by a request that declares it.
+        if filter.get(TASK_IDS).is_some() {
+            params["_meta"] = json!({ CLIENT_CAPABILITIES: { "extensions": { EXTENSION: {} } } });
+        }
         let id = match self.session.request(LISTEN, Some(params), None).await {
             Ok(id) => id,
             Err(error) => return self.peer_gone(&tag, &WaitError::Transport(error.to_string())),
@@ -105,6 +133,7 @@ impl StepRunner<'_> {
         let deadline = Instant::now() + step.timeout;
         match self.wait(Wait::Acknowledgement(&id), deadline, &[]).await {
             Ok(_) => {}
+            Err(WaitError::TimedOut) if step.require => return not_agreed(&id, "no acknowledgement came"),
             Err(WaitError::TimedOut) => {
                 let message = format!(
                     "no {ACKNOWLEDGED} for listen request {id} within {} ms",
@@ -115,7 +144,16 @@ impl StepRunner<'_> {
             }
             Err(error) => return self.peer_gone(&tag, &error),
         }
-        let check = match acknowledgement(&self.session, &id) {
+        let acknowledged =
+            acknowledgement(&self.session, &id).map(|ack| &ack.message["params"]["notifications"]);
+        if step.require {
+            return match acknowledged {
+                Some(agreed) if agrees_to_all(&filter, agreed) => Stop::Done,
+                Some(agreed) => not_agreed(&id, &format!("it agreed to {agreed} only")),
+                None => not_agreed(&id, "it was answered without an acknowledgement"),
+            };
+        }
+        let check = match acknowledged {
             Some(_) => Check::pass_for(name, &tag),
             None => {
                 let response = self.session.response_to(&id);

@@ -1,12 +1,12 @@
 //! The faults of the tasks extension (2026-07-28): each rewrites one answer
 //! about a task, once the connection speaks the stateless revision.
 
-use mcp_conform_core::protocol::meta_key::CLIENT_CAPABILITIES;
+use mcp_conform_core::protocol::meta_key::{CLIENT_CAPABILITIES, SUBSCRIPTION_ID};
 use mcp_conform_core::protocol::tasks_extension::{EXTENSION, is_task_result};
 use mcp_conform_core::wire::jsonrpc::{code, id_key};
 use serde_json::{Value, json};
 
-use super::{Fault, FaultLayer};
+use super::{Around, Fault, FaultLayer};
 
 /// The code copies of the extension from before 2026-08-19 gave for a
 /// missing client capability (TASKX-003).
@@ -55,6 +55,31 @@ impl FaultLayer {
         frame["result"].as_object_mut().map(|r| r.remove("result"));
     }
 
+    /// Rewrites a `notifications/tasks` the server pushes on a listen stream.
+    pub(super) fn task_extension_message(&self, frame: &mut Value, around: &mut Around) {
+        if !self.acts_stateless() || frame["method"] != "notifications/tasks" {
+            return;
+        }
+        let params = &mut frame["params"];
+        match self.fault {
+            Fault::ModernTaskNotificationPartial if params["status"] == "completed" => {
+                params.as_object_mut().map(|p| p.remove("result"));
+            }
+            Fault::ModernTaskProgressOnListen => {
+                let task = params["taskId"].as_str().unwrap_or_default();
+                if let Some(token) = self.state().task_tokens.get(task).cloned() {
+                    let stream = params["_meta"][SUBSCRIPTION_ID].clone();
+                    around
+                        .before
+                        .push(json!({ "jsonrpc": "2.0", "method": "notifications/progress",
+                        "params": { "progressToken": token, "progress": 1,
+                                    "_meta": { SUBSCRIPTION_ID: stream } } }));
+                }
+            }
+            _ => {}
+        }
+    }
+
     /// Rewrites the server's answer to a task request or a `tools/call`.
     pub(super) fn task_extension_response(&self, method: &str, params: &Value, frame: &mut Value) {
         if !self.acts_stateless() {
@@ -70,6 +95,9 @@ impl FaultLayer {
                 frame["result"] = json!({ "resultType": "task", "taskId": "mcp-conform-old-opt-in",
                     "status": "completed", "createdAt": "2026-07-28T00:00:00Z",
                     "lastUpdatedAt": "2026-07-28T00:00:00Z", "ttlMs": null });
+            }
+            (Fault::ModernTaskProgressOnListen, "tools/call", None) if is_task_result(&result) => {
+                self.note_task_token(result["taskId"].as_str(), params);
             }
             (Fault::ModernTaskCreatedNested, "tools/call", None) if is_task_result(&result) => {
                 let mut task = result;

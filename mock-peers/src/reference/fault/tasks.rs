@@ -8,12 +8,29 @@ use super::{Fault, FaultLayer};
 use crate::reference::tasks;
 
 impl FaultLayer {
-    /// Rewrites the server's answer to a task request or a `tools/call`.
-    pub(super) fn tasks_response(&self, method: &str, params: &Value, frame: &mut Value) {
+    /// Rewrites the server's answer to a task request or a `tools/call`;
+    /// `after` frames follow it.
+    pub(super) fn tasks_response(
+        &self,
+        method: &str,
+        params: &Value,
+        frame: &mut Value,
+        after: &mut Vec<Value>,
+    ) {
         let error_code = frame.pointer("/error/code").and_then(Value::as_i64);
         let tool = params.get("name").and_then(Value::as_str).unwrap_or_default();
         let as_task = params.get("task").is_some();
         match (self.fault, method, error_code) {
+            (Fault::TaskProgressAfterEnd, "tools/call", None) if as_task => {
+                self.note_task_token(frame["result"]["task"]["taskId"].as_str(), params);
+            }
+            (Fault::TaskProgressAfterEnd, "tasks/get", None) if frame["result"]["status"] == "completed" => {
+                let task = frame["result"]["taskId"].as_str().unwrap_or_default();
+                if let Some(token) = self.state().task_tokens.remove(task) {
+                    after.push(json!({ "jsonrpc": "2.0", "method": "notifications/progress",
+                        "params": { "progressToken": token, "progress": 1000 } }));
+                }
+            }
             (Fault::TaskCreatedFlat, "tools/call", None) if as_task => {
                 let task = frame["result"]["task"].take();
                 frame["result"] = task;
@@ -50,6 +67,13 @@ impl FaultLayer {
                     "content": [{ "type": "text", "text": "served as an ordinary call" }], "isError": false } });
             }
             _ => {}
+        }
+    }
+
+    /// Remembers the progress token of the call that created `task`.
+    pub(super) fn note_task_token(&self, task: Option<&str>, call: &Value) {
+        if let (Some(task), Some(token)) = (task, call.pointer("/_meta/progressToken")) {
+            self.state().task_tokens.insert(task.to_owned(), token.clone());
         }
     }
 }

@@ -6,7 +6,10 @@
 //! RES-008), each tagged with the listen request's id (SUBS-003). A stream
 //! ends silently when the client cancels it (stdio `notifications/cancelled`,
 //! or closing the HTTP stream), or gracefully when the server ends it: a
-//! `complete` result for the listen request (SUBS-005).
+//! `complete` result for the listen request (SUBS-005). A stream may follow
+//! tasks of the extension (`taskIds`, TASKX-032): it gets each agreed
+//! task's state at once, then every change of it, as `tasks/get` shows it
+//! (TASKX-033), and nothing else about the task (TASKX-034).
 //!
 //! The registry belongs to the whole server, not to a connection: a tool
 //! called on one HTTP request notifies the streams opened by others.
@@ -19,7 +22,12 @@ use super::results;
 use crate::reference::era::SUBSCRIPTION_ID;
 use crate::reference::resources;
 use crate::reference::sink::Sink;
+use crate::reference::tasks::TaskStore;
+use mcp_conform_core::protocol::subscriptions::TASK_IDS;
 use mcp_conform_core::wire::jsonrpc::{self, RpcError, id_key};
+
+/// The notification that carries a followed task's state.
+const TASK_STATUS: &str = "notifications/tasks";
 
 /// A list whose changes a stream may ask for, with its filter member and notification.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -54,12 +62,24 @@ impl ListKind {
 struct Filter {
     lists: Vec<ListKind>,
     uris: Vec<String>,
+    tasks: Vec<String>,
+}
+
+/// The strings of filter member `member`, which must be an array of them.
+fn listed<'a>(requested: &'a Map<String, Value>, member: &str) -> Result<Vec<&'a str>, RpcError> {
+    let wrong = || RpcError::invalid_params(format!("`{member}` must be an array of strings"));
+    match requested.get(member) {
+        None => Ok(Vec::new()),
+        Some(Value::Array(items)) => items.iter().map(|item| item.as_str().ok_or_else(wrong)).collect(),
+        Some(_) => Err(wrong()),
+    }
 }
 
 impl Filter {
     /// The honoured part of a requested filter: every list (they all may
-    /// change), and the subscribed resources that exist.
-    fn honoured(requested: &Value) -> Result<Filter, RpcError> {
+    /// change), the subscribed resources that exist, and the tasks the
+    /// requester `may_follow`.
+    fn honoured(requested: &Value, may_follow: impl Fn(&str) -> bool) -> Result<Filter, RpcError> {
         let Some(requested) = requested.as_object() else {
             return Err(RpcError::invalid_params(
                 "subscriptions/listen needs a `notifications` filter object",
@@ -69,24 +89,17 @@ impl Filter {
             .into_iter()
             .filter(|kind| requested.get(kind.member()) == Some(&Value::Bool(true)))
             .collect();
-        let uris = match requested.get("resourceSubscriptions") {
-            None => Vec::new(),
-            Some(Value::Array(uris)) => uris
-                .iter()
-                .map(|uri| uri.as_str().ok_or(()))
-                .collect::<Result<Vec<&str>, ()>>()
-                .map_err(|()| RpcError::invalid_params("`resourceSubscriptions` must be strings"))?
-                .into_iter()
-                .filter(|uri| resources::exists(uri))
-                .map(str::to_owned)
-                .collect(),
-            Some(_) => {
-                return Err(RpcError::invalid_params(
-                    "`resourceSubscriptions` must be an array of URIs",
-                ));
-            }
-        };
-        Ok(Filter { lists, uris })
+        let uris = listed(requested, "resourceSubscriptions")?
+            .into_iter()
+            .filter(|uri| resources::exists(uri))
+            .map(str::to_owned)
+            .collect();
+        let tasks = listed(requested, TASK_IDS)?
+            .into_iter()
+            .filter(|id| may_follow(id))
+            .map(str::to_owned)
+            .collect();
+        Ok(Filter { lists, uris, tasks })
     }
 
     fn to_json(&self) -> Value {
@@ -96,6 +109,9 @@ impl Filter {
         }
         if !self.uris.is_empty() {
             filter.insert("resourceSubscriptions".to_owned(), json!(self.uris));
+        }
+        if !self.tasks.is_empty() {
+            filter.insert(TASK_IDS.to_owned(), json!(self.tasks));
         }
         Value::Object(filter)
     }
@@ -130,16 +146,18 @@ impl Registry {
     }
 
     /// Opens the stream of listen request `id` on `connection`: the
-    /// acknowledgement goes out first, then the stream is live.
+    /// acknowledgement goes out first, then the state of each task it
+    /// follows (of `tasks`, those `principal` may see), then the stream is live.
     pub fn open(
         &self,
-        connection: u64,
-        id: Value,
+        (connection, id): (u64, Value),
         params: &Map<String, Value>,
         sink: Sink,
+        (tasks, principal): (&TaskStore, Option<&str>),
     ) -> Result<(), RpcError> {
         let requested = params.get("notifications").unwrap_or(&Value::Null);
-        let filter = Filter::honoured(requested)?;
+        let may_follow = |task: &str| tasks.knows(task) && !tasks.belongs_to_another(task, principal);
+        let filter = Filter::honoured(requested, may_follow)?;
         let stream = Stream {
             connection,
             id,
@@ -152,6 +170,10 @@ impl Registry {
             "notifications/subscriptions/acknowledged",
             json!({ "notifications": stream.filter.to_json() }),
         );
+        // Read under the lock too: a change after this read finds the stream open.
+        for state in stream.filter.tasks.iter().filter_map(|task| tasks.get(task).ok()) {
+            stream.notify(TASK_STATUS, state);
+        }
         streams.push(stream);
         Ok(())
     }
@@ -186,6 +208,18 @@ impl Registry {
         }
     }
 
+    /// Tells the streams that follow the task whose state this is that it changed.
+    pub fn task_changed(&self, state: &Value) {
+        let id = state.get("taskId").and_then(Value::as_str).unwrap_or_default();
+        for stream in self
+            .streams()
+            .iter()
+            .filter(|s| s.filter.tasks.iter().any(|t| t == id))
+        {
+            stream.notify(TASK_STATUS, state.clone());
+        }
+    }
+
     /// Tells the streams subscribed to `uri` that it changed; false when none is.
     pub fn resource_updated(&self, uri: &str) -> bool {
         let streams = self.streams();
@@ -211,13 +245,24 @@ mod tests {
             "promptsListChanged": false,
             "resourceSubscriptions": ["ref://text/readme", "ref://nope"],
         });
-        let honoured = Filter::honoured(&requested).unwrap();
+        let honoured = Filter::honoured(&requested, |_| true).unwrap();
         assert_eq!(
             honoured.to_json(),
             json!({ "toolsListChanged": true, "resourceSubscriptions": ["ref://text/readme"] })
         );
-        assert_eq!(Filter::honoured(&json!({})).unwrap().to_json(), json!({}));
-        assert!(Filter::honoured(&Value::Null).is_err());
-        assert!(Filter::honoured(&json!({ "resourceSubscriptions": [1] })).is_err());
+        assert_eq!(
+            Filter::honoured(&json!({}), |_| true).unwrap().to_json(),
+            json!({})
+        );
+        assert!(Filter::honoured(&Value::Null, |_| true).is_err());
+        assert!(Filter::honoured(&json!({ "resourceSubscriptions": [1] }), |_| true).is_err());
+    }
+
+    #[test]
+    fn the_honoured_filter_follows_only_tasks_the_requester_may_see() {
+        let requested = json!({ "taskIds": ["mine", "theirs"] });
+        let honoured = Filter::honoured(&requested, |task| task == "mine").unwrap();
+        assert_eq!(honoured.to_json(), json!({ "taskIds": ["mine"] }));
+        assert!(Filter::honoured(&json!({ "taskIds": "mine" }), |_| true).is_err());
     }
 }

@@ -56,7 +56,7 @@ const DYNAMIC_TOOLS_KEPT: usize = 64;
 #[derive(Debug)]
 pub(crate) struct StatelessServer {
     dynamic_tools: Mutex<Vec<String>>,
-    listens: listen::Registry,
+    listens: Arc<listen::Registry>,
     next_connection: AtomicU64,
     /// The tasks of the extension: any request may poll any of them.
     tasks: TaskStore,
@@ -64,11 +64,13 @@ pub(crate) struct StatelessServer {
 
 impl StatelessServer {
     pub fn new() -> Arc<StatelessServer> {
+        let listens = Arc::new(listen::Registry::default());
+        let watching = Arc::clone(&listens);
         Arc::new(StatelessServer {
             dynamic_tools: Mutex::default(),
-            listens: listen::Registry::default(),
+            listens,
             next_connection: AtomicU64::default(),
-            tasks: TaskStore::extension(),
+            tasks: TaskStore::extension(move |state| watching.task_changed(state)),
         })
     }
 }
@@ -172,10 +174,11 @@ impl Connection {
         };
         match method {
             "subscriptions/listen" => {
-                let opened = self
-                    .server
-                    .listens
-                    .open(self.number, id.clone(), &params, self.sink.clone());
+                let tasks = (&self.server.tasks, self.principal.as_deref());
+                let opened =
+                    self.server
+                        .listens
+                        .open((self.number, id.clone()), &params, self.sink.clone(), tasks);
                 if let Err(error) = opened {
                     self.sink.send(jsonrpc::response(&id, Err(error)));
                 }

@@ -5,6 +5,7 @@
 //! `-32021`. Tasks belong to the whole server, so any later request (another
 //! HTTP POST) can poll them.
 
+use mcp_conform_core::protocol::subscriptions::TASK_IDS;
 use mcp_conform_core::protocol::tasks_extension::{EXTENSION, TASK_RESULT_TYPE};
 use mcp_conform_core::wire::jsonrpc::{RpcError, code};
 use serde_json::{Map, Value, json};
@@ -32,14 +33,20 @@ fn missing(what: &str) -> RpcError {
 }
 
 /// What a request must have declared before it is served: the extension,
-/// for the extension's own requests (TASKX-015) and for a tool that runs
-/// only as a task (TASKX-003).
+/// for the extension's own requests (TASKX-015), for a listen stream that
+/// follows tasks, and for a tool that runs only as a task (TASKX-003).
 pub(crate) fn admit(method: &str, params: &Map<String, Value>, meta: &RequestMeta) -> Result<(), RpcError> {
     if meta.client.tasks_extension {
         return Ok(());
     }
     if METHODS.contains(&method) {
         return Err(missing(method));
+    }
+    let follows_tasks = params
+        .get("notifications")
+        .is_some_and(|filter| filter.get(TASK_IDS).is_some());
+    if method == "subscriptions/listen" && follows_tasks {
+        return Err(missing("a listen stream that follows tasks"));
     }
     let tool = params.get("name").and_then(Value::as_str);
     match tool.filter(|t| method == "tools/call" && tasks::support(t) == Some("required")) {

@@ -46,6 +46,34 @@ pub(crate) struct TaskStore {
     flavor: Flavor,
     /// Oldest first.
     tasks: Arc<Mutex<Vec<Entry>>>,
+    watch: Watch,
+}
+
+/// Who hears of each change of a task's status (the extension's listen
+/// streams, TASKX-032): called with the task's state as `tasks/get` shows
+/// it, after the store's lock is released.
+#[derive(Clone, Default)]
+pub(crate) struct Watch(Option<Arc<Watcher>>);
+
+/// What a [`Watch`] calls.
+type Watcher = dyn Fn(&Value) + Send + Sync;
+
+impl Watch {
+    fn tell(&self, state: Option<Value>) {
+        if let (Some(watch), Some(state)) = (&self.0, state) {
+            watch(&state);
+        }
+    }
+}
+
+impl std::fmt::Debug for Watch {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(if self.0.is_some() {
+            "Watch(on)"
+        } else {
+            "Watch(off)"
+        })
+    }
 }
 
 #[derive(Debug, Clone)]
@@ -151,6 +179,7 @@ fn ended_status(outcome: &Result<Value, RpcError>, flavor: Flavor) -> TaskStatus
 pub(crate) struct TaskInput {
     tasks: Arc<Mutex<Vec<Entry>>>,
     id: String,
+    watch: Watch,
 }
 
 impl TaskInput {
@@ -162,25 +191,32 @@ impl TaskInput {
             entry.moves_to(TaskStatus::InputRequired, "waiting for the client's input");
             entry.asking = requests;
             entry.answered = Map::new();
+            entry.detailed()
         });
         if waiting.is_none() {
             return Map::new();
         }
+        self.watch.tell(waiting);
         loop {
             let answers = self.edit(|entry| {
                 let done =
                     entry.status.is_terminal() || entry.asking.keys().all(|k| entry.answered.contains_key(k));
                 done.then(|| {
-                    if !entry.status.is_terminal() {
+                    let resumed = !entry.status.is_terminal();
+                    if resumed {
                         entry.moves_to(TaskStatus::Working, "the client answered");
                     }
                     entry.asking = Map::new();
-                    std::mem::take(&mut entry.answered)
+                    let answers = std::mem::take(&mut entry.answered);
+                    (answers, resumed.then(|| entry.detailed()))
                 })
             });
             match answers {
                 Some(None) => tokio::time::sleep(RESULT_POLL).await,
-                Some(Some(answers)) => return answers,
+                Some(Some((answers, resumed))) => {
+                    self.watch.tell(resumed);
+                    return answers;
+                }
                 None => return Map::new(),
             }
         }
@@ -193,10 +229,12 @@ impl TaskInput {
 }
 
 impl TaskStore {
-    /// The store of the extension's tasks.
-    pub fn extension() -> TaskStore {
+    /// The store of the extension's tasks; `watch` hears of every change
+    /// of a task's status.
+    pub fn extension(watch: impl Fn(&Value) + Send + Sync + 'static) -> TaskStore {
         TaskStore {
             flavor: Flavor::Extension,
+            watch: Watch(Some(Arc::new(watch))),
             ..TaskStore::default()
         }
     }
@@ -239,9 +277,11 @@ impl TaskStore {
         let run = run(TaskInput {
             tasks: Arc::clone(&self.tasks),
             id: entry.id.clone(),
+            watch: self.watch.clone(),
         });
         let flavor = self.flavor;
         let tasks = Arc::clone(&self.tasks);
+        let watch = self.watch.clone();
         let id = entry.id.clone();
         // Held while spawning so the task cannot end before its entry exists.
         let mut table = self.tasks.lock().expect("tasks lock");
@@ -250,16 +290,17 @@ impl TaskStore {
         // messages go.
         let running = tokio::spawn(async move {
             let outcome = run.await;
-            let mut table = tasks.lock().expect("tasks lock");
-            let Some(entry) = table.iter_mut().find(|e| e.id == id) else {
-                return;
+            let ended = {
+                let mut table = tasks.lock().expect("tasks lock");
+                let entry = table.iter_mut().find(|e| e.id == id);
+                entry.filter(|e| !e.status.is_terminal()).map(|entry| {
+                    let status = ended_status(&outcome, flavor);
+                    entry.moves_to(status, format!("the call {}", status.name()));
+                    entry.outcome = Some(outcome);
+                    entry.detailed()
+                })
             };
-            if entry.status.is_terminal() {
-                return;
-            }
-            let status = ended_status(&outcome, flavor);
-            entry.moves_to(status, format!("the call {}", status.name()));
-            entry.outcome = Some(outcome);
+            watch.tell(ended);
         });
         entry.abort = Some(running.abort_handle());
         table.push(entry);
@@ -293,23 +334,27 @@ impl TaskStore {
     /// Cancels a task that has not ended: it is `cancelled` before this
     /// returns, and stays so (TASK-007); an ended one gets `-32602` (TASK-006).
     pub fn cancel(&self, id: &str) -> Result<Value, RpcError> {
-        let mut table = self.tasks.lock().expect("tasks lock");
-        let entry = table.iter_mut().find(|e| e.id == id).ok_or_else(not_found)?;
-        if entry.status.is_terminal() {
-            return Err(RpcError::invalid_params(format!(
-                "the task already ended: {}",
-                entry.status.name()
+        let (described, state) = {
+            let mut table = self.tasks.lock().expect("tasks lock");
+            let entry = table.iter_mut().find(|e| e.id == id).ok_or_else(not_found)?;
+            if entry.status.is_terminal() {
+                return Err(RpcError::invalid_params(format!(
+                    "the task already ended: {}",
+                    entry.status.name()
+                )));
+            }
+            if let Some(abort) = entry.abort.take() {
+                abort.abort();
+            }
+            entry.moves_to(TaskStatus::Cancelled, "cancelled by tasks/cancel");
+            entry.outcome = Some(Err(RpcError::new(
+                code::INTERNAL_ERROR,
+                "the task was cancelled before its call answered",
             )));
-        }
-        if let Some(abort) = entry.abort.take() {
-            abort.abort();
-        }
-        entry.moves_to(TaskStatus::Cancelled, "cancelled by tasks/cancel");
-        entry.outcome = Some(Err(RpcError::new(
-            code::INTERNAL_ERROR,
-            "the task was cancelled before its call answered",
-        )));
-        Ok(entry.describe(self.flavor))
+            (entry.describe(self.flavor), entry.detailed())
+        };
+        self.watch.tell(Some(state));
+        Ok(described)
     }
 
     /// The extension's `tasks/cancel`: a task that has not ended is
@@ -393,7 +438,7 @@ mod tests {
 
     #[tokio::test]
     async fn the_extension_inlines_the_outcome_and_only_acknowledges_cancels() {
-        let store = TaskStore::extension();
+        let store = TaskStore::extension(|_| {});
         let created = store.start(None, None, async { Ok(json!({ "content": [] })) });
         let id = created["taskId"].as_str().unwrap().to_owned();
         assert!(created.get("ttlMs").is_some() && created.get("ttl").is_none());
@@ -414,8 +459,27 @@ mod tests {
     }
 
     #[tokio::test]
+    async fn a_watched_store_tells_every_status_change_with_the_state_tasks_get_shows() {
+        let told = Arc::new(Mutex::new(Vec::new()));
+        let hearing = Arc::clone(&told);
+        let store = TaskStore::extension(move |state| hearing.lock().unwrap().push(state.clone()));
+        let created = store.start(None, None, async { Ok(json!({ "content": [] })) });
+        let id = created["taskId"].as_str().unwrap().to_owned();
+        while told.lock().unwrap().is_empty() {
+            tokio::time::sleep(Duration::from_millis(5)).await;
+        }
+        assert_eq!(*told.lock().unwrap(), [store.get(&id).unwrap()]);
+        assert_eq!(told.lock().unwrap()[0]["result"], json!({ "content": [] }));
+        let slow = store.start(None, None, std::future::pending());
+        let slow_id = slow["taskId"].as_str().unwrap().to_owned();
+        store.cancel(&slow_id).unwrap();
+        assert_eq!(told.lock().unwrap()[1], store.get(&slow_id).unwrap());
+        assert_eq!(told.lock().unwrap()[1]["status"], "cancelled");
+    }
+
+    #[tokio::test]
     async fn a_task_asks_until_its_keys_are_answered_and_ignores_other_keys() {
-        let store = TaskStore::extension();
+        let store = TaskStore::extension(|_| {});
         let question = json!({ "method": "roots/list" });
         let asked = Map::from_iter([("roots".to_owned(), question.clone())]);
         let created = store.start_asking(None, None, |input| async move {

@@ -25,6 +25,10 @@ pub const FILTER_MEMBERS: [(&str, &str); 3] = [
 /// The filter member listing subscribed resource URIs.
 pub const RESOURCE_SUBSCRIPTIONS: &str = "resourceSubscriptions";
 
+/// The filter member listing tasks whose `notifications/tasks` the stream
+/// wants (the tasks extension, TASKX-032).
+pub const TASK_IDS: &str = "taskIds";
+
 /// The notification a `resourceSubscriptions` filter member turns on.
 pub const RESOURCE_UPDATED: &str = "notifications/resources/updated";
 
@@ -64,6 +68,7 @@ static FILTER: Shape = Shape::Object(&[
     opt("promptsListChanged", &BOOL),
     opt("resourcesListChanged", &BOOL),
     opt(RESOURCE_SUBSCRIPTIONS, &STR_ARRAY),
+    opt(TASK_IDS, &STR_ARRAY),
 ]);
 
 static LISTEN_PARAMS: Shape = Shape::Object(&[req("notifications", &FILTER), REQUEST_META_FIELD]);

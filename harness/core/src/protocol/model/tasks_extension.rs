@@ -11,10 +11,10 @@ use serde_json::Value;
 use super::common::{INT, OBJECT, REQUEST_META_FIELD, RESULT_META_FIELD, STR};
 use super::tasks::{TASK_ID_PARAMS, TTL, TaskStatus};
 use super::{Flow, MethodSpec, notification, request};
+use crate::Level;
 use crate::protocol::cite;
-use crate::protocol::shape::{Named, Shape, Versions, opt, req};
+use crate::protocol::shape::{Field, Named, Shape, Versions, opt, req};
 use crate::protocol::violation::Violation;
-use crate::requirements::RequirementId;
 use crate::version::ProtocolVersion::{self, *};
 
 /// The extension's identifier, under `capabilities.extensions`.
@@ -44,19 +44,28 @@ static STATUS: Shape = Shape::Enum(&TaskStatus::NAMES);
 
 /// The fields every task state carries at its top level: the
 /// `CreateTaskResult`, a `tasks/get` answer, a `notifications/tasks`.
+static TASK_FIELDS: [Field; 7] = [
+    req("taskId", &STR),
+    req("status", &STATUS),
+    opt("statusMessage", &STR),
+    req("createdAt", &STR),
+    req("lastUpdatedAt", &STR),
+    // Integer milliseconds from `createdAt`, or `null` for unlimited, as 2025-11-25's `ttl`.
+    req("ttlMs", &TTL),
+    opt("pollIntervalMs", &INT),
+];
+
 static TASK: Shape = Shape::Named(&Named {
     name: "Task",
     requirement: cite::TASKX_007,
-    shape: Shape::Object(&[
-        req("taskId", &STR),
-        req("status", &STATUS),
-        opt("statusMessage", &STR),
-        req("createdAt", &STR),
-        req("lastUpdatedAt", &STR),
-        // Integer milliseconds from `createdAt`, or `null` for unlimited, as 2025-11-25's `ttl`.
-        req("ttlMs", &TTL),
-        opt("pollIntervalMs", &INT),
-    ]),
+    shape: Shape::Object(&TASK_FIELDS),
+});
+
+/// A `notifications/tasks` carries the whole task state (TASKX-033).
+static NOTIFIED_TASK: Shape = Shape::Named(&Named {
+    name: "TaskStatusNotificationParams",
+    requirement: cite::TASKX_033,
+    shape: Shape::Object(&TASK_FIELDS),
 });
 
 static CREATED: Shape = Shape::Named(&Named {
@@ -137,7 +146,7 @@ pub(super) static STATUS_NOTIFICATION: MethodSpec = notification(
     "notifications/tasks",
     Flow::ServerToClient,
     EXTENSION_VERSIONS,
-    req("params", &TASK),
+    req("params", &NOTIFIED_TASK),
 );
 
 /// Every rule a `CreateTaskResult` breaks (TASKX-007).
@@ -161,27 +170,52 @@ pub fn check_detailed(result: &Value, version: ProtocolVersion) -> Vec<Violation
             ..v
         })
         .collect();
-    let status = result
-        .get("status")
-        .and_then(Value::as_str)
-        .and_then(TaskStatus::parse);
-    let needed: Option<(&str, RequirementId)> = match status {
-        Some(TaskStatus::InputRequired) => Some(("inputRequests", cite::TASKX_010)),
-        Some(TaskStatus::Completed) => Some(("result", cite::TASKX_010)),
-        Some(TaskStatus::Failed) => Some(("error", cite::TASKX_012)),
-        _ => None,
-    };
-    if let Some((member, requirement)) = needed.filter(|(m, _)| result.get(m).is_none()) {
-        let status = status.map(TaskStatus::name).unwrap_or_default();
-        let message = format!("a {status} task answered to tasks/get without `{member}`");
+    if let Some((status, member)) = missing_member(result) {
+        let requirement = match status {
+            TaskStatus::Failed => cite::TASKX_012,
+            _ => cite::TASKX_010,
+        };
+        let message = format!(
+            "a {} task answered to tasks/get without `{member}`",
+            status.name()
+        );
         out.push(Violation::must(requirement, message).at("/result"));
     }
     out
 }
 
+/// What a `notifications/tasks` breaks beyond its shape: the complete
+/// state carries the member its status needs, as `tasks/get` would
+/// (TASKX-033, stated as fact: SHOULD).
+pub fn check_notified(params: &Value) -> Option<Violation> {
+    let (status, member) = missing_member(params)?;
+    let message = format!(
+        "notifications/tasks shows a {} task without `{member}`, which tasks/get would carry",
+        status.name()
+    );
+    Some(Violation::new(cite::TASKX_033, Level::Should, message).at("/params"))
+}
+
+/// The status of a task state and the member that status needs
+/// (`inputRequests`, `result` or `error`), when the state lacks it.
+fn missing_member(task: &Value) -> Option<(TaskStatus, &'static str)> {
+    let status = task
+        .get("status")
+        .and_then(Value::as_str)
+        .and_then(TaskStatus::parse)?;
+    let member = match status {
+        TaskStatus::InputRequired => "inputRequests",
+        TaskStatus::Completed => "result",
+        TaskStatus::Failed => "error",
+        _ => return None,
+    };
+    task.get(member).is_none().then_some((status, member))
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::requirements::RequirementId;
     use serde_json::json;
 
     fn task(status: &str) -> Value {
