@@ -21,11 +21,16 @@ pub(in crate::protocol::client_auth) fn verdict_of(
         "id: t\ntitle: t\nrole: client\nversions: 2026-07-28\nrequirements: [{CITED}]\nauth: {auth}\nsteps:\n  - request: {{ method: ping }}\n"
     );
     let scenario = load_str(Path::new("t.yaml"), &text).unwrap();
-    judge(record, ProtocolVersion::V2026_07_28, &scenario, &[])
-        .into_iter()
-        .filter(|c| c.requirement == id)
-        .map(|c| c.verdict)
-        .collect()
+    judge(ClientEvidence {
+        record,
+        version: ProtocolVersion::V2026_07_28,
+        scenario: &scenario,
+        transcript: &[],
+    })
+    .into_iter()
+    .filter(|c| c.requirement == id)
+    .map(|c| c.verdict)
+    .collect()
 }
 
 #[test]
