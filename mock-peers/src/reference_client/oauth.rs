@@ -24,7 +24,7 @@ use reqwest::Url;
 use ring::rand::{SecureRandom, SystemRandom};
 use serde_json::{Value, json};
 
-use self::metadata::{Metadata, authorization_server, protected_resource};
+use self::metadata::{Metadata, at_server_origin, authorization_server, protected_resource};
 use super::ClientFault;
 use crate::auth::s256_challenge;
 
@@ -154,6 +154,9 @@ async fn authorize_with(
     let issuer = resource_metadata["authorization_servers"][0]
         .as_str()
         .ok_or("the protected resource metadata names no authorization server")?;
+    if fault == Some(ClientFault::AuthAssumesServerOrigin) {
+        at_server_origin(&http, &resource).await;
+    }
     let server = authorization_server(&http, issuer, fault).await?;
     if server.get("code_challenge_methods_supported").is_none() {
         return Err(format!(

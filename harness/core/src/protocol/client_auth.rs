@@ -22,6 +22,7 @@ use crate::requirements::RequirementId;
 use crate::scenario::model::{ClientAuth, IssParameter, StateParameter};
 use crate::version::ProtocolVersion;
 
+mod binding;
 mod discovery;
 mod refresh;
 mod registration;
@@ -65,6 +66,7 @@ pub fn judge(client: ClientEvidence) -> Vec<Check> {
         evidence.registers_native_for_loopback(),
         evidence.redirects_as_registered(),
         evidence.client_id_registered(),
+        evidence.authorization_server_from_metadata(),
     ];
     findings.extend(evidence.refusals());
     findings.extend(evidence.step_up());
@@ -78,6 +80,9 @@ pub fn judge(client: ClientEvidence) -> Vec<Check> {
 struct Evidence<'a> {
     auth: &'a ClientAuthRecord,
     setup: &'a ClientAuth,
+    /// Every request the client sent the mock server (the MCP server's
+    /// origin).
+    requests: &'a [InboundRequest],
     /// The client's GETs of protected resource metadata at the mock server.
     metadata_lookups: Vec<&'a InboundRequest>,
     did_oauth: bool,
@@ -99,6 +104,7 @@ impl<'a> Evidence<'a> {
         Evidence {
             auth,
             setup,
+            requests: &record.requests,
             metadata_lookups,
             did_oauth,
         }
@@ -487,13 +493,20 @@ impl<'a> Evidence<'a> {
     }
 }
 
-/// What a problem is reported at: a request, a token's use, or a value
+/// What a problem is reported at: a request (to the authorization server
+/// or the mock server), a token's use, or a value
 /// paired with the label of the request that carried it.
 trait Labelled {
     fn label(&self) -> &str;
 }
 
 impl Labelled for &OAuthRequest {
+    fn label(&self) -> &str {
+        &self.label
+    }
+}
+
+impl Labelled for &InboundRequest {
     fn label(&self) -> &str {
         &self.label
     }

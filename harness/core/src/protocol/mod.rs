@@ -62,6 +62,7 @@ cites! {
     /// client's HTTP rules and the judge (for coverage listings).
     CHECKED_REQUIREMENTS:
     AUTH_034,
+    AUTH_035,
     AUTH_036,
     AUTH_037,
     AUTH_038,
