@@ -11,18 +11,20 @@ use crate::evidence::oauth::{AUTHORIZE_PATH, REGISTER_PATH, TOKEN_PATH};
 use crate::protocol::cite;
 use crate::protocol::client_http::Finding;
 
+const UNREAD: &str = "the client never read the protected resource metadata";
 const UNTRUSTED: &str =
     "the scenario serves metadata the client must refuse, after which it may look at the MCP server's origin";
 
 impl Evidence<'_> {
     /// AUTH-035: the client went to the authorization server the metadata
     /// names and asked the MCP server's origin for none of an
-    /// authorization server's documents or endpoints. Observed once the
-    /// client spoke to the named server (or asked the MCP server's origin
-    /// for one of them, which fails at once), so a client that does no
-    /// OAuth never passes. Not judged where the scenario serves metadata
-    /// the client must refuse: a client that supports 2025-03-26 servers
-    /// may then look at the MCP server's origin.
+    /// authorization server's documents or endpoints. Judged once the
+    /// client read the protected resource metadata, and observed once it
+    /// spoke to the named server (or asked the MCP server's origin for one
+    /// of them, which fails at once), so a client that does no OAuth never
+    /// passes. Not judged where the scenario serves metadata the client
+    /// must refuse, nor before the client read any: a client that supports
+    /// 2025-03-26 servers may then look at the MCP server's origin.
     pub(super) fn authorization_server_from_metadata(&self) -> Finding {
         let mut finding = self.finding(
             "the authorization server is the one the metadata names, not the MCP server's origin",
@@ -32,6 +34,17 @@ impl Evidence<'_> {
         );
         if self.setup.mismatch.is_some() {
             finding.unobserved = Some(UNTRUSTED.to_owned());
+            return finding;
+        }
+        let served = path_of(&self.auth.metadata_url);
+        let read = self
+            .metadata_lookups
+            .iter()
+            .any(|r| r.status == 200 && path_of(&r.target) == served);
+        if !read {
+            if self.did_oauth {
+                finding.unobserved = Some(UNREAD.to_owned());
+            }
             return finding;
         }
         let finding = Self::observed(finding, !self.auth.conversation.is_empty());
@@ -97,6 +110,13 @@ mod tests {
         let mut assumed = asking_the_server_for("/.well-known/oauth-authorization-server");
         assumed.auth.as_mut().unwrap().conversation.clear();
         assert_eq!(verdict_of(&assumed, "{}", "AUTH-035"), [Verdict::Fail]);
+    }
+
+    #[test]
+    fn a_client_that_never_read_the_metadata_is_not_judged() {
+        let mut unread = asking_the_server_for("/.well-known/oauth-authorization-server");
+        unread.requests.remove(0);
+        assert_eq!(verdict_of(&unread, "{}", "AUTH-035"), [Verdict::NotObserved]);
     }
 
     #[test]
