@@ -4,6 +4,7 @@ use std::time::Duration;
 
 use mcp_conform_core::judge::origin;
 use mcp_conform_core::protocol::PeerRole;
+use mcp_conform_core::protocol::client_http::ClientEvidence;
 use mcp_conform_core::scenario::Scenario;
 use mcp_conform_core::scenario::model::{Handshake, Role, StepKind, TransportName};
 use mcp_conform_core::scenario::profile::unbound;
@@ -203,14 +204,14 @@ pub(super) async fn run_session(
     }
     let mut authorization = None;
     if let Some(record) = runner.session.http_client_record() {
-        let transcript = runner.session.transcript();
-        found.extend(mock_server::judge_http(
-            &record,
-            runner.version,
+        let evidence = ClientEvidence {
+            record: &record,
+            version: runner.version,
             scenario,
-            transcript,
-        ));
-        authorization = mock_server::auth::judge(&record, runner.version, scenario, transcript);
+            transcript: runner.session.transcript(),
+        };
+        found.extend(mock_server::judge_http(evidence));
+        authorization = mock_server::auth::judge(evidence);
     }
     outcome.transcript = runner.session.transcript().to_vec();
     outcome.heard = Some(heard(&outcome.transcript));

@@ -27,7 +27,7 @@ use reqwest::Url;
 use ring::rand::{SecureRandom, SystemRandom};
 use serde_json::{Value, json};
 
-use self::metadata::{Metadata, authorization_server, protected_resource};
+use self::metadata::{Metadata, at_server_origin, authorization_server, protected_resource};
 use super::ClientFault;
 use crate::auth::s256_challenge;
 
@@ -157,6 +157,9 @@ async fn authorize_with(
     let (issuer, server, resource_metadata) =
         match protected_resource(&http, &resource, named.as_ref(), fault).await {
             Ok(resource_metadata) => {
+                if fault == Some(ClientFault::AuthAssumesServerOrigin) {
+                    at_server_origin(&http, &resource).await;
+                }
                 let issuer = resource_metadata["authorization_servers"][0]
                     .as_str()
                     .ok_or("the protected resource metadata names no authorization server")?

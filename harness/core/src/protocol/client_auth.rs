@@ -10,21 +10,19 @@
 //! it (not-observed), and a rule about refusing is a pass only once the
 //! client has shown that it does OAuth (it sent an authorization request).
 
-use serde_json::Value;
 use url::Url;
 
-use super::client_http::{Finding, verdict};
+use super::client_http::{ClientEvidence, Finding};
 use crate::Level;
 use crate::evidence::http::{HttpClientRecord, InboundRequest};
-use crate::evidence::oauth::{AUTHORIZE_PATH, ClientAuthRecord, OAuthRequest, REGISTER_PATH};
+use crate::evidence::oauth::{AUTHORIZE_PATH, ClientAuthRecord, OAuthRequest, REGISTER_PATH, TokenUse};
 use crate::judge::Check;
 use crate::protocol::cite;
 use crate::requirements::RequirementId;
-use crate::scenario::Scenario;
 use crate::scenario::model::{ClientAuth, IssParameter, StateParameter};
 use crate::version::ProtocolVersion;
-use crate::wire::Frame;
 
+mod binding;
 mod discovery;
 mod legacy;
 mod refresh;
@@ -44,22 +42,17 @@ const NO_AUTHORIZATION: &str = "the client sent no authorization request";
 const CODELESS_GRANT: &str =
     "the client took its token by client_credentials, a grant with no authorization request to withhold";
 
-/// The checks of every authorization rule that applies at `version`, when
-/// the mock server was protected.
-pub fn judge(
-    record: &HttpClientRecord,
-    version: ProtocolVersion,
-    scenario: &Scenario,
-    transcript: &[Frame],
-) -> Vec<Check> {
-    let (Some(auth), Some(setup)) = (&record.auth, &scenario.auth) else {
+/// The checks of every authorization rule that applies at the evidence's
+/// version, when the mock server was protected.
+pub fn judge(client: ClientEvidence) -> Vec<Check> {
+    let (Some(auth), Some(setup)) = (&client.record.auth, &client.scenario.auth) else {
         return Vec::new();
     };
-    let evidence = Evidence::new(record, auth, setup);
+    let evidence = Evidence::new(client.record, auth, setup);
     let mut findings = vec![
         evidence.challenge_followed(),
         evidence.resource_metadata_order(),
-        evidence.authorization_server_metadata_order(version),
+        evidence.authorization_server_metadata_order(client.version),
         evidence.pkce(),
         evidence.pkce_s256(),
         evidence.resource_parameter(),
@@ -75,6 +68,7 @@ pub fn judge(
         evidence.redirects_as_registered(),
         evidence.client_id_registered(),
         evidence.registers_dynamically(),
+        evidence.authorization_server_from_metadata(),
     ];
     findings.extend(evidence.refusals());
     findings.extend(evidence.step_up());
@@ -82,20 +76,16 @@ pub fn judge(
     findings.extend(evidence.mismatch_refused());
     findings.extend(evidence.pre_registration());
     findings.extend(evidence.legacy());
-    findings
-        .into_iter()
-        .filter(|finding| finding.applies(version))
-        .filter_map(|finding| {
-            let cited = finding.cited_by(scenario);
-            verdict(finding, cited, transcript)
-        })
-        .collect()
+    client.checks(findings)
 }
 
 /// The record, read the ways the rules need it.
 struct Evidence<'a> {
     auth: &'a ClientAuthRecord,
     setup: &'a ClientAuth,
+    /// Every request the client sent the mock server (the MCP server's
+    /// origin).
+    requests: &'a [InboundRequest],
     /// The client's GETs of protected resource metadata at the mock server.
     metadata_lookups: Vec<&'a InboundRequest>,
     did_oauth: bool,
@@ -117,6 +107,7 @@ impl<'a> Evidence<'a> {
         Evidence {
             auth,
             setup,
+            requests: &record.requests,
             metadata_lookups,
             did_oauth,
         }
@@ -235,163 +226,133 @@ impl<'a> Evidence<'a> {
     /// every code is redeemed with a verifier.
     fn pkce(&self) -> Finding {
         let mut finding = self.authorization_finding("authorization uses PKCE", cite::AUTH_050, Level::Must);
-        for request in self.auth.authorizations() {
-            if request.param("code_challenge").is_none() {
-                finding.problem_at(
-                    &request.label,
-                    "an authorization request without code_challenge".into(),
-                );
-            }
-        }
-        for request in self.redemptions() {
-            if request.param("code_verifier").is_none() {
-                finding.problem_at(&request.label, "a code redeemed without code_verifier".into());
-            }
-        }
+        fault_each(&mut finding, self.auth.authorizations(), |request| {
+            let missing = request.param("code_challenge").is_none();
+            missing.then(|| "an authorization request without code_challenge".into())
+        });
+        fault_each(&mut finding, self.redemptions(), |request| {
+            let missing = request.param("code_verifier").is_none();
+            missing.then(|| "a code redeemed without code_verifier".into())
+        });
         finding
     }
 
     /// AUTH-051: the PKCE method is S256.
     fn pkce_s256(&self) -> Finding {
-        let mut finding = self.authorization_finding("PKCE uses S256", cite::AUTH_051, Level::Must);
-        for request in self.auth.authorizations() {
+        let finding = self.finding("PKCE uses S256", cite::AUTH_051, Level::Must, NO_AUTHORIZATION);
+        judge_each(finding, self.auth.authorizations(), |request| {
             let method = request.param("code_challenge_method");
-            if request.param("code_challenge").is_some() && method != Some("S256") {
-                let method = method.map_or("no code_challenge_method (plain)".into(), |m| {
-                    format!("code_challenge_method `{m}`")
-                });
-                finding.problem_at(&request.label, format!("{method}, not S256"));
+            if request.param("code_challenge").is_none() || method == Some("S256") {
+                return None;
             }
-        }
-        finding
+            let method = method.map_or("no code_challenge_method (plain)".into(), |m| {
+                format!("code_challenge_method `{m}`")
+            });
+            Some(format!("{method}, not S256"))
+        })
     }
 
     /// AUTH-053: authorization and token requests name the MCP server in
     /// `resource`.
     fn resource_parameter(&self) -> Finding {
-        let mut finding = self.finding(
+        let finding = self.finding(
             "authorization and token requests carry resource",
             cite::AUTH_053,
             Level::Must,
             NO_AUTHORIZATION,
         );
-        let mut seen = false;
-        for request in self.resource_bearing() {
-            seen = true;
+        judge_each(finding, self.resource_bearing(), |request| {
             match request.param("resource") {
-                None => finding.problem_at(&request.label, "no resource parameter".into()),
-                Some(value) if !same_resource(value, &self.auth.resource) => finding.problem_at(
-                    &request.label,
-                    format!("resource `{value}` is not the MCP server {}", self.auth.resource),
-                ),
-                Some(_) => {}
+                None => Some("no resource parameter".into()),
+                Some(value) if !same_resource(value, &self.auth.resource) => Some(format!(
+                    "resource `{value}` is not the MCP server {}",
+                    self.auth.resource
+                )),
+                Some(_) => None,
             }
-        }
-        Self::observed(finding, seen)
+        })
     }
 
     /// AUTH-054: `resource` is the server's URI exactly (no slash added).
     fn resource_most_specific(&self) -> Finding {
-        let mut finding = self.finding(
+        let finding = self.finding(
             "resource is the server's most specific URI",
             cite::AUTH_054,
             Level::Should,
             NO_AUTHORIZATION,
         );
-        let mut seen = false;
-        for request in self.resource_bearing() {
-            let Some(value) = request.param("resource") else {
-                continue;
-            };
-            seen = true;
-            if same_resource(value, &self.auth.resource) && value != self.auth.resource {
-                finding.problem_at(
-                    &request.label,
-                    format!(
-                        "resource `{value}`, where the server's URI is {}",
-                        self.auth.resource
-                    ),
-                );
-            }
-        }
-        Self::observed(finding, seen)
+        let naming = self.resource_bearing().filter(|r| r.param("resource").is_some());
+        judge_each(finding, naming, |request| {
+            let value = request.param("resource")?;
+            let resource = &self.auth.resource;
+            (same_resource(value, resource) && value != resource)
+                .then(|| format!("resource `{value}`, where the server's URI is {resource}"))
+        })
     }
 
     /// AUTH-056: once the client holds a token, every request carries it in
     /// the `Authorization` header.
     fn token_in_header(&self) -> Finding {
-        let mut finding = self.finding(
+        let finding = self.finding(
             "the token goes on every request, in the Authorization header",
             cite::AUTH_056,
             Level::Must,
             "the client never sent a token in the Authorization header",
         );
-        let Some(first) = self.auth.tokens.iter().position(|t| t.in_header) else {
-            return finding;
-        };
-        finding.unobserved = None;
-        for token in &self.auth.tokens[first..] {
-            if !token.in_header {
-                finding.problem_at(&token.label, "no bearer token in the Authorization header".into());
-            }
-        }
-        finding
+        let tokens = &self.auth.tokens;
+        let first = tokens.iter().position(|t| t.in_header).unwrap_or(tokens.len());
+        judge_each(finding, &tokens[first..], |token| {
+            (!token.in_header).then(|| "no bearer token in the Authorization header".into())
+        })
     }
 
     /// AUTH-057: no token in a query string.
     fn token_not_in_query(&self) -> Finding {
-        let mut finding = self.finding(
+        let finding = self.finding(
             "the token is never put in the query string",
             cite::AUTH_057,
             Level::Must,
             "the client never sent a token",
         );
-        let presented = self.auth.tokens.iter().any(|t| t.in_header || t.in_query);
-        for token in self.auth.tokens.iter().filter(|t| t.in_query) {
-            finding.problem_at(&token.label, "access_token in the query string".into());
-        }
-        Self::observed(finding, presented)
+        let presented = self.auth.tokens.iter().filter(|t| t.in_header || t.in_query);
+        judge_each(finding, presented, |token| {
+            token.in_query.then(|| "access_token in the query string".into())
+        })
     }
 
     /// AUTH-061: every authorization request carries `state`.
     fn sends_state(&self) -> Finding {
-        let mut finding = self.authorization_finding(
+        let finding = self.finding(
             "authorization requests carry state",
             cite::AUTH_061,
             Level::Should,
+            NO_AUTHORIZATION,
         );
-        for request in self.auth.authorizations() {
-            if request.param("state").is_none() {
-                finding.problem_at(&request.label, "an authorization request without state".into());
-            }
-        }
-        finding
+        judge_each(finding, self.auth.authorizations(), |request| {
+            let missing = request.param("state").is_none();
+            missing.then(|| "an authorization request without state".into())
+        })
     }
 
     /// AUTH-045: a Dynamic Client Registration names its
     /// `application_type`.
     fn registers_application_type(&self) -> Finding {
-        let mut finding = self.finding(
+        let finding = self.finding(
             "a registration names its application_type",
             cite::AUTH_045,
             Level::Must,
             "the client registered no client (Dynamic Client Registration)",
         );
-        let mut seen = false;
-        for request in self.registrations() {
-            seen = true;
-            let registered: Value = serde_json::from_str(&request.body).unwrap_or(Value::Null);
-            if registered.get("application_type").is_none() {
-                finding.problem_at(&request.label, "a registration without application_type".into());
-            }
-        }
-        Self::observed(finding, seen)
+        judge_each(finding, self.registrations(), |request| {
+            let unnamed = registration::application_type(request).is_none();
+            unnamed.then(|| "a registration without application_type".into())
+        })
     }
 
     /// AUTH-059: every redirect URI, registered or asked for, is a
     /// localhost URL or an https one.
     fn redirects_locally_or_securely(&self) -> Finding {
-        let mut finding = self.finding(
+        let finding = self.finding(
             "redirect URIs are localhost or https URLs",
             cite::AUTH_059,
             Level::Must,
@@ -406,17 +367,9 @@ impl<'a> Evidence<'a> {
                 .into_iter()
                 .map(move |uri| (r.label.as_str(), uri))
         });
-        let mut seen = false;
-        for (label, uri) in asked.chain(registered) {
-            seen = true;
-            if !local_or_https(&uri) {
-                finding.problem_at(
-                    label,
-                    format!("redirect URI `{uri}` is neither localhost nor https"),
-                );
-            }
-        }
-        Self::observed(finding, seen)
+        judge_each(finding, asked.chain(registered), |(_, uri)| {
+            (!local_or_https(uri)).then(|| format!("redirect URI `{uri}` is neither localhost nor https"))
+        })
     }
 
     /// What the client must refuse in this scenario, each a finding: an
@@ -465,9 +418,9 @@ impl<'a> Evidence<'a> {
         why: &str,
     ) -> Finding {
         let mut finding = self.authorization_finding(name, requirement, level);
-        for request in self.redemptions() {
-            finding.problem_at(&request.label, format!("the code was redeemed, though {why}"));
-        }
+        fault_each(&mut finding, self.redemptions(), |_| {
+            Some(format!("the code was redeemed, though {why}"))
+        });
         finding
     }
 
@@ -481,15 +434,12 @@ impl<'a> Evidence<'a> {
             "the client never read the authorization server's metadata",
         );
         let read = self.issuer_metadata_lookups().any(|r| r.status == 200);
-        let mut authorized = false;
-        for request in self.auth.authorizations() {
-            authorized = true;
-            finding.problem_at(
-                &request.label,
+        let authorized = fault_each(&mut finding, self.auth.authorizations(), |_| {
+            Some(
                 "an authorization request, though the metadata lists no code_challenge_methods_supported"
                     .into(),
-            );
-        }
+            )
+        });
         // A client on the client_credentials grant never sends an
         // authorization request, so its silence is no refusal: a pass would be vacuous.
         if !authorized
@@ -544,6 +494,65 @@ impl<'a> Evidence<'a> {
                 || r.is_grant("refresh_token")
         })
     }
+}
+
+/// What a problem is reported at: a request (to the authorization server
+/// or the mock server), a token's use, or a value
+/// paired with the label of the request that carried it.
+trait Labelled {
+    fn label(&self) -> &str;
+}
+
+impl Labelled for &OAuthRequest {
+    fn label(&self) -> &str {
+        &self.label
+    }
+}
+
+impl Labelled for &InboundRequest {
+    fn label(&self) -> &str {
+        &self.label
+    }
+}
+
+impl Labelled for &TokenUse {
+    fn label(&self) -> &str {
+        &self.label
+    }
+}
+
+impl Labelled for (&str, String) {
+    fn label(&self) -> &str {
+        self.0
+    }
+}
+
+/// Adds to `finding` a problem at each of `items` that `wrong` finds fault
+/// with, saying what it says; whether there was any item to judge.
+fn fault_each<T: Labelled>(
+    finding: &mut Finding,
+    items: impl IntoIterator<Item = T>,
+    wrong: impl Fn(&T) -> Option<String>,
+) -> bool {
+    let mut seen = false;
+    for item in items {
+        seen = true;
+        if let Some(what) = wrong(&item) {
+            finding.problem_at(item.label(), what);
+        }
+    }
+    seen
+}
+
+/// `finding` judged on each of `items` by `wrong` ([`fault_each`]),
+/// observed once there was one to judge.
+fn judge_each<T: Labelled>(
+    mut finding: Finding,
+    items: impl IntoIterator<Item = T>,
+    wrong: impl Fn(&T) -> Option<String>,
+) -> Finding {
+    let seen = fault_each(&mut finding, items, wrong);
+    Evidence::observed(finding, seen)
 }
 
 /// Judges lookups `tried` (label, path, status) against `order`, the paths

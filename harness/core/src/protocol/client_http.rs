@@ -92,16 +92,45 @@ impl Finding {
     }
 }
 
-/// The checks of every rule that applies at `version`.
-pub fn judge(
-    record: &HttpClientRecord,
-    version: ProtocolVersion,
-    scenario: &Scenario,
-    transcript: &[Frame],
-) -> Vec<Check> {
+/// What the mock server saw of a client in one scenario: the input of its
+/// HTTP rules and of its authorization rules (`client_auth`).
+#[derive(Debug, Clone, Copy)]
+pub struct ClientEvidence<'a> {
+    pub record: &'a HttpClientRecord,
+    /// The version the run serves.
+    pub version: ProtocolVersion,
+    pub scenario: &'a Scenario,
+    pub transcript: &'a [Frame],
+}
+
+impl ClientEvidence<'_> {
+    /// The findings whose rules apply at the run's version, each with
+    /// whether the scenario cites it.
+    fn applicable(&self, findings: Vec<Finding>) -> impl Iterator<Item = (Finding, bool)> {
+        findings
+            .into_iter()
+            .filter(|finding| finding.applies(self.version))
+            .map(|finding| {
+                let cited = finding.cited_by(self.scenario);
+                (finding, cited)
+            })
+    }
+
+    /// The checks of those of `findings` whose rules apply at the run's
+    /// version.
+    pub(super) fn checks(&self, findings: Vec<Finding>) -> Vec<Check> {
+        self.applicable(findings)
+            .filter_map(|(finding, cited)| verdict(finding, cited, self.transcript))
+            .collect()
+    }
+}
+
+/// The checks of every rule that applies at the evidence's version.
+pub fn judge(evidence: ClientEvidence) -> Vec<Check> {
+    let record = evidence.record;
     let mut findings = vec![posts_accept_both(record), single_messages(record)];
     if record.stateless {
-        findings.extend(stateless::findings(record, transcript));
+        findings.extend(stateless::findings(record, evidence.transcript));
     } else {
         findings.extend([
             session_id_repeated(record),
@@ -111,18 +140,14 @@ pub fn judge(
             session_deleted(record),
         ]);
     }
-    findings
-        .into_iter()
-        .filter(|finding| finding.applies(version))
-        .filter_map(|finding| {
-            let cited = finding.cited_by(scenario);
-            if record.legacy {
-                // These are Streamable HTTP's rules; HTTP+SSE has none of them.
-                return cited.then(|| not_applicable(&finding));
-            }
-            verdict(finding, cited, transcript)
-        })
-        .collect()
+    if record.legacy {
+        // These are Streamable HTTP's rules; HTTP+SSE has none of them.
+        return evidence
+            .applicable(findings)
+            .filter_map(|(finding, cited)| cited.then(|| not_applicable(&finding)))
+            .collect();
+    }
+    evidence.checks(findings)
 }
 
 fn not_applicable(finding: &Finding) -> Check {
@@ -130,7 +155,7 @@ fn not_applicable(finding: &Finding) -> Check {
     check(finding, Verdict::NotApplicable, Some(why.into()))
 }
 
-pub(super) fn verdict(finding: Finding, cited: bool, transcript: &[Frame]) -> Option<Check> {
+fn verdict(finding: Finding, cited: bool, transcript: &[Frame]) -> Option<Check> {
     let problems = &finding.problems;
     if let Some((label, _)) = problems.first() {
         let mut lines: Vec<String> = problems
@@ -423,12 +448,12 @@ mod tests {
     }
 
     fn verdicts(record: &HttpClientRecord, cited: impl AsRef<str>) -> Vec<(String, Verdict)> {
-        judge(
+        judge(ClientEvidence {
             record,
-            ProtocolVersion::V2025_11_25,
-            &scenario(cited.as_ref()),
-            &[],
-        )
+            version: ProtocolVersion::V2025_11_25,
+            scenario: &scenario(cited.as_ref()),
+            transcript: &[],
+        })
         .into_iter()
         .map(|c| (c.requirement.to_string(), c.verdict))
         .collect()
@@ -498,12 +523,12 @@ mod tests {
         let mut record = correct();
         record.requests[0].headers.clear();
         record.requests[0].headers.insert("accept".into(), BOTH.1.into());
-        let judged = judge(
-            &record,
-            ProtocolVersion::V2025_03_26,
-            &scenario(cite::HTTP_018.as_str()),
-            &[],
-        );
+        let judged = judge(ClientEvidence {
+            record: &record,
+            version: ProtocolVersion::V2025_03_26,
+            scenario: &scenario(cite::HTTP_018.as_str()),
+            transcript: &[],
+        });
         assert!(judged.is_empty(), "{judged:?}");
     }
 
@@ -572,12 +597,12 @@ mod tests {
         transcript: &[Frame],
         cited: impl AsRef<str>,
     ) -> Vec<(String, Verdict)> {
-        judge(
+        judge(ClientEvidence {
             record,
-            ProtocolVersion::V2026_07_28,
-            &scenario(cited.as_ref()),
+            version: ProtocolVersion::V2026_07_28,
+            scenario: &scenario(cited.as_ref()),
             transcript,
-        )
+        })
         .into_iter()
         .map(|c| (c.requirement.to_string(), c.verdict))
         .collect()

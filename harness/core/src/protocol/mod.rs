@@ -65,6 +65,7 @@ cites! {
     AUTH_032,
     AUTH_033,
     AUTH_034,
+    AUTH_035,
     AUTH_036,
     AUTH_037,
     AUTH_038,

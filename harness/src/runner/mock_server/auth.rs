@@ -9,16 +9,14 @@
 //! (each not-observed for a client that did no OAuth at all).
 
 use mcp_conform_core::Verdict;
-use mcp_conform_core::evidence::http::HttpClientRecord;
 use mcp_conform_core::evidence::oauth::{
     ANOTHER_ISSUER, CLIENT_ID_VARIABLE, CLIENT_ISSUER_VARIABLE, PRE_REGISTERED_CLIENT_ID,
 };
 use mcp_conform_core::judge::Check;
 use mcp_conform_core::protocol::client_auth;
+use mcp_conform_core::protocol::client_http::ClientEvidence;
 use mcp_conform_core::scenario::Scenario;
 use mcp_conform_core::scenario::model::PreRegistration;
-use mcp_conform_core::version::ProtocolVersion;
-use mcp_conform_core::wire::Frame;
 use mcp_mock_peers::auth::ProtectedMockServer;
 use mcp_mock_peers::transport::HttpServerTransport;
 
@@ -60,17 +58,13 @@ pub struct Judged {
     off_version: Option<String>,
 }
 
-pub fn judge(
-    record: &HttpClientRecord,
-    version: ProtocolVersion,
-    scenario: &Scenario,
-    transcript: &[Frame],
-) -> Option<Judged> {
-    let auth = record.auth.as_ref()?;
+pub fn judge(evidence: ClientEvidence) -> Option<Judged> {
+    let auth = evidence.record.auth.as_ref()?;
+    let (scenario, version) = (evidence.scenario, evidence.version);
     let off_version = (!scenario.versions.contains(version))
         .then(|| format!("applies to {}; this run serves {version}", scenario.versions));
     Some(Judged {
-        checks: client_auth::judge(record, version, scenario, transcript),
+        checks: client_auth::judge(evidence),
         never_admitted: !auth.admitted(),
         off_version,
     })

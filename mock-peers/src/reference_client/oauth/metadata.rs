@@ -71,6 +71,15 @@ pub(super) async fn protected_resource(
     .await
 }
 
+/// The `http-auth-assumes-server-origin` fault's lookup: authorization
+/// server metadata at the MCP server's own origin, as 2025-03-26 had it.
+/// Whatever it answers is passed over, as a client falling back would.
+pub(super) async fn at_server_origin(http: &reqwest::Client, resource: &Url) {
+    if let Ok(url) = resource.join(METADATA_PATH) {
+        let _passed_over = http.get(url).send().await;
+    }
+}
+
 /// The metadata of the authorization server `issuer`, at the URLs the
 /// newest version gives (which begin with the older versions' one), whose
 /// `issuer` must be `issuer` (unless a fault skips that check or tries

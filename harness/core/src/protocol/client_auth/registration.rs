@@ -9,7 +9,7 @@
 use serde_json::Value;
 use url::Url;
 
-use super::{Evidence, is_loopback_http};
+use super::{Evidence, fault_each, is_loopback_http, judge_each};
 use crate::Level;
 use crate::evidence::oauth::{
     AUTHORIZE_PATH, OAuthRequest, PRE_REGISTERED_CLIENT_ID, REGISTER_PATH, issued_client_id,
@@ -25,6 +25,12 @@ pub(super) fn redirect_uris(registration: &OAuthRequest) -> Vec<String> {
         .as_array()
         .map(|uris| uris.iter().filter_map(Value::as_str).map(str::to_owned).collect())
         .unwrap_or_default()
+}
+
+/// The `application_type` a registration request names, if any.
+pub(super) fn application_type(registration: &OAuthRequest) -> Option<Value> {
+    let body: Value = serde_json::from_str(&registration.body).unwrap_or(Value::Null);
+    body.get("application_type").cloned()
 }
 
 impl Evidence<'_> {
@@ -47,26 +53,19 @@ impl Evidence<'_> {
             Level::Should,
             "the client neither registered nor sent an authorization request",
         );
-        let mut seen = false;
-        for request in self.registrations() {
-            seen = true;
-            finding.problem_at(
-                &request.label,
+        let registered = fault_each(&mut finding, self.registrations(), |_| {
+            Some(
                 "registered by Dynamic Client Registration, though it was handed pre-registered credentials"
                     .into(),
-            );
-        }
-        for request in self.auth.authorizations() {
-            seen = true;
+            )
+        });
+        let authorized = fault_each(&mut finding, self.auth.authorizations(), |request| {
             let client_id = request.param("client_id").unwrap_or_default();
-            if client_id != PRE_REGISTERED_CLIENT_ID {
-                finding.problem_at(
-                    &request.label,
-                    format!("client_id `{client_id}`, not the pre-registered `{PRE_REGISTERED_CLIENT_ID}`"),
-                );
-            }
-        }
-        Self::observed(finding, seen)
+            (client_id != PRE_REGISTERED_CLIENT_ID).then(|| {
+                format!("client_id `{client_id}`, not the pre-registered `{PRE_REGISTERED_CLIENT_ID}`")
+            })
+        });
+        Self::observed(finding, registered || authorized)
     }
 
     /// AUTH-049: credentials pre-registered with another authorization
@@ -85,12 +84,9 @@ impl Evidence<'_> {
             .conversation
             .iter()
             .filter(|r| read && r.param("client_id") == Some(PRE_REGISTERED_CLIENT_ID));
-        for request in tried {
-            finding.problem_at(
-                &request.label,
-                "tried the client ID pre-registered with another authorization server".into(),
-            );
-        }
+        fault_each(&mut finding, tried, |_| {
+            Some("tried the client ID pre-registered with another authorization server".into())
+        });
         Self::observed(finding, read)
     }
 
@@ -141,65 +137,51 @@ impl Evidence<'_> {
     /// machine is a native client's. A registration without
     /// `application_type` is AUTH-045's to judge.
     pub(super) fn registers_native_for_loopback(&self) -> Finding {
-        let mut finding = self.finding(
+        let finding = self.finding(
             "a client redirecting to loopback registers as native",
             cite::AUTH_046,
             Level::Should,
             "the client registered no client with an application_type and loopback redirect URIs",
         );
-        let mut seen = false;
-        for request in self.registrations() {
-            let body: Value = serde_json::from_str(&request.body).unwrap_or(Value::Null);
-            let Some(kind) = body.get("application_type") else {
-                continue;
-            };
+        let loopback = self.registrations().filter(|request| {
             let uris = redirect_uris(request);
-            let loopback = !uris.is_empty()
+            application_type(request).is_some()
+                && !uris.is_empty()
                 && uris
                     .iter()
-                    .all(|uri| Url::parse(uri).is_ok_and(|url| is_loopback_http(&url)));
-            if !loopback {
-                continue;
-            }
-            seen = true;
-            if kind.as_str() != Some("native") {
-                finding.problem_at(
-                    &request.label,
-                    format!("application_type {kind}, though every redirect URI is on loopback"),
-                );
-            }
-        }
-        Self::observed(finding, seen)
+                    .all(|uri| Url::parse(uri).is_ok_and(|url| is_loopback_http(&url)))
+        });
+        judge_each(finding, loopback, |request| {
+            let kind = application_type(request)?;
+            (kind.as_str() != Some("native"))
+                .then(|| format!("application_type {kind}, though every redirect URI is on loopback"))
+        })
     }
 
     /// AUTH-060: once the client registered redirect URIs here, each
     /// authorization request names one of them. Pre-registered clients and
     /// metadata documents leave nothing in the record to compare with.
     pub(super) fn redirects_as_registered(&self) -> Finding {
-        let mut finding = self.finding(
+        let finding = self.finding(
             "the redirect URI is one registered",
             cite::AUTH_060,
             Level::Must,
             "the client registered no redirect URI with the authorization server, or sent no authorization request",
         );
         let registered: Vec<String> = self.registrations().flat_map(redirect_uris).collect();
-        let mut seen = false;
-        for request in self.auth.authorizations() {
-            let Some(uri) = request.param("redirect_uri").filter(|_| !registered.is_empty()) else {
-                continue;
-            };
-            seen = true;
-            if !registered.iter().any(|known| known == uri) {
-                finding.problem_at(
-                    &request.label,
-                    format!(
-                        "redirect_uri `{uri}` is not among those registered ({})",
-                        registered.join(", ")
-                    ),
-                );
-            }
-        }
-        Self::observed(finding, seen)
+        let naming = self
+            .auth
+            .authorizations()
+            .filter(|r| !registered.is_empty() && r.param("redirect_uri").is_some());
+        judge_each(finding, naming, |request| {
+            let uri = request.param("redirect_uri")?;
+            (!registered.iter().any(|known| known == uri)).then(|| {
+                format!(
+                    "redirect_uri `{uri}` is not among those registered ({})",
+                    registered.join(", ")
+                )
+            })
+        })
     }
 }
 

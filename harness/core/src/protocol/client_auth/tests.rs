@@ -4,6 +4,7 @@ use std::time::Duration;
 use super::*;
 use crate::Verdict;
 use crate::evidence::oauth::TokenUse;
+use crate::scenario::Scenario;
 use crate::scenario::load::load_str;
 
 pub(super) const RESOURCE: &str = "http://127.0.0.1:8000/mcp";
@@ -102,10 +103,15 @@ pub(super) fn correct() -> HttpClientRecord {
 }
 
 fn verdicts(record: &HttpClientRecord, auth: &str) -> Vec<(String, Verdict)> {
-    judge(record, ProtocolVersion::V2026_07_28, &scenario(auth), &[])
-        .into_iter()
-        .map(|c| (c.requirement.clone(), c.verdict))
-        .collect()
+    judge(ClientEvidence {
+        record,
+        version: ProtocolVersion::V2026_07_28,
+        scenario: &scenario(auth),
+        transcript: &[],
+    })
+    .into_iter()
+    .map(|c| (c.requirement.clone(), c.verdict))
+    .collect()
 }
 
 fn verdict_of(record: &HttpClientRecord, auth: &str, id: &str) -> Vec<Verdict> {

@@ -6,7 +6,7 @@
 //! the document it must refuse, so a client that does no OAuth never
 //! passes.
 
-use super::{Evidence, path_of};
+use super::{Evidence, fault_each, path_of};
 use crate::Level;
 use crate::evidence::oauth::OAuthRequest;
 use crate::protocol::cite;
@@ -37,13 +37,13 @@ impl Evidence<'_> {
             .iter()
             .any(|r| r.status == 200 && path_of(&r.target) == served);
         let mut finding = Self::observed(finding, read);
-        if let Some(first) = self.auth.conversation.first().filter(|_| read) {
-            finding.problem_at(
-                &first.label,
-                "went on to the authorization server of protected resource metadata whose resource is another server"
-                    .into(),
-            );
-        }
+        fault_each(
+            &mut finding,
+            self.auth.conversation.first().filter(|_| read),
+            |_| {
+                Some("went on to the authorization server of protected resource metadata whose resource is another server".into())
+            },
+        );
         finding
     }
 
@@ -64,15 +64,12 @@ impl Evidence<'_> {
             .conversation
             .iter()
             .filter(|r| read && !is_metadata_read(r));
-        for request in used {
-            finding.problem_at(
-                &request.label,
-                format!(
-                    "{} {}, though the metadata's issuer is not {}",
-                    request.method, request.path, self.auth.issuer
-                ),
-            );
-        }
+        fault_each(&mut finding, used, |request| {
+            Some(format!(
+                "{} {}, though the metadata's issuer is not {}",
+                request.method, request.path, self.auth.issuer
+            ))
+        });
         finding
     }
 }

@@ -6,6 +6,7 @@ use crate::Verdict;
 use crate::evidence::http::HttpClientRecord;
 use crate::evidence::oauth::{ClientAuthRecord, TokenUse};
 use crate::protocol::client_auth::judge;
+use crate::protocol::client_http::ClientEvidence;
 use crate::scenario::Scenario;
 use crate::scenario::load::load_str;
 
@@ -65,11 +66,16 @@ fn correct() -> HttpClientRecord {
 }
 
 fn verdict_of(record: &HttpClientRecord, auth: &str, id: &str) -> Vec<Verdict> {
-    judge(record, ProtocolVersion::V2025_03_26, &scenario(auth), &[])
-        .into_iter()
-        .filter(|c| c.requirement == id)
-        .map(|c| c.verdict)
-        .collect()
+    judge(ClientEvidence {
+        record,
+        version: ProtocolVersion::V2025_03_26,
+        scenario: &scenario(auth),
+        transcript: &[],
+    })
+    .into_iter()
+    .filter(|c| c.requirement == id)
+    .map(|c| c.verdict)
+    .collect()
 }
 
 const WITHOUT_METADATA: &str = "{server_metadata: false}";
@@ -94,7 +100,12 @@ fn the_lookup_rules_are_judged_only_in_the_2025_03_26_layout() {
     let scenario = load_str(Path::new("t.yaml"), modern).unwrap();
     let mut record = correct();
     record.auth.as_mut().unwrap().conversation.remove(1);
-    let checks = judge(&record, ProtocolVersion::V2025_06_18, &scenario, &[]);
+    let checks = judge(ClientEvidence {
+        record: &record,
+        version: ProtocolVersion::V2025_06_18,
+        scenario: &scenario,
+        transcript: &[],
+    });
     assert!(checks.iter().all(|c| c.requirement != "AUTH-031"), "{checks:?}");
     let registration: Vec<Verdict> = checks
         .iter()

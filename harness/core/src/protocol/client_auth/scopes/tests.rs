@@ -7,6 +7,7 @@ use crate::Verdict;
 use crate::evidence::http::HttpClientRecord;
 use crate::evidence::oauth::{AUTHORIZE_PATH, ClientAuthRecord, OAuthRequest};
 use crate::protocol::client_auth::judge;
+use crate::protocol::client_http::ClientEvidence;
 use crate::scenario::load::load_str;
 use crate::version::ProtocolVersion;
 
@@ -35,7 +36,12 @@ fn verdicts(auth: &str, asked: Option<&str>) -> (Vec<Verdict>, Vec<Verdict>) {
         }),
         ..HttpClientRecord::default()
     };
-    let checks = judge(&record, ProtocolVersion::V2025_11_25, &scenario, &[]);
+    let checks = judge(ClientEvidence {
+        record: &record,
+        version: ProtocolVersion::V2025_11_25,
+        scenario: &scenario,
+        transcript: &[],
+    });
     let of = |id: &str| {
         checks
             .iter()

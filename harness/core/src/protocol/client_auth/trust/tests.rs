@@ -1,6 +1,6 @@
-//! The rules of `trust.rs` and `registration.rs`, and the metadata order
-//! of an issuer with a path, on hand-made records (the records of
-//! `tests.rs`), in a scenario citing them.
+//! The rules of `trust.rs`, `registration.rs` and `binding.rs`, and the
+//! metadata order of an issuer with a path, on hand-made records (the
+//! records of `tests.rs`), in a scenario citing them.
 
 use std::path::Path;
 
@@ -9,7 +9,8 @@ use super::super::*;
 use crate::Verdict;
 use crate::scenario::load::load_str;
 
-const CITED: &str = "AUTH-037, AUTH-039, AUTH-040, AUTH-041, AUTH-042, AUTH-046, AUTH-049, AUTH-060";
+const CITED: &str =
+    "AUTH-035, AUTH-037, AUTH-039, AUTH-040, AUTH-041, AUTH-042, AUTH-046, AUTH-049, AUTH-060";
 
 /// The verdicts of requirement `id` for `record` in a scenario with `auth`.
 pub(in crate::protocol::client_auth) fn verdict_of(
@@ -21,11 +22,16 @@ pub(in crate::protocol::client_auth) fn verdict_of(
         "id: t\ntitle: t\nrole: client\nversions: 2026-07-28\nrequirements: [{CITED}]\nauth: {auth}\nsteps:\n  - request: {{ method: ping }}\n"
     );
     let scenario = load_str(Path::new("t.yaml"), &text).unwrap();
-    judge(record, ProtocolVersion::V2026_07_28, &scenario, &[])
-        .into_iter()
-        .filter(|c| c.requirement == id)
-        .map(|c| c.verdict)
-        .collect()
+    judge(ClientEvidence {
+        record,
+        version: ProtocolVersion::V2026_07_28,
+        scenario: &scenario,
+        transcript: &[],
+    })
+    .into_iter()
+    .filter(|c| c.requirement == id)
+    .map(|c| c.verdict)
+    .collect()
 }
 
 #[test]
