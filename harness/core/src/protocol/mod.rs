@@ -207,6 +207,8 @@ cites! {
     TASKX_012,
     TASKX_015,
     TASKX_016,
+    TASKX_019,
+    TASKX_020,
     TASKX_022,
     TASKX_024,
     TASKX_025,

@@ -2,15 +2,20 @@
 //! results: what a request that did or did not opt in may get back, the
 //! shapes of task answers, the methods that are gone, the old capability,
 //! and how the statuses an answer shows may move; and on a client's polls,
-//! how often it polls each task (TASKX-028).
+//! how often it polls each task (TASKX-028) and how it answers a task's
+//! input requests (TASKX-019, TASKX-020, [`input_answers`]).
 //!
 //! Whether a request opted in is read from its own `clientCapabilities`
 //! (TASKX-002): an earlier request's declaration changes nothing.
+
+mod input_answers;
 
 use std::collections::HashMap;
 use std::time::Duration;
 
 use serde_json::Value;
+
+use self::input_answers::InputAnswers;
 
 use super::model::method_in;
 use super::model::tasks::TaskStatus;
@@ -37,13 +42,16 @@ pub(super) struct TaskExtension {
     statuses: HashMap<String, TaskStatus>,
     /// How the client polls each task, by id.
     clocks: PollClocks<String>,
+    /// The input requests each task showed, and the client's answers.
+    inputs: InputAnswers,
 }
 
 impl TaskExtension {
     /// Judges a client's `tasks/get` read at `at`: no sooner than the
     /// latest `pollIntervalMs` after its last poll (or the task's
     /// creation), and not once an answer showed the task terminal
-    /// (TASKX-028, SHOULD).
+    /// (TASKX-028, SHOULD); and its `tasks/update`'s keys (TASKX-019,
+    /// TASKX-020).
     pub fn client_request(
         &mut self,
         method: &str,
@@ -51,6 +59,9 @@ impl TaskExtension {
         at: Duration,
         out: &mut Vec<Violation>,
     ) {
+        if method == "tasks/update" {
+            return self.inputs.updated(params, out);
+        }
         let task = params.and_then(|p| p.get("taskId")).and_then(Value::as_str);
         let Some(task) = task.filter(|_| method == "tasks/get") else {
             return;
@@ -137,8 +148,17 @@ impl TaskExtension {
         self.note_status(result, out);
     }
 
+    /// A server's `notifications/tasks` shows a task's state, input
+    /// requests included, as a `tasks/get` would.
+    pub fn server_notification(&mut self, method: &str, params: Option<&Value>) {
+        if let Some(task) = params.filter(|_| method == "notifications/tasks") {
+            self.inputs.shown(task);
+        }
+    }
+
     /// No task leaves a terminal status (TASKX-011, stated as fact: SHOULD).
     fn note_status(&mut self, task: &Value, out: &mut Vec<Violation>) {
+        self.inputs.shown(task);
         let id = task.get("taskId").and_then(Value::as_str);
         let status = task
             .get("status")
@@ -383,6 +403,35 @@ mod tests {
             "ttlMs": 0, "cacheScope": "public"});
         let found = c.exchange("server/discover", json!({}), json!({}), discovered);
         assert_eq!(found, [cite::TASKX_027, cite::TASKX_027]);
+    }
+
+    #[test]
+    fn a_client_answers_only_the_input_keys_its_task_showed() {
+        let mut c = Conversation::new();
+        assert_eq!(
+            c.exchange("tools/call", call(), opted_in(), task("working", "task")),
+            NONE
+        );
+        let mut asking = task("input_required", "complete");
+        asking["inputRequests"] =
+            json!({"name": {"method": "elicitation/create", "params": {"message": "name?"}}});
+        assert_eq!(c.exchange("tasks/get", get(), opted_in(), asking), NONE);
+        let answer = |key: &str| json!({"taskId": "t1", "inputResponses": {key: {"action": "decline"}}});
+        assert_eq!(c.send("tasks/update", answer("name"), opted_in()).1, NONE);
+        assert_eq!(
+            c.send("tasks/update", answer("city"), opted_in()).1,
+            [cite::TASKX_020]
+        );
+        let mut asking = task("input_required", "complete");
+        asking["inputRequests"] =
+            json!({"city": {"method": "elicitation/create", "params": {"message": "city?"}}});
+        let pushed = json!({"jsonrpc": "2.0", "method": "notifications/tasks", "params": asking});
+        assert_eq!(c.frame(Direction::Received, pushed), NONE);
+        assert_eq!(
+            c.send("tasks/update", answer("city"), opted_in()).1,
+            NONE,
+            "shown by a notification"
+        );
     }
 
     #[test]
