@@ -202,6 +202,7 @@ cites! {
     TASKX_006,
     TASKX_007,
     TASKX_008,
+    TASKX_009,
     TASKX_010,
     TASKX_011,
     TASKX_012,

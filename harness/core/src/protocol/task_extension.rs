@@ -32,6 +32,10 @@ const TASK_METHOD: &str = "tools/call";
 /// The extension's own requests.
 const TASK_REQUESTS: [&str; 3] = ["tasks/get", "tasks/update", "tasks/cancel"];
 
+/// What an `InputRequiredResult` asks with: a round of a multi round-trip
+/// still open (TASKX-009).
+const ROUND_MEMBERS: [&str; 2] = ["inputRequests", "requestState"];
+
 /// The old capabilities a server with the extension no longer declares (TASKX-027).
 const OLD_CAPABILITY_MEMBERS: [&str; 3] = ["list", "cancel", "requests"];
 
@@ -127,7 +131,9 @@ impl TaskExtension {
     }
 
     /// A `CreateTaskResult` answers only an opted-in `tools/call`
-    /// (TASKX-002, TASKX-006) and carries the task fields (TASKX-007).
+    /// (TASKX-002, TASKX-006), carries the task fields (TASKX-007), and
+    /// none of a multi round-trip's: the rounds on the call end before the
+    /// task is created (TASKX-009).
     fn created(
         &mut self,
         method: &str,
@@ -145,6 +151,12 @@ impl TaskExtension {
             out.push(Violation::must(cite::TASKX_002, message).at("/result/resultType"));
         }
         out.extend(check_created(result, version));
+        for member in ROUND_MEMBERS.iter().filter(|m| result.get(**m).is_some()) {
+            let message = format!(
+                "the CreateTaskResult carries `{member}`: a multi round-trip on the call is still open as the task is created"
+            );
+            out.push(Violation::new(cite::TASKX_009, Level::Should, message).at(format!("/result/{member}")));
+        }
         self.note_status(result, out);
     }
 
@@ -359,6 +371,13 @@ mod tests {
         assert!(
             found.len() == 5 && found.iter().all(|r| *r == cite::TASKX_007),
             "{found:?}"
+        );
+        let mut mid_round = task("working", "task");
+        mid_round["requestState"] = json!("sealed");
+        assert_eq!(
+            c.exchange("tools/call", call(), opted_in(), mid_round),
+            [cite::TASKX_009],
+            "created while a round is open"
         );
         let bare = c.exchange("tasks/get", get(), opted_in(), task("completed", "complete"));
         assert_eq!(bare, [cite::TASKX_010]);
