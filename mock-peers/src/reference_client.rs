@@ -271,6 +271,9 @@ crate::faults::faults! {
     TaskPollsPastEnd = "task-polls-past-end", "TASK-010", "A task is polled once more after tasks/get showed it completed." => ["client.tasks.polling", "client.tasks.tool-support"];
     TaskForbiddenTool = "task-forbidden-tool", "TASK-002", "Every tool call goes out as a task once the server lists tasks.requests.tools.call, whatever the tool's execution.taskSupport." => ["client.tasks.tool-support"];
     ModernTaskPollsFast = "modern-task-polls-fast", "TASKX-028", "Under 2026-07-28, a call answered with a task is polled ten times faster than its pollIntervalMs." => ["client.tasks.extension-polling"];
+    ModernTaskAnswersTwice = "modern-task-answers-twice", "TASKX-019", "Under 2026-07-28, an input-required task's requests are answered again on every poll that still shows them." => ["client.tasks.extension-input"];
+    ModernTaskUnknownKey = "modern-task-unknown-key", "TASKX-020", "Under 2026-07-28, each tasks/update also answers an input key the task never showed." => ["client.tasks.extension-input"];
+    ModernTaskStopsAfterUpdate = "modern-task-stops-after-update", "TASKX-019", "Under 2026-07-28, a task is no longer polled once its input was answered with tasks/update." => ["client.tasks.extension-input"];
     ModernHttpTaskNoName = "modern-http-task-no-name", "TASKX-030", "Over HTTP under 2026-07-28, tasks/get leaves out the Mcp-Name header naming its task." => ["client.tasks.extension-polling"];
     FuzzUnknownMethodResult = "fuzz-unknown-method-result", "RPC-019", "A request of a method outside MCP's namespaces (`x-…/…`, `mcp-conform/…`) gets an empty result instead of -32601 (found by `test-client --fuzz`).";
     FuzzUnansweredEmptyId = "fuzz-unanswered-empty-id", "PING-001", "A ping whose id is the empty string is never answered (found by `test-client --fuzz`).";

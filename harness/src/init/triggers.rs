@@ -107,6 +107,10 @@ pub const TRIGGERS: &[Trigger] = &[
         "multi_turn_tool",
         "Asks for a form (elicitation), the client's model (sampling) and a confirmation (elicitation) in one call.",
     ),
+    tool(
+        "pre_task_input_tool",
+        "2026-07-28: asks for a form-mode elicitation in an InputRequiredResult on the call before it becomes a task, then another inside the task.",
+    ),
     Trigger {
         name: "argument_prompt",
         purpose: "A prompt with arguments, and valid ones for it.",
@@ -163,6 +167,16 @@ pub const UNKNOWABLE: &[(&str, &str, &str)] = &[
         "multi_turn_tool",
         "confirm",
         "an answer valid for the confirmation form",
+    ),
+    (
+        "pre_task_input_tool",
+        "first_content",
+        "an answer valid for the form asked on the call",
+    ),
+    (
+        "pre_task_input_tool",
+        "content",
+        "an answer valid for the form asked inside the task",
     ),
 ];
 
@@ -306,6 +320,7 @@ fn fits(trigger: &str, tool: &Described<'_>) -> bool {
         "header_tool" => header_parameter(tool.schema()).is_some(),
         // A task that fails is task_error_tool's.
         "task_tool" => tool.task_support() != "forbidden" && !fits("error_tool", tool),
+        "pre_task_input_tool" => tool.says(&["before it becomes a task"]),
         "long_task_tool" => tool.task_support() != "forbidden" && (slow || timed(tool.schema())),
         "task_required_tool" => tool.task_support() == "required",
         "task_error_tool" => tool.task_support() != "forbidden" && fits("error_tool", tool),

@@ -111,7 +111,10 @@ impl Host {
                 return Ok(());
             }
             if flavor == Flavor::Extension && status(&latest) == Some(TaskStatus::InputRequired) {
-                self.answer_task_input(&id, &latest, &mut answered).await?;
+                let updated = self.answer_task_input(&id, &latest, &mut answered).await?;
+                if updated && self.fault == Some(ClientFault::ModernTaskStopsAfterUpdate) {
+                    return Ok(());
+                }
             }
             let wait = match self.fault {
                 Some(ClientFault::TaskPollsFast | ClientFault::ModernTaskPollsFast) => {
@@ -141,32 +144,38 @@ impl Host {
 
     /// Answers with `tasks/update` the questions an input-required task of
     /// the extension shows, each key once (TASKX-019, TASKX-020): a key
-    /// answered before may still show until the server catches up.
+    /// answered before may still show until the server catches up. True
+    /// when an update was sent.
     async fn answer_task_input(
         &mut self,
         id: &Value,
         task: &Value,
         answered: &mut HashSet<String>,
-    ) -> Result<(), String> {
+    ) -> Result<bool, String> {
         let mut unanswered = task.clone();
-        if let Some(requests) = unanswered.get_mut("inputRequests").and_then(Value::as_object_mut) {
+        if let Some(requests) = unanswered.get_mut("inputRequests").and_then(Value::as_object_mut)
+            && self.fault != Some(ClientFault::ModernTaskAnswersTwice)
+        {
             requests.retain(|key, _| !answered.contains(key));
         }
         let index = self.session.transcript().len().saturating_sub(1);
-        let (responses, _) = self
+        let (mut responses, _) = self
             .session
             .answer_input_requests(&unanswered, index, &mut self.answers);
         if responses.is_empty() {
-            return Ok(());
+            return Ok(false);
         }
         answered.extend(responses.keys().cloned());
+        if self.fault == Some(ClientFault::ModernTaskUnknownKey) {
+            responses.insert("mcp-conform-never-asked".into(), json!({"action": "decline"}));
+        }
         self.call(
             "tasks/update",
             json!({"taskId": id, "inputResponses": responses}),
             ANSWER_TIMEOUT,
         )
         .await
-        .map(drop)
+        .map(|_| true)
     }
 
     /// Serves the server until `until`, walking again any list it says

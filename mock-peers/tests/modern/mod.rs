@@ -311,10 +311,11 @@ pub fn assert_correct(tour: &Tour) {
     assert_eq!(tour.walks.len(), 2);
     assert_eq!(tour.walks[0], tour.walks[1]);
     assert!(tour.walks[0].iter().any(|n| n == "region_echo"));
-    // `report` (which runs only as a task), `book` and `bookings` included.
+    // `report` (which runs only as a task), `book`, `bookings` and
+    // `confirm_then_elicit` included.
     assert_eq!(
         tour.walks[0].len(),
-        17,
+        18,
         "every tool, page after page: {:?}",
         tour.walks[0]
     );

@@ -2,16 +2,22 @@
 //! results: what a request that did or did not opt in may get back, the
 //! shapes of task answers, the methods that are gone, the old capability,
 //! and how the statuses an answer shows may move; and on a client's polls,
-//! how often it polls each task (TASKX-028); on `notifications/tasks`,
-//! that each carries the task state `tasks/get` shows (TASKX-033).
+//! how often it polls each task (TASKX-028) and how it answers a task's
+//! input requests (TASKX-019, TASKX-020, [`input_answers`]); on
+//! `notifications/tasks`, that each carries the task state `tasks/get`
+//! shows (TASKX-033).
 //!
 //! Whether a request opted in is read from its own `clientCapabilities`
 //! (TASKX-002): an earlier request's declaration changes nothing.
+
+mod input_answers;
 
 use std::collections::{BTreeSet, HashMap};
 use std::time::Duration;
 
 use serde_json::Value;
+
+use self::input_answers::InputAnswers;
 
 use super::model::method_in;
 use super::model::tasks::TaskStatus;
@@ -33,6 +39,10 @@ const TASK_REQUESTS: [&str; 3] = ["tasks/get", "tasks/update", "tasks/cancel"];
 /// The server's push of a task's state on a listen stream (TASKX-032).
 const TASK_NOTIFICATION: &str = "notifications/tasks";
 
+/// What an `InputRequiredResult` asks with: a round of a multi round-trip
+/// still open (TASKX-009).
+const ROUND_MEMBERS: [&str; 2] = ["inputRequests", "requestState"];
+
 /// The old capabilities a server with the extension no longer declares (TASKX-027).
 const OLD_CAPABILITY_MEMBERS: [&str; 3] = ["list", "cancel", "requests"];
 
@@ -43,6 +53,8 @@ pub(super) struct TaskExtension {
     statuses: HashMap<String, TaskStatus>,
     /// How the client polls each task, by id.
     clocks: PollClocks<String>,
+    /// The input requests each task showed, and the client's answers.
+    inputs: InputAnswers,
     /// The first terminal state of each task a `tasks/get` answer showed,
     /// and the first a `notifications/tasks` carried, by task id.
     polled_ends: HashMap<String, Value>,
@@ -60,7 +72,8 @@ impl TaskExtension {
     /// Judges a client's `tasks/get` read at `at`: no sooner than the
     /// latest `pollIntervalMs` after its last poll (or the task's
     /// creation), and not once an answer showed the task terminal
-    /// (TASKX-028, SHOULD).
+    /// (TASKX-028, SHOULD); and its `tasks/update`'s keys (TASKX-019,
+    /// TASKX-020).
     pub fn client_request(
         &mut self,
         method: &str,
@@ -68,6 +81,9 @@ impl TaskExtension {
         at: Duration,
         out: &mut Vec<Violation>,
     ) {
+        if method == "tasks/update" {
+            return self.inputs.updated(params, out);
+        }
         let task = params.and_then(|p| p.get("taskId")).and_then(Value::as_str);
         let Some(task) = task.filter(|_| method == "tasks/get") else {
             return;
@@ -134,7 +150,9 @@ impl TaskExtension {
     }
 
     /// A `CreateTaskResult` answers only an opted-in `tools/call`
-    /// (TASKX-002, TASKX-006) and carries the task fields (TASKX-007).
+    /// (TASKX-002, TASKX-006), carries the task fields (TASKX-007), and
+    /// none of a multi round-trip's: the rounds on the call end before the
+    /// task is created (TASKX-009).
     fn created(
         &mut self,
         method: &str,
@@ -152,6 +170,12 @@ impl TaskExtension {
             out.push(Violation::must(cite::TASKX_002, message).at("/result/resultType"));
         }
         out.extend(check_created(result, version));
+        for member in ROUND_MEMBERS.iter().filter(|m| result.get(**m).is_some()) {
+            let message = format!(
+                "the CreateTaskResult carries `{member}`: a multi round-trip on the call is still open as the task is created"
+            );
+            out.push(Violation::new(cite::TASKX_009, Level::Should, message).at(format!("/result/{member}")));
+        }
         self.note_status(result, out);
     }
 
@@ -203,8 +227,17 @@ impl TaskExtension {
         }
     }
 
+    /// A server's `notifications/tasks` shows a task's state, input
+    /// requests included, as a `tasks/get` would.
+    pub fn input_requests_shown(&mut self, method: &str, params: Option<&Value>) {
+        if let Some(task) = params.filter(|_| method == TASK_NOTIFICATION) {
+            self.inputs.shown(task);
+        }
+    }
+
     /// No task leaves a terminal status (TASKX-011, stated as fact: SHOULD).
     fn note_status(&mut self, task: &Value, out: &mut Vec<Violation>) {
+        self.inputs.shown(task);
         let id = task.get("taskId").and_then(Value::as_str);
         let status = task
             .get("status")
@@ -429,6 +462,13 @@ mod tests {
             found.len() == 5 && found.iter().all(|r| *r == cite::TASKX_007),
             "{found:?}"
         );
+        let mut mid_round = task("working", "task");
+        mid_round["requestState"] = json!("sealed");
+        assert_eq!(
+            c.exchange("tools/call", call(), opted_in(), mid_round),
+            [cite::TASKX_009],
+            "created while a round is open"
+        );
         let bare = c.exchange("tasks/get", get(), opted_in(), task("completed", "complete"));
         assert_eq!(bare, [cite::TASKX_010]);
         let mut revived = task("working", "complete");
@@ -472,6 +512,35 @@ mod tests {
             "ttlMs": 0, "cacheScope": "public"});
         let found = c.exchange("server/discover", json!({}), json!({}), discovered);
         assert_eq!(found, [cite::TASKX_027, cite::TASKX_027]);
+    }
+
+    #[test]
+    fn a_client_answers_only_the_input_keys_its_task_showed() {
+        let mut c = Conversation::new();
+        assert_eq!(
+            c.exchange("tools/call", call(), opted_in(), task("working", "task")),
+            NONE
+        );
+        let mut asking = task("input_required", "complete");
+        asking["inputRequests"] =
+            json!({"name": {"method": "elicitation/create", "params": {"message": "name?"}}});
+        assert_eq!(c.exchange("tasks/get", get(), opted_in(), asking), NONE);
+        let answer = |key: &str| json!({"taskId": "t1", "inputResponses": {key: {"action": "decline"}}});
+        assert_eq!(c.send("tasks/update", answer("name"), opted_in()).1, NONE);
+        assert_eq!(
+            c.send("tasks/update", answer("city"), opted_in()).1,
+            [cite::TASKX_020]
+        );
+        let mut asking = task("input_required", "complete");
+        asking["inputRequests"] =
+            json!({"city": {"method": "elicitation/create", "params": {"message": "city?"}}});
+        let pushed = json!({"jsonrpc": "2.0", "method": "notifications/tasks", "params": asking});
+        assert_eq!(c.frame(Direction::Received, pushed), NONE);
+        assert_eq!(
+            c.send("tasks/update", answer("city"), opted_in()).1,
+            NONE,
+            "shown by a notification"
+        );
     }
 
     #[test]

@@ -160,6 +160,14 @@ impl FaultLayer {
                 frame["result"]["status"] = json!("cancelled");
                 frame["result"].as_object_mut().map(|r| r.remove("result"));
             }
+            (Fault::ModernTaskCreatedMidRound, "tools/call", None) if is_task_result(&result) => {
+                if let (Some(state), Some(responses)) =
+                    (params.get("requestState"), params.get("inputResponses"))
+                {
+                    frame["result"]["requestState"] = state.clone();
+                    frame["result"]["inputRequests"] = responses.clone();
+                }
+            }
             (Fault::ModernTaskCancelAsTask, "tasks/cancel", None) => {
                 frame["result"]["resultType"] = json!("task");
             }

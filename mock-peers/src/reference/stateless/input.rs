@@ -33,6 +33,7 @@ pub(crate) fn need_of(tool: &str) -> Option<Need> {
 pub(crate) fn needs_of(tool: &str) -> Vec<Need> {
     match tool {
         BOOK => vec![Need::ElicitationForm, Need::Sampling],
+        super::confirm_first::TOOL => vec![Need::ElicitationForm],
         other => need_of(other).into_iter().collect(),
     }
 }

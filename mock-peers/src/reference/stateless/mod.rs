@@ -9,6 +9,7 @@
 //! LIST-004). A [`Connection`] is where one client's frames go: the stdio
 //! process, or one HTTP POST.
 
+mod confirm_first;
 mod input;
 mod listen;
 pub(crate) mod meta;
@@ -23,6 +24,7 @@ use std::sync::{Arc, Mutex};
 
 use serde_json::{Map, Value, json};
 
+use self::confirm_first::Phase;
 use self::input::Turn;
 use self::listen::ListKind;
 use self::meta::{MODERN, RequestMeta};
@@ -265,10 +267,26 @@ impl StatelessCall {
     /// A tool call, run as a task when the request opted in and the tool
     /// can be one (the extension), else answered when it ends.
     async fn call_tool(&self, params: &Map<String, Value>) -> Result<Value, RpcError> {
-        let (name, _) = tools::target(params)?;
+        let (name, arguments) = tools::target(params)?;
+        if name == confirm_first::TOOL {
+            return match confirm_first::confirm(params, arguments, self.principal.as_deref())? {
+                Phase::Ask(interim) => Ok(interim),
+                Phase::Refused(result) => Ok(results::complete(result)),
+                Phase::Confirmed if !self.meta.client.tasks_extension => {
+                    Ok(results::complete(text_result("confirmed; the job ran at once")))
+                }
+                Phase::Confirmed => Ok(self.start_task(&confirm_first::task_call(params))),
+            };
+        }
         if !tasks::runs_as_task(name, &self.meta) {
             return self.run_tool(params).await;
         }
+        Ok(self.start_task(params))
+    }
+
+    /// Runs the call `params` as a task of the extension: its
+    /// `CreateTaskResult`.
+    fn start_task(&self, params: &Map<String, Value>) -> Value {
         let mut call = params.clone();
         // Progress is not sent for tasks (TASKX-034): the call runs without its token.
         if let Some(meta) = call.get_mut("_meta").and_then(Value::as_object_mut) {
@@ -280,25 +298,24 @@ impl StatelessCall {
             sink: self.sink.clone(),
             principal: self.principal.clone(),
         };
-        if input::need_of(name).is_none() {
+        let name = tools::target(&call)
+            .map(|(name, _)| name.to_owned())
+            .unwrap_or_default();
+        if input::need_of(&name).is_none() {
             let run = async move { host.run_tool(&call).await };
-            return Ok(tasks::created(self.server.tasks.start(
-                None,
-                self.principal.clone(),
-                run,
-            )));
+            return tasks::created(self.server.tasks.start(None, self.principal.clone(), run));
         }
-        let tool = name.to_owned();
+        let tool = name;
         let asking = |input| async move {
             let (_, arguments) = tools::target(&call)?;
             let outcome = task_input::run(&tool, &call, arguments, host.principal.as_deref(), input).await?;
             tools::finish(&host, &tool, outcome).map(results::complete)
         };
-        Ok(tasks::created(self.server.tasks.start_asking(
-            None,
-            self.principal.clone(),
-            asking,
-        )))
+        tasks::created(
+            self.server
+                .tasks
+                .start_asking(None, self.principal.clone(), asking),
+        )
     }
 
     async fn run_tool(&self, params: &Map<String, Value>) -> Result<Value, RpcError> {

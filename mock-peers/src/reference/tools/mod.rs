@@ -116,6 +116,13 @@ fn stateless_tools() -> Vec<ToolDef> {
             true,
         ),
         def(
+            "confirm_then_elicit",
+            "Confirm, then elicit",
+            "Asks for a confirmation in an InputRequiredResult on the call, before it becomes a task; once confirmed, a request that opted in to the tasks extension gets a task that asks the elicit form through inputRequests, under the confirmation's key (the two phases' keys are independent). Without the opt-in it answers once confirmed.",
+            object_schema(json!({ "message": { "type": "string" } }), &[]),
+            false,
+        ),
+        def(
             "end_listen",
             "End listen",
             "Ends the subscriptions/listen streams opened by the request with id `subscriptionId`, each with a complete result.",
@@ -491,7 +498,7 @@ mod tests {
     fn the_stateless_catalogue_adds_its_tools_and_describes_what_differs() {
         let legacy = static_tools(Era::Stateful);
         let stateless = static_tools(Era::Stateless);
-        assert_eq!(stateless.len(), legacy.len() + 2);
+        assert_eq!(stateless.len(), legacy.len() + 3);
         let connect = |tools: &[ToolDef]| {
             tools
                 .iter()
