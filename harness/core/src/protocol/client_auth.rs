@@ -25,9 +25,13 @@ use crate::scenario::model::{ClientAuth, IssParameter, StateParameter};
 use crate::version::ProtocolVersion;
 use crate::wire::Frame;
 
+mod cimd;
 mod discovery;
+mod offline;
 mod refresh;
+mod refresh_grant;
 mod registration;
+mod registration_refused;
 mod scopes;
 mod step_up;
 mod trust;
@@ -79,6 +83,10 @@ pub fn judge(
     findings.extend(evidence.without_refresh_token());
     findings.extend(evidence.mismatch_refused());
     findings.extend(evidence.pre_registration());
+    findings.extend(evidence.registration_refusal_handled());
+    findings.extend(evidence.offline_access());
+    findings.push(evidence.metadata_document());
+    findings.push(evidence.refresh_grant_declared());
     findings
         .into_iter()
         .filter(|finding| finding.applies(version))

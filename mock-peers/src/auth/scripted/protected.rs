@@ -46,6 +46,19 @@ pub struct ProtectedMockServer {
     /// The metadata names another server as its `resource` (AUTH-037).
     names_another_resource: bool,
     tokens: Mutex<Vec<TokenUse>>,
+    /// The first token admitted, once admitted, when the scenario expires
+    /// it (AUTH-069): every later request with it is refused.
+    expiring: Option<Mutex<Expiry>>,
+}
+
+/// Where the first token admitted is in its short life.
+#[derive(Debug, Default)]
+enum Expiry {
+    /// No token admitted yet.
+    #[default]
+    Fresh,
+    /// The `Authorization` value admitted once, refused from now on.
+    Expired(String),
 }
 
 impl ProtectedMockServer {
@@ -67,6 +80,8 @@ impl ProtectedMockServer {
                 .map(|step_up| step_up.scope.clone()),
             issuer_path: auth.issuer_path.clone(),
             foreign_issuer: auth.mismatch == Some(MetadataMismatch::Issuer),
+            offline_access: auth.offline_access,
+            refuse_registration: auth.refuse_registration,
             ..AuthScript::default()
         };
         let issuer = ScriptedIssuer::start(resource.as_str(), script).await?;
@@ -96,6 +111,7 @@ impl ProtectedMockServer {
             step_up: auth.step_up.clone(),
             names_another_resource: auth.mismatch == Some(MetadataMismatch::Resource),
             tokens: Mutex::default(),
+            expiring: auth.expire_first_token.then(Mutex::default),
         }));
         Ok(())
     }
@@ -116,6 +132,25 @@ impl ProtectedMockServer {
             document["resource"] = ANOTHER_RESOURCE.into();
         }
         document
+    }
+
+    /// `claims`, unless the scenario expires the first token and
+    /// `authorization` carries it after its one admitted request.
+    fn expire(&self, authorization: Option<&str>, claims: Claims) -> Result<Claims, Rejection> {
+        let (Some(expiring), Some(presented)) = (&self.expiring, authorization) else {
+            return Ok(claims);
+        };
+        let mut expiry = lock(expiring);
+        match &*expiry {
+            Expiry::Fresh => {
+                *expiry = Expiry::Expired(presented.to_owned());
+                Ok(claims)
+            }
+            Expiry::Expired(first) if first == presented => {
+                Err(Rejection::InvalidToken("the token has expired".into()))
+            }
+            Expiry::Expired(_) => Ok(claims),
+        }
     }
 
     /// The step-up scope the JSON-RPC request `body` needs and `claims`
@@ -158,7 +193,10 @@ impl Gate for ProtectedMockServer {
             return Some(status_only(StatusCode::NOT_FOUND));
         }
         let authorization = header_str(&parts.headers, AUTHORIZATION.as_str());
-        let checked = self.guard.check(authorization);
+        let checked = self
+            .guard
+            .check(authorization)
+            .and_then(|claims| self.expire(authorization, claims));
         let step_up = checked
             .as_ref()
             .ok()
@@ -185,6 +223,7 @@ impl Gate for ProtectedMockServer {
             metadata_url: self.metadata_url.to_string(),
             conversation: self.issuer.requests(),
             tokens: lock(&self.tokens).clone(),
+            documents: self.issuer.metadata_documents(),
         }
     }
 }
