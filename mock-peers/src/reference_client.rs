@@ -262,6 +262,9 @@ crate::faults::faults! {
     AuthUnregisteredRedirect = "http-auth-unregistered-redirect", "AUTH-060", "Over HTTP, its authorization request names a redirect URI other than the one it registered." => ["client.auth.authorization-code"];
     AuthIgnoresPreRegistration = "http-auth-ignores-pre-registration", "AUTH-041", "Over HTTP, it registers by Dynamic Client Registration though it was handed pre-registered credentials." => ["client.auth.pre-registered"];
     AuthTriesForeignCredentials = "modern-http-auth-tries-foreign-credentials", "AUTH-049", "Over HTTP under 2026-07-28, it tries credentials pre-registered with another authorization server than the one the metadata names." => ["client.auth.pre-registered-elsewhere"];
+    AuthRetriesRefusedRegistration = "modern-http-auth-retries-refused-registration", "AUTH-047", "Over HTTP under 2026-07-28, it sends a refused Dynamic Client Registration again, unchanged, five times." => ["client.auth.registration-refused"];
+    AuthDocumentNamesAnotherUrl = "http-auth-document-names-another-url", "AUTH-043", "Over HTTP, the Client ID Metadata Document it serves names as its client_id another URL than the one it is served at." => ["client.auth.client-id-document"];
+    AuthUndeclaredRefreshGrant = "modern-http-auth-undeclared-refresh-grant", "AUTH-069", "Over HTTP under 2026-07-28, it refreshes its tokens but registers grant_types without refresh_token." => ["client.auth.token-expired"];
     AuthUnregisteredClientId = "modern-http-auth-unregistered-client-id", "AUTH-042", "Over HTTP under 2026-07-28, it registers, then authorizes with a client ID of its own making." => ["client.auth.authorization-code"];
     AuthLegacyMetadataUnderPath = "http-legacy-auth-metadata-under-path", "AUTH-031", "Over HTTP under 2025-03-26, it asks for the authorization server's metadata at the well-known URL with the MCP endpoint's path, not at the server's origin, then uses the default endpoints." => ["client.auth.legacy-default-endpoints", "client.auth.legacy-metadata", "client.auth.legacy-registration"];
     AuthLegacyNoFallback = "http-legacy-auth-no-fallback", "AUTH-032", "Over HTTP under 2025-03-26, it gives up when the metadata lookup answers 404 instead of using the default endpoints." => ["client.auth.legacy-default-endpoints"];
@@ -496,21 +499,29 @@ impl Host {
     /// Sends a request and waits for its answer; past `timeout` the request
     /// is cancelled and abandoned (`initialize` is never cancelled: LIFE-012).
     /// Over HTTP, a 403 `insufficient_scope` steps the authorization up
-    /// and sends the request again (AUTH-064).
+    /// and sends the request again (AUTH-064), and a 401 `invalid_token`
+    /// (an expired token) renews it with the refresh token, once.
     async fn call(&mut self, method: &str, params: Value, timeout: Duration) -> Result<Value, String> {
+        let mut refreshed = false;
         loop {
             let seen = self.session.transcript().len();
             let id = self.send(method, params.clone()).await?;
             let answer = self.answer_to(method, &id, timeout).await;
-            let refused =
-                oauth::insufficient_scope_in(self.session.transcript().get(seen..).unwrap_or_default());
-            let (Some(challenge), Some(authorized)) = (refused, self.authorized.as_mut()) else {
+            let since = self.session.transcript().get(seen..).unwrap_or_default();
+            let refused = oauth::insufficient_scope_in(since);
+            let expired = !refreshed && oauth::invalid_token_in(since).is_some();
+            let Some(authorized) = self.authorized.as_mut() else {
                 return answer;
             };
-            let token = authorized
-                .step_up(&challenge, self.fault)
-                .await
-                .map_err(|why| format!("{method}: {why}"))?;
+            let token = match refused {
+                Some(challenge) => authorized.step_up(&challenge, self.fault).await,
+                None if expired => {
+                    refreshed = true;
+                    authorized.refresh().await
+                }
+                None => return answer,
+            }
+            .map_err(|why| format!("{method}: {why}"))?;
             self.session.set_bearer(&token).map_err(|e| e.to_string())?;
         }
     }

@@ -85,7 +85,7 @@ impl MockIssuer {
 }
 
 /// A listener on a free loopback port, and the base URL it serves.
-pub(super) async fn loopback_listener() -> std::io::Result<(TcpListener, String)> {
+pub(crate) async fn loopback_listener() -> std::io::Result<(TcpListener, String)> {
     let listener = TcpListener::bind("127.0.0.1:0").await?;
     let base = format!("http://{}", listener.local_addr()?);
     Ok((listener, base))
@@ -93,7 +93,7 @@ pub(super) async fn loopback_listener() -> std::io::Result<(TcpListener, String)
 
 /// Serves `handle` on `listener` in a task of its own; aborting the task
 /// stops the server, and a failure to accept is reported and ends it.
-pub(super) fn serve_in_background<H, F>(listener: TcpListener, who: &'static str, handle: H) -> JoinHandle<()>
+pub(crate) fn serve_in_background<H, F>(listener: TcpListener, who: &'static str, handle: H) -> JoinHandle<()>
 where
     H: Fn(Request<Incoming>) -> F + Clone + Send + Sync + 'static,
     F: Future<Output = Response<Body>> + Send + 'static,
@@ -230,7 +230,7 @@ fn oauth_error(Refused(error): Refused) -> Response<Body> {
     json_response(StatusCode::BAD_REQUEST, json!({ "error": error }).to_string())
 }
 
-pub(super) fn ok(document: serde_json::Value) -> Response<Body> {
+pub(crate) fn ok(document: serde_json::Value) -> Response<Body> {
     json_response(StatusCode::OK, document.to_string())
 }
 

@@ -19,6 +19,7 @@ mod scripted;
 
 pub(crate) use issuer::is_loopback;
 pub use issuer::{INTROSPECTION_PATH, IssuerError, JWKS_PATH, METADATA_PATH, MockIssuer, TOKEN_PATH};
+pub(crate) use issuer::{loopback_listener, ok, serve_in_background};
 pub use keys::{KeyGenerationFailed, SigningKey};
 pub use mcp_conform_core::protocol::client_auth::{
     OPENID_CONFIGURATION, authorization_server_metadata_urls, protected_resource_metadata_urls,

@@ -22,7 +22,6 @@ use hyper::{Method, Request, Response, StatusCode};
 use serde_json::{Value, json};
 use tokio::task::JoinHandle;
 
-pub use self::cimd::MetadataFetch;
 use self::grants::{Grants, PendingCode, Refused, random_handle};
 pub use self::protected::{CHALLENGE_METADATA_PATH, ProtectedMockServer};
 pub(in crate::auth) use self::record::recorded;
@@ -32,9 +31,10 @@ use super::{IssuerError, JWKS_PATH, METADATA_PATH, Minter, TOKEN_PATH, TokenChoi
 use super::{authorization_server_metadata, jwks};
 use crate::transport::http_server::request::read_body;
 use crate::transport::http_server::respond::{Body, json_response, status_only};
-use mcp_conform_core::evidence::oauth::{ANOTHER_ISSUER, issued_client_id};
+pub use mcp_conform_core::evidence::oauth::MetadataFetch;
+use mcp_conform_core::evidence::oauth::{ANOTHER_ISSUER, OFFLINE_ACCESS, issued_client_id};
 pub use mcp_conform_core::evidence::oauth::{AUTHORIZE_PATH, OAuthRequest, REGISTER_PATH};
-pub use mcp_conform_core::scenario::model::{IssParameter, StateParameter};
+pub use mcp_conform_core::scenario::model::{IssParameter, RegistrationRefusal, StateParameter};
 
 /// How the scripted authorization server behaves where scenarios differ.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -62,6 +62,11 @@ pub struct AuthScript {
     /// Whether the RFC 8414 metadata is served at all; a 2025-03-26
     /// server without it leaves the client the default endpoints.
     pub metadata: bool,
+    /// The metadata's `scopes_supported` lists `offline_access` (AUTH-070).
+    pub offline_access: bool,
+    /// The first registration, and any later one with the same metadata,
+    /// is refused with this error (AUTH-047).
+    pub refuse_registration: Option<RegistrationRefusal>,
 }
 
 impl Default for AuthScript {
@@ -78,6 +83,8 @@ impl Default for AuthScript {
             issuer_path: None,
             foreign_issuer: false,
             metadata: true,
+            offline_access: false,
+            refuse_registration: None,
         }
     }
 }
@@ -211,6 +218,9 @@ impl Shared {
         if !self.script.code_challenge_methods {
             object.remove("code_challenge_methods_supported");
         }
+        if self.script.offline_access {
+            object.insert("scopes_supported".into(), json!([OFFLINE_ACCESS]));
+        }
         if self.script.registration {
             object.insert(
                 "registration_endpoint".into(),
@@ -232,6 +242,19 @@ impl Shared {
             .filter(|s| !s.is_empty() && !withheld.split(' ').any(|w| w == *s))
             .collect();
         (!kept.is_empty()).then(|| kept.join(" "))
+    }
+
+    /// The refusal the script calls for if the registration `body` now
+    /// arriving is the first, or has the first one's metadata: as a real
+    /// server would, it refuses the same metadata each time.
+    fn refusal(&self, body: &str) -> Option<RegistrationRefusal> {
+        let refusal = self.script.refuse_registration?;
+        let log = lock(&self.log);
+        let first = log.iter().find(|r| r.method == "POST" && r.path == REGISTER_PATH);
+        let metadata = |text: &str| serde_json::from_str::<Value>(text).ok();
+        first
+            .is_none_or(|first| metadata(&first.body) == metadata(body))
+            .then_some(refusal)
     }
 
     fn iss_value(&self) -> Option<String> {
@@ -260,7 +283,10 @@ async fn answer(shared: Arc<Shared>, request: Request<Incoming>) -> Response<Bod
         (Method::GET, JWKS_PATH) => ok(jwks(&[shared.minter.published_key()])),
         (Method::GET, AUTHORIZE_PATH) => authorize(&shared, &recorded).await,
         (Method::POST, TOKEN_PATH) => token(&shared, &recorded).unwrap_or_else(oauth_error),
-        (Method::POST, REGISTER_PATH) if shared.script.registration => register(&body, &recorded.label),
+        (Method::POST, REGISTER_PATH) if shared.script.registration => match shared.refusal(&body) {
+            Some(refusal) => oauth_error(Refused(refusal.error_code())),
+            None => register(&body, &recorded.label),
+        },
         _ => status_only(StatusCode::NOT_FOUND),
     };
     recorded.status = response.status().as_u16();
@@ -280,7 +306,7 @@ async fn authorize(shared: &Shared, request: &OAuthRequest) -> Response<Body> {
     };
     if shared.script.metadata_documents && cimd::is_document_url(client_id) {
         let fetched = cimd::fetch(client_id).await;
-        let admitted = fetched.admits(redirect_uri);
+        let admitted = cimd::admits(&fetched, redirect_uri);
         lock(&shared.documents).push(fetched);
         if !admitted {
             return oauth_error(Refused("invalid_client"));

@@ -6,7 +6,8 @@
 //! refuses to go on without `code_challenge_methods_supported`, registers
 //! (pre-registered credentials from `MCP_CONFORM_CLIENT_ID` unless
 //! `MCP_CONFORM_CLIENT_ISSUER` says they are another server's, else Dynamic
-//! Client Registration), authorizes with PKCE S256, `state` and `resource`,
+//! Client Registration, else a Client ID Metadata Document it serves on
+//! loopback), authorizes with PKCE S256, `state` and `resource`,
 //! reads the redirect's `Location` instead of opening a browser, checks
 //! `state` and `iss` before it redeems the code, and hands back the token
 //! for the `Authorization` header. A server whose challenge names no
@@ -15,13 +16,14 @@
 //!
 //! Its `auth-` faults break one of these duties each.
 
+mod document;
 mod legacy;
 mod metadata;
 
 use base64::Engine as _;
 use base64::engine::general_purpose::URL_SAFE_NO_PAD;
 use mcp_conform_core::auth::challenge;
-use mcp_conform_core::evidence::oauth::{CLIENT_ID_VARIABLE, CLIENT_ISSUER_VARIABLE};
+use mcp_conform_core::evidence::oauth::{CLIENT_ID_VARIABLE, CLIENT_ISSUER_VARIABLE, OFFLINE_ACCESS};
 use mcp_conform_core::wire::Frame;
 use reqwest::Url;
 use ring::rand::{SecureRandom, SystemRandom};
@@ -60,9 +62,19 @@ const STEP_UP_ATTEMPTS: usize = 2;
 /// so that the run ends.
 const UNBOUNDED_STEP_UP_ATTEMPTS: usize = 8;
 
+/// How many times the `auth-retries-refused-registration` fault sends a
+/// refused registration: past one retry, yet bounded so that the run ends.
+const REFUSED_REGISTRATION_ATTEMPTS: usize = 5;
+
 /// The `WWW-Authenticate` of a 401 the server answered, if it did.
 pub(super) fn challenge_in(transcript: &[Frame]) -> Option<Value> {
     challenge_of(transcript, 401)
+}
+
+/// The `WWW-Authenticate` of a 401 `invalid_token` (an expired token, to
+/// a client that was let in), if one came.
+pub(super) fn invalid_token_in(transcript: &[Frame]) -> Option<Value> {
+    challenge_of(transcript, 401).filter(|challenge| challenge["error"] == "invalid_token")
 }
 
 /// The `WWW-Authenticate` of a 403 `insufficient_scope`, if one came.
@@ -86,6 +98,16 @@ pub(super) struct Authorized {
     scope: Option<String>,
     /// Step-ups so far.
     attempts: usize,
+    /// How to renew the token, when a refresh token came with it.
+    refresh: Option<Refresh>,
+}
+
+/// A refresh token, and where and for whom to redeem it.
+struct Refresh {
+    token_endpoint: String,
+    client_id: String,
+    resource: String,
+    token: String,
 }
 
 impl Authorized {
@@ -128,6 +150,37 @@ impl Authorized {
         match &self.credential {
             Credential::Header(token) | Credential::Query(token) => Ok(token.clone()),
         }
+    }
+
+    /// Renews an expired token with the refresh token, once; the new
+    /// access token, or why not.
+    pub(super) async fn refresh(&mut self) -> Result<String, String> {
+        let Refresh {
+            token_endpoint,
+            client_id,
+            resource,
+            token,
+        } = self
+            .refresh
+            .take()
+            .ok_or("the token expired, and no refresh token came with it")?;
+        let form = [
+            ("grant_type", "refresh_token"),
+            ("refresh_token", token.as_str()),
+            ("client_id", client_id.as_str()),
+            ("resource", resource.as_str()),
+        ];
+        let answer = client()?
+            .post(&token_endpoint)
+            .form(&form)
+            .send()
+            .await
+            .map_err(|e| format!("POST {token_endpoint}: {e}"))?;
+        let granted = metadata::json_of(answer, &token_endpoint).await?;
+        granted["access_token"]
+            .as_str()
+            .map(str::to_owned)
+            .ok_or_else(|| format!("{token_endpoint} granted no access_token: {granted}"))
     }
 }
 
@@ -180,12 +233,18 @@ async fn authorize_with(
             "{issuer} lists no code_challenge_methods_supported: no PKCE, no authorization"
         ));
     }
+    // The document, when the client uses one, is served until the flow ends.
+    let mut document = None;
     let client_id = match (pre_registered(issuer, fault)?, fault) {
         (Some(id), _) => id,
         (None, Some(ClientFault::AuthLegacyNoRegistration)) => UNREGISTERED_CLIENT_ID.to_owned(),
+        (None, _) if uses_metadata_document(&server) => {
+            document.insert(document::serve(fault).await?).url.clone()
+        }
         (None, _) => register(&http, &server, fault).await?,
     };
     let scope = scope.or_else(|| scope_to_ask(challenge, &resource_metadata, fault));
+    let scope = with_offline_access(scope, &server);
     let flow = Flow {
         http: &http,
         server: &server,
@@ -195,16 +254,24 @@ async fn authorize_with(
         fault,
     };
     let code = flow.authorization_code(scope.as_deref()).await?;
-    let token = flow.redeem(&code).await?;
+    let (token, refresh_token) = flow.redeem(&code).await?;
+    drop(document);
     let credential = match fault {
         Some(ClientFault::AuthTokenInQuery) => Credential::Query(token),
         _ => Credential::Header(token),
     };
+    let refresh = refresh_token.map(|token| Refresh {
+        token_endpoint: flow.endpoint("token_endpoint").unwrap_or_default().to_owned(),
+        client_id: client_id.clone(),
+        resource: url.to_owned(),
+        token,
+    });
     Ok(Authorized {
         credential,
         url: url.to_owned(),
         scope,
         attempts: 0,
+        refresh,
     })
 }
 
@@ -247,6 +314,26 @@ fn scope_to_ask(challenge: &Value, metadata: &Value, fault: Option<ClientFault>)
     }
 }
 
+/// `scope` with `offline_access` added when the authorization server
+/// lists it (AUTH-070, a MAY the client takes: it wants refresh tokens).
+fn with_offline_access(scope: Option<String>, server: &Metadata) -> Option<String> {
+    let listed = server["scopes_supported"]
+        .as_array()
+        .is_some_and(|scopes| scopes.iter().any(|s| s == OFFLINE_ACCESS));
+    let asked = scope
+        .as_deref()
+        .unwrap_or_default()
+        .split(' ')
+        .any(|s| s == OFFLINE_ACCESS);
+    if !listed || asked {
+        return scope;
+    }
+    Some(match scope {
+        Some(scope) if !scope.is_empty() => format!("{scope} {OFFLINE_ACCESS}"),
+        _ => OFFLINE_ACCESS.to_owned(),
+    })
+}
+
 /// The redirect URIs the client registers.
 fn registered_redirect_uri(fault: Option<ClientFault>) -> &'static str {
     match fault {
@@ -274,6 +361,15 @@ fn pre_registered(issuer: &str, fault: Option<ClientFault>) -> Result<Option<Str
     }
 }
 
+/// Whether the client names itself by a metadata document: where the
+/// authorization server supports them and offers no Dynamic Client
+/// Registration (with both, it registers: its document lives only as long
+/// as its run).
+fn uses_metadata_document(server: &Metadata) -> bool {
+    server["client_id_metadata_document_supported"] == json!(true)
+        && server.get("registration_endpoint").is_none()
+}
+
 /// Registered now by Dynamic Client Registration.
 async fn register(
     http: &reqwest::Client,
@@ -287,7 +383,7 @@ async fn register(
         "client_name": "mcp-conform reference client",
         "redirect_uris": [registered_redirect_uri(fault)],
         "application_type": application_type(fault),
-        "grant_types": ["authorization_code", "refresh_token"],
+        "grant_types": grant_types(fault),
         "token_endpoint_auth_method": "none",
     });
     if fault == Some(ClientFault::AuthNoApplicationType) {
@@ -296,14 +392,20 @@ async fn register(
             .expect("an object")
             .remove("application_type");
     }
-    let answer = http
-        .post(endpoint)
-        .header("content-type", "application/json")
-        .body(registration.to_string())
-        .send()
-        .await
-        .map_err(|e| format!("POST {endpoint}: {e}"))?;
-    let registered = metadata::json_of(answer, endpoint).await?;
+    // A refused registration ends the flow with its error (AUTH-047); the
+    // fault sends the same metadata again and again.
+    let attempts = match fault {
+        Some(ClientFault::AuthRetriesRefusedRegistration) => REFUSED_REGISTRATION_ATTEMPTS,
+        _ => 1,
+    };
+    let mut registered = Err(format!("{endpoint}: never asked"));
+    for _ in 0..attempts {
+        registered = send_registration(http, endpoint, &registration).await;
+        if registered.is_ok() {
+            break;
+        }
+    }
+    let registered = registered?;
     if fault == Some(ClientFault::AuthUnregisteredClientId) {
         return Ok(UNREGISTERED_CLIENT_ID.to_owned());
     }
@@ -311,6 +413,29 @@ async fn register(
         .as_str()
         .map(str::to_owned)
         .ok_or_else(|| format!("{endpoint} registered no client_id"))
+}
+
+async fn send_registration(
+    http: &reqwest::Client,
+    endpoint: &str,
+    registration: &Value,
+) -> Result<Value, String> {
+    let answer = http
+        .post(endpoint)
+        .header("content-type", "application/json")
+        .body(registration.to_string())
+        .send()
+        .await
+        .map_err(|e| format!("POST {endpoint}: {e}"))?;
+    metadata::json_of(answer, endpoint).await
+}
+
+/// The grants the client declares: it uses refresh tokens (AUTH-069).
+fn grant_types(fault: Option<ClientFault>) -> Value {
+    match fault {
+        Some(ClientFault::AuthUndeclaredRefreshGrant) => json!(["authorization_code"]),
+        _ => json!(["authorization_code", "refresh_token"]),
+    }
 }
 
 /// Native: the client is a command-line program redirecting to loopback.
@@ -417,8 +542,9 @@ impl Flow<'_> {
         }
     }
 
-    /// Redeems the code with its PKCE verifier.
-    async fn redeem(&self, (code, verifier): &(String, String)) -> Result<String, String> {
+    /// Redeems the code with its PKCE verifier: the access token, and the
+    /// refresh token if one came.
+    async fn redeem(&self, (code, verifier): &(String, String)) -> Result<(String, Option<String>), String> {
         let mut form = vec![
             ("grant_type", "authorization_code"),
             ("code", code.as_str()),
@@ -443,10 +569,11 @@ impl Flow<'_> {
         if self.fault == Some(ClientFault::AuthNeedsRefreshToken) && granted.get("refresh_token").is_none() {
             return Err(format!("{endpoint} granted no refresh_token"));
         }
-        granted["access_token"]
+        let access_token = granted["access_token"]
             .as_str()
             .map(str::to_owned)
-            .ok_or_else(|| format!("{endpoint} granted no access_token: {granted}"))
+            .ok_or_else(|| format!("{endpoint} granted no access_token: {granted}"))?;
+        Ok((access_token, granted["refresh_token"].as_str().map(str::to_owned)))
     }
 }
 

@@ -1,7 +1,8 @@
 //! What a client under test did of OAuth against a protected mock server,
 //! kept for the judge of its authorization (`protocol/client_auth.rs`):
 //! every request it made to the scripted authorization server, and how each
-//! of its requests to the mock server carried a token. Its metadata lookups
+//! of its requests to the mock server carried a token, and the Client ID
+//! Metadata Documents it fetched. Its metadata lookups
 //! at the mock server are in the mock server's own request log
 //! ([`super::http::HttpClientRecord`]).
 
@@ -56,11 +57,27 @@ pub const CLIENT_ISSUER_VARIABLE: &str = "MCP_CONFORM_CLIENT_ISSUER";
 /// The issuer of an authorization server that is not the scripted one.
 pub const ANOTHER_ISSUER: &str = "https://another-authorization-server.invalid";
 
+/// The scope that asks for a refresh token (OpenID Connect), which the
+/// scripted authorization server lists when the scenario says so.
+pub const OFFLINE_ACCESS: &str = "offline_access";
+
 /// The client ID the scripted authorization server issues for the
 /// registration labelled `label`: the judge knows every issued ID from the
 /// record alone.
 pub fn issued_client_id(label: &str) -> String {
     format!("registered-{}", label.replace('#', "-"))
+}
+
+/// One fetch of a client's Client ID Metadata Document by the scripted
+/// authorization server, from the `client_id` URL of an authorization
+/// request.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct MetadataFetch {
+    pub url: String,
+    /// The HTTP status, or why there was none (never fetched, or failed).
+    pub outcome: Result<u16, String>,
+    /// The body when it was a JSON object within the size limit.
+    pub document: Option<serde_json::Value>,
 }
 
 /// How one request to the protected mock server carried an access token.
@@ -94,6 +111,8 @@ pub struct ClientAuthRecord {
     /// Every request to the mock server that went through the token check
     /// (metadata lookups do not).
     pub tokens: Vec<TokenUse>,
+    /// Every Client ID Metadata Document fetched, in order.
+    pub documents: Vec<MetadataFetch>,
 }
 
 impl ClientAuthRecord {

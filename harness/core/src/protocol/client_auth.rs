@@ -23,10 +23,14 @@ use crate::scenario::model::{ClientAuth, IssParameter, StateParameter};
 use crate::version::ProtocolVersion;
 
 mod binding;
+mod cimd;
 mod discovery;
 mod legacy;
+mod offline;
 mod refresh;
+mod refresh_grant;
 mod registration;
+mod registration_refused;
 mod scopes;
 mod step_up;
 mod trust;
@@ -76,6 +80,10 @@ pub fn judge(client: ClientEvidence) -> Vec<Check> {
     findings.extend(evidence.mismatch_refused());
     findings.extend(evidence.pre_registration());
     findings.extend(evidence.legacy());
+    findings.extend(evidence.registration_refusal_handled());
+    findings.extend(evidence.offline_access());
+    findings.push(evidence.metadata_document());
+    findings.push(evidence.refresh_grant_declared());
     client.checks(findings)
 }
 

@@ -21,7 +21,8 @@ mod http;
 mod task;
 
 pub use auth::{
-    AuthSetup, IssParameter, MetadataMismatch, MetadataPlacement, PreRegistration, StateParameter,
+    AuthSetup, IssParameter, MetadataMismatch, MetadataPlacement, PreRegistration, RegistrationRefusal,
+    StateParameter,
 };
 pub use gateway::{BackendSetup, ReplyStep, ScriptStep};
 pub use http::{HttpExpectation, HttpStep, TransportName};

@@ -9,8 +9,8 @@ use serde_json::Value;
 use serde_json_path::JsonPath;
 
 pub use super::file::{
-    Handshake, IssParameter, MetadataMismatch, MetadataPlacement, Order, PreRegistration, Role,
-    StateParameter, TransportName,
+    Handshake, IssParameter, MetadataMismatch, MetadataPlacement, Order, PreRegistration,
+    RegistrationRefusal, Role, StateParameter, TransportName,
 };
 use crate::Level;
 use crate::matcher::Matcher;

@@ -57,6 +57,19 @@ pub struct ProtectedMockServer {
     /// there is no protected resource metadata (2025-03-26).
     shares_origin: bool,
     tokens: Mutex<Vec<TokenUse>>,
+    /// The first token admitted, once admitted, when the scenario expires
+    /// it (AUTH-069): every later request with it is refused.
+    expiring: Option<Mutex<Expiry>>,
+}
+
+/// Where the first token admitted is in its short life.
+#[derive(Debug, Default)]
+enum Expiry {
+    /// No token admitted yet.
+    #[default]
+    Fresh,
+    /// The `Authorization` value admitted once, refused from now on.
+    Expired(String),
 }
 
 impl ProtectedMockServer {
@@ -78,6 +91,8 @@ impl ProtectedMockServer {
                 .map(|step_up| step_up.scope.clone()),
             issuer_path: auth.issuer_path.clone(),
             foreign_issuer: auth.mismatch == Some(MetadataMismatch::Issuer),
+            offline_access: auth.offline_access,
+            refuse_registration: auth.refuse_registration,
             ..AuthScript::default()
         };
         let shares_origin = matches!(auth.layout, AuthLayout::ServerOrigin { .. });
@@ -115,6 +130,7 @@ impl ProtectedMockServer {
             names_another_resource: auth.mismatch == Some(MetadataMismatch::Resource),
             shares_origin,
             tokens: Mutex::default(),
+            expiring: auth.expire_first_token.then(Mutex::default),
         }));
         Ok(())
     }
@@ -135,6 +151,25 @@ impl ProtectedMockServer {
             document["resource"] = ANOTHER_RESOURCE.into();
         }
         document
+    }
+
+    /// `claims`, unless the scenario expires the first token and
+    /// `authorization` carries it after its one admitted request.
+    fn expire(&self, authorization: Option<&str>, claims: Claims) -> Result<Claims, Rejection> {
+        let (Some(expiring), Some(presented)) = (&self.expiring, authorization) else {
+            return Ok(claims);
+        };
+        let mut expiry = lock(expiring);
+        match &*expiry {
+            Expiry::Fresh => {
+                *expiry = Expiry::Expired(presented.to_owned());
+                Ok(claims)
+            }
+            Expiry::Expired(first) if first == presented => {
+                Err(Rejection::InvalidToken("the token has expired".into()))
+            }
+            Expiry::Expired(_) => Ok(claims),
+        }
     }
 
     /// The step-up scope the JSON-RPC request `body` needs and `claims`
@@ -185,7 +220,10 @@ impl Gate for ProtectedMockServer {
             return Some(status_only(StatusCode::NOT_FOUND));
         }
         let authorization = header_str(&parts.headers, AUTHORIZATION.as_str());
-        let checked = self.guard.check(authorization);
+        let checked = self
+            .guard
+            .check(authorization)
+            .and_then(|claims| self.expire(authorization, claims));
         let step_up = checked
             .as_ref()
             .ok()
@@ -216,6 +254,7 @@ impl Gate for ProtectedMockServer {
             },
             conversation: self.issuer.requests(),
             tokens: lock(&self.tokens).clone(),
+            documents: self.issuer.metadata_documents(),
         }
     }
 }

@@ -395,3 +395,58 @@ async fn a_foreign_issuer_is_named_in_the_metadata_it_serves() {
         format!("{}{TOKEN_PATH}", issuer.issuer())
     );
 }
+
+#[tokio::test]
+async fn a_refused_registration_is_refused_again_with_the_same_metadata_only() {
+    let script = AuthScript {
+        refuse_registration: Some(RegistrationRefusal::InvalidRedirectUri),
+        ..AuthScript::default()
+    };
+    let issuer = ScriptedIssuer::start(RESOURCE, script).await.unwrap();
+    let first = serde_json::json!({"redirect_uris": [REDIRECT], "application_type": "web"});
+    for _ in 0..2 {
+        let refused = register(&issuer, first.to_string()).await;
+        assert_eq!(refused.status(), reqwest::StatusCode::BAD_REQUEST);
+        assert_eq!(json_of(refused).await["error"], "invalid_redirect_uri");
+    }
+    let other = serde_json::json!({"redirect_uris": [REDIRECT], "application_type": "native"});
+    let accepted = register(&issuer, other.to_string()).await;
+    assert_eq!(accepted.status(), reqwest::StatusCode::CREATED);
+}
+
+#[tokio::test]
+async fn offline_access_is_listed_only_when_the_script_says() {
+    let plain = ScriptedIssuer::start(RESOURCE, AuthScript::default())
+        .await
+        .unwrap();
+    assert!(metadata_of(&plain).await.get("scopes_supported").is_none());
+    let script = AuthScript {
+        offline_access: true,
+        ..AuthScript::default()
+    };
+    let listing = ScriptedIssuer::start(RESOURCE, script).await.unwrap();
+    assert_eq!(
+        metadata_of(&listing).await["scopes_supported"],
+        serde_json::json!(["offline_access"])
+    );
+}
+
+#[tokio::test]
+async fn a_document_off_this_machine_is_recorded_unfetched() {
+    let issuer = ScriptedIssuer::start(RESOURCE, AuthScript::default())
+        .await
+        .unwrap();
+    let remote = "https://client.example.com/client.json";
+    assert_eq!(
+        authorize_as(&issuer, remote).await.status(),
+        reqwest::StatusCode::BAD_REQUEST
+    );
+    let fetched = issuer.metadata_documents();
+    assert!(
+        fetched[0]
+            .outcome
+            .as_ref()
+            .is_err_and(|why| why.contains("not on this machine")),
+        "{fetched:?}"
+    );
+}

@@ -5,6 +5,7 @@
 
 use super::{Evidence, Finding};
 use crate::Level;
+use crate::evidence::oauth::OFFLINE_ACCESS;
 use crate::protocol::cite;
 
 impl Evidence<'_> {
@@ -27,7 +28,10 @@ impl Evidence<'_> {
                 "no scope (neither the challenge nor the metadata names one)",
             ),
         };
-        let asked = words(first.param("scope"));
+        // offline_access asks for a refresh token, not for the resource:
+        // a MAY of its own (AUTH-070) where the authorization server lists it.
+        let mut asked = words(first.param("scope"));
+        asked.retain(|scope| !(self.setup.offline_access && *scope == OFFLINE_ACCESS));
         if !same_set(&asked, &expected) {
             finding.problem_at(
                 &first.label,

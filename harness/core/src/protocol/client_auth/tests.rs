@@ -12,7 +12,7 @@ const ISSUER: &str = "http://127.0.0.1:9000";
 pub(super) const PRM: &str = "/.well-known/oauth-protected-resource/mcp";
 const CITED: &str = "AUTH-045, AUTH-059, AUTH-034, AUTH-036, AUTH-039, AUTH-050, AUTH-051, AUTH-053, AUTH-054, AUTH-056, AUTH-057, AUTH-061, AUTH-067, AUTH-052";
 
-fn scenario(auth: &str) -> Scenario {
+pub(super) fn scenario(auth: &str) -> Scenario {
     let text = format!(
         "id: t\ntitle: t\nrole: client\nversions: 2026-07-28\nrequirements: [{CITED}]\nauth: {auth}\nsteps:\n  - request: {{ method: ping }}\n"
     );
@@ -97,6 +97,7 @@ pub(super) fn correct() -> HttpClientRecord {
                 token(3, true, None),
                 token(4, true, None),
             ],
+            documents: Vec::new(),
         }),
         ..HttpClientRecord::default()
     }

@@ -87,6 +87,22 @@ pub struct AuthSetup {
     /// true.
     #[serde(default)]
     pub server_metadata: Option<Located<bool>>,
+    /// Whether the authorization server's metadata lists `offline_access`
+    /// in `scopes_supported` (AUTH-070). Default: false.
+    #[serde(default)]
+    pub offline_access: Option<Located<bool>>,
+    /// The error the authorization server refuses the client's first
+    /// Dynamic Client Registration with (RFC 7591):
+    /// `invalid-redirect-uri` or `invalid-client-metadata`; it refuses the
+    /// same metadata again and accepts other metadata (AUTH-047).
+    /// Default: none.
+    #[serde(default)]
+    pub refuse_registration: Option<Located<RegistrationRefusal>>,
+    /// Whether the first access token is admitted once and then refused as
+    /// expired (401 `invalid_token`), so that a client holding a refresh
+    /// token uses it (AUTH-069). Default: false.
+    #[serde(default)]
+    pub expire_first_token: Option<Located<bool>>,
 }
 
 /// The scope one method needs beyond `scope`.
@@ -136,6 +152,26 @@ pub enum PreRegistration {
     ThisServer,
     /// Another one, which the metadata does not name.
     AnotherServer,
+}
+
+/// Why the authorization server refuses a registration (RFC 7591 §3.2.2).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize, JsonSchema)]
+#[serde(rename_all = "kebab-case")]
+pub enum RegistrationRefusal {
+    /// `invalid_redirect_uri`: a redirect URI it does not accept.
+    InvalidRedirectUri,
+    /// `invalid_client_metadata`: other metadata it does not accept.
+    InvalidClientMetadata,
+}
+
+impl RegistrationRefusal {
+    /// The OAuth error code of the refusal.
+    pub fn error_code(self) -> &'static str {
+        match self {
+            RegistrationRefusal::InvalidRedirectUri => "invalid_redirect_uri",
+            RegistrationRefusal::InvalidClientMetadata => "invalid_client_metadata",
+        }
+    }
 }
 
 /// The `iss` parameter the authorization endpoint puts on its redirect

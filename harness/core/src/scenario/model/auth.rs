@@ -1,7 +1,9 @@
 //! The runnable form of `auth:`: how the protected mock server and the
 //! scripted authorization server behave, defaults applied.
 
-use super::{IssParameter, MetadataMismatch, MetadataPlacement, PreRegistration, StateParameter};
+use super::{
+    IssParameter, MetadataMismatch, MetadataPlacement, PreRegistration, RegistrationRefusal, StateParameter,
+};
 use crate::span::Span;
 
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -35,6 +37,12 @@ pub struct ClientAuth {
     /// The client is handed pre-registered credentials, for this
     /// authorization server or another one.
     pub pre_registered: Option<PreRegistration>,
+    /// The authorization server's metadata lists `offline_access`.
+    pub offline_access: bool,
+    /// The first Dynamic Client Registration is refused, with this error.
+    pub refuse_registration: Option<RegistrationRefusal>,
+    /// The first access token is refused as expired after one request.
+    pub expire_first_token: bool,
     /// Where `auth:` is written.
     pub span: Span,
 }

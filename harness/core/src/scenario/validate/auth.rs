@@ -81,6 +81,9 @@ impl Validator<'_> {
             issuer_path,
             mismatch: setup.mismatch.as_ref().map(|m| m.value),
             pre_registered: setup.pre_registered.as_ref().map(|p| p.value),
+            offline_access: setup.offline_access.as_ref().is_some_and(|o| o.value),
+            refuse_registration: setup.refuse_registration.as_ref().map(|r| r.value),
+            expire_first_token: setup.expire_first_token.as_ref().is_some_and(|e| e.value),
             span,
         })
     }

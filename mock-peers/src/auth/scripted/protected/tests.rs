@@ -28,6 +28,9 @@ fn auth(metadata: MetadataPlacement) -> ClientAuth {
         issuer_path: None,
         mismatch: None,
         pre_registered: None,
+        offline_access: false,
+        refuse_registration: None,
+        expire_first_token: false,
         span: Span::default(),
     }
 }
