@@ -135,6 +135,10 @@ struct Entry {
     /// The client mapping: the one client the entry is for (all without).
     #[serde(default)]
     client: Option<String>,
+    /// The client mapping: the version our run answers for this entry, for a
+    /// scenario of ours that applies to no other (2025-11-25 without).
+    #[serde(default)]
+    version: Option<String>,
 }
 
 impl Entry {
@@ -208,6 +212,9 @@ fn lint_mapping(mapping: &Mapping) -> Vec<String> {
             && !mapping.clients.contains_key(client)
         {
             problem(&format!("client {client} is not one of the mapping's clients"));
+        }
+        if entry.version.is_some() && entry.ours.is_none() {
+            problem("version needs `ours`");
         }
         let pair = (entry.theirs.as_deref(), entry.ours_verdict.as_deref());
         match entry.relation {
@@ -770,30 +777,51 @@ fn run_client(env: &PeersEnv, mapping: &Mapping, name: &'static str, key: &str, 
     }
 }
 
-/// Our scenarios the mapping names for `client`, on 2025-11-25 (the
-/// version of their authorization scenarios), against its OAuth command.
+/// Our scenarios the mapping names for `client`, against its OAuth command:
+/// on 2025-11-25 (the version of their authorization scenarios), and those
+/// of an entry with a `version` on that version alone.
 fn run_our_client(command: &str, mapping: &Mapping, client: &str) -> OurRun {
-    let scenarios: BTreeSet<&str> = mapping
-        .entries_for(Some(client))
-        .filter_map(|entry| entry.ours.as_deref())
-        .collect();
-    let mut args = vec![
-        "test-client",
-        "--command",
-        command,
-        "--jobs",
-        "2",
-        "--startup-timeout",
-        OUR_CLIENT_STARTUP_SECS,
-    ];
-    for scenario in scenarios {
-        args.extend(["--filter", scenario]);
+    let mut by_version: BTreeMap<Option<&str>, BTreeSet<&str>> = BTreeMap::new();
+    for entry in mapping.entries_for(Some(client)) {
+        if let Some(ours) = entry.ours.as_deref() {
+            by_version
+                .entry(entry.version.as_deref())
+                .or_default()
+                .insert(ours);
+        }
     }
-    let run = judge(&args, OUR_TIMEOUT);
-    OurRun {
-        stdout: run.stdout(),
-        ..ours(&run.report)
+    let mut merged = OurRun::default();
+    for (version, scenarios) in by_version {
+        let mut args = vec![
+            "test-client",
+            "--command",
+            command,
+            "--jobs",
+            "2",
+            "--startup-timeout",
+            OUR_CLIENT_STARTUP_SECS,
+        ];
+        // `all` answers each scenario with each version it applies to; the
+        // cases of other versions are left out below.
+        if version.is_some() {
+            args.extend(["--protocol", "all"]);
+        }
+        for scenario in scenarios {
+            args.extend(["--filter", scenario]);
+        }
+        let mut run = judge(&args, OUR_TIMEOUT);
+        if let Some(version) = version {
+            run.report
+                .cases
+                .retain(|case| case.protocol_version.as_deref() == Some(version));
+        }
+        let ours = ours(&run.report);
+        merged.selected += ours.selected;
+        merged.verdicts.extend(ours.verdicts);
+        merged.flagged.extend(ours.flagged);
+        merged.stdout.push_str(&run.stdout());
     }
+    merged
 }
 
 fn client_verdicts_agree_with_the_official_suite(env: PeersEnv) {
@@ -879,6 +907,7 @@ fn entry(ours: &str, requirements: &[&str]) -> Entry {
         reason: None,
         transport: None,
         client: None,
+        version: None,
     }
 }
 
