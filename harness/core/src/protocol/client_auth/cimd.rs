@@ -116,8 +116,7 @@ fn document_problems(fetched: &MetadataFetch) -> Vec<String> {
 mod tests {
     use serde_json::json;
 
-    use super::super::offline::tests::cited_verdicts;
-    use super::super::tests::correct;
+    use super::super::tests::{cited_verdicts, correct};
     use crate::Verdict;
     use crate::evidence::http::HttpClientRecord;
     use crate::evidence::oauth::MetadataFetch;

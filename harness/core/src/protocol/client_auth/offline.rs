@@ -36,36 +36,10 @@ fn asks_offline_access(request: &OAuthRequest) -> bool {
 }
 
 #[cfg(test)]
-pub(super) mod tests {
-    use super::super::tests::{correct, scenario};
-    use super::super::*;
+mod tests {
+    use super::super::tests::{cited_verdicts, correct};
     use crate::Verdict;
     use crate::evidence::http::HttpClientRecord;
-    use crate::scenario::Scenario;
-
-    /// The verdicts of requirement `id` for `record`, in a scenario with
-    /// `auth` that cites `id` alone.
-    pub(in crate::protocol::client_auth) fn cited_verdicts(
-        record: &HttpClientRecord,
-        auth: &str,
-        id: &str,
-    ) -> Vec<Verdict> {
-        let cited = Scenario {
-            requirements: vec![id.to_owned()],
-            ..scenario(auth)
-        };
-        let checks = judge(ClientEvidence {
-            record,
-            version: ProtocolVersion::V2026_07_28,
-            scenario: &cited,
-            transcript: &[],
-        });
-        checks
-            .into_iter()
-            .filter(|c| c.requirement == id)
-            .map(|c| c.verdict)
-            .collect()
-    }
 
     /// The correct record, its authorization asking for `scope`.
     fn asking(scope: &str) -> HttpClientRecord {

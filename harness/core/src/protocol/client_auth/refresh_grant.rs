@@ -75,8 +75,7 @@ fn granted(metadata: &Value) -> String {
 
 #[cfg(test)]
 mod tests {
-    use super::super::offline::tests::cited_verdicts;
-    use super::super::tests::{correct, oauth};
+    use super::super::tests::{cited_verdicts, correct, oauth};
     use crate::Verdict;
     use crate::evidence::http::HttpClientRecord;
 

@@ -47,8 +47,7 @@ impl Evidence<'_> {
 
 #[cfg(test)]
 mod tests {
-    use super::super::offline::tests::cited_verdicts;
-    use super::super::tests::{correct, oauth};
+    use super::super::tests::{cited_verdicts, correct, oauth};
     use crate::Verdict;
     use crate::evidence::http::HttpClientRecord;
 

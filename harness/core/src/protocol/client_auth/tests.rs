@@ -116,11 +116,37 @@ fn verdicts(record: &HttpClientRecord, auth: &str) -> Vec<(String, Verdict)> {
 }
 
 fn verdict_of(record: &HttpClientRecord, auth: &str, id: &str) -> Vec<Verdict> {
-    verdicts(record, auth)
-        .into_iter()
-        .filter(|(r, _)| r == id)
-        .map(|(_, v)| v)
-        .collect()
+    verdicts_in(record, ProtocolVersion::V2026_07_28, &scenario(auth), id)
+}
+
+/// The verdicts of requirement `id` for `record`, judged at `version` in
+/// `scenario`.
+pub(super) fn verdicts_in(
+    record: &HttpClientRecord,
+    version: ProtocolVersion,
+    scenario: &Scenario,
+    id: &str,
+) -> Vec<Verdict> {
+    judge(ClientEvidence {
+        record,
+        version,
+        scenario,
+        transcript: &[],
+    })
+    .into_iter()
+    .filter(|c| c.requirement == id)
+    .map(|c| c.verdict)
+    .collect()
+}
+
+/// The verdicts of requirement `id` for `record`, in a scenario with
+/// `auth` that cites `id` alone.
+pub(super) fn cited_verdicts(record: &HttpClientRecord, auth: &str, id: &str) -> Vec<Verdict> {
+    let cited = Scenario {
+        requirements: vec![id.to_owned()],
+        ..scenario(auth)
+    };
+    verdicts_in(record, ProtocolVersion::V2026_07_28, &cited, id)
 }
 
 #[test]

@@ -1,6 +1,6 @@
 use std::path::Path;
 
-use super::super::tests::{RESOURCE, oauth};
+use super::super::tests::{RESOURCE, oauth, verdicts_in};
 use super::*;
 use crate::Verdict;
 use crate::evidence::http::HttpClientRecord;
@@ -66,16 +66,7 @@ fn correct() -> HttpClientRecord {
 }
 
 fn verdict_of(record: &HttpClientRecord, auth: &str, id: &str) -> Vec<Verdict> {
-    judge(ClientEvidence {
-        record,
-        version: ProtocolVersion::V2025_03_26,
-        scenario: &scenario(auth),
-        transcript: &[],
-    })
-    .into_iter()
-    .filter(|c| c.requirement == id)
-    .map(|c| c.verdict)
-    .collect()
+    verdicts_in(record, ProtocolVersion::V2025_03_26, &scenario(auth), id)
 }
 
 const WITHOUT_METADATA: &str = "{server_metadata: false}";

@@ -4,7 +4,7 @@
 
 use std::path::Path;
 
-use super::super::tests::{PRM, correct, get, oauth};
+use super::super::tests::{PRM, correct, get, oauth, verdicts_in};
 use super::super::*;
 use crate::Verdict;
 use crate::scenario::load::load_str;
@@ -22,16 +22,7 @@ pub(in crate::protocol::client_auth) fn verdict_of(
         "id: t\ntitle: t\nrole: client\nversions: 2026-07-28\nrequirements: [{CITED}]\nauth: {auth}\nsteps:\n  - request: {{ method: ping }}\n"
     );
     let scenario = load_str(Path::new("t.yaml"), &text).unwrap();
-    judge(ClientEvidence {
-        record,
-        version: ProtocolVersion::V2026_07_28,
-        scenario: &scenario,
-        transcript: &[],
-    })
-    .into_iter()
-    .filter(|c| c.requirement == id)
-    .map(|c| c.verdict)
-    .collect()
+    verdicts_in(record, ProtocolVersion::V2026_07_28, &scenario, id)
 }
 
 #[test]
