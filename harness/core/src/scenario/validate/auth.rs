@@ -114,28 +114,23 @@ impl Validator<'_> {
             );
             return legacy;
         }
-        let (keys, help) = if legacy {
+        let (era, help) = if legacy {
             (
-                modern_keys(setup),
-                "on 2025-03-26 `auth` takes `server_metadata`, `registration` and `pre_registered`",
+                "2025-03-26",
+                format!("on 2025-03-26 `auth` takes {}", legacy_key_list()),
             )
         } else {
             (
-                legacy_keys(setup),
-                "`server_metadata` is for `versions: 2025-03-26`; from 2025-06-18 the metadata is placed with `metadata`",
+                "2025-06-18 and later",
+                "`server_metadata` is for `versions: 2025-03-26`; from 2025-06-18 the metadata is placed with `metadata`".into(),
             )
         };
-        let era = if legacy {
-            "2025-03-26"
-        } else {
-            "2025-06-18 and later"
-        };
-        for (key, key_span) in keys {
+        for (key, key_span) in unread_keys(setup, legacy) {
             self.error_help(
                 key_span,
                 format!("`{key}` means nothing in the authorization of {era}"),
                 "not on this scenario's versions",
-                help,
+                help.as_str(),
             );
         }
         legacy
@@ -162,50 +157,136 @@ impl Validator<'_> {
     }
 }
 
-/// The keys set in `setup` that only the authorization from 2025-06-18
-/// reads: protected resource metadata, scopes and step-up, `iss`, `state`,
-/// PKCE support, refresh, Client ID Metadata Documents, issuers with a
-/// path, mismatched metadata (none has a 2025-03-26 rule to judge).
-fn modern_keys(setup: &file::AuthSetup) -> Vec<(&'static str, Span)> {
-    let spans = [
-        ("metadata", setup.metadata.as_ref().map(|v| v.span)),
-        (
-            "resource_metadata",
-            setup.resource_metadata.as_ref().map(|v| v.span),
-        ),
-        ("scope", setup.scope.as_ref().map(|v| v.span)),
-        ("challenge_scope", setup.challenge_scope.as_ref().map(|v| v.span)),
-        (
-            "scopes_supported",
-            setup.scopes_supported.as_ref().map(|v| v.span),
-        ),
-        ("iss", setup.iss.as_ref().map(|v| v.span)),
-        ("state", setup.state.as_ref().map(|v| v.span)),
+/// Which authorization reads a key of `auth:`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum ReadBy {
+    /// A rule of 2025-03-26 and one of the later authorization.
+    Both,
+    /// Only that of 2025-03-26, where the MCP server's origin is the
+    /// authorization server.
+    Legacy,
+    /// Only that from 2025-06-18 (none has a 2025-03-26 rule to judge).
+    Later,
+}
+
+/// Every key of `auth:`, with the authorization that reads it and where it
+/// is set, if it is. The destructuring names every field, so a key added
+/// to [`file::AuthSetup`] does not compile until it has its line here.
+fn keys(setup: &file::AuthSetup) -> [(&'static str, ReadBy, Option<Span>); 19] {
+    let file::AuthSetup {
+        metadata,
+        resource_metadata,
+        scope,
+        challenge_scope,
+        scopes_supported,
+        iss,
+        state,
+        code_challenge_methods,
+        step_up,
+        refresh_tokens,
+        registration,
+        metadata_documents,
+        issuer_path,
+        mismatch,
+        pre_registered,
+        server_metadata,
+        offline_access,
+        refuse_registration,
+        expire_first_token,
+    } = setup;
+    [
+        // The origin's RFC 8414 metadata, or only the default endpoints.
+        ("server_metadata", ReadBy::Legacy, span(server_metadata)),
+        // Dynamic Client Registration (AUTH-044 on 2025-03-26) and
+        // credentials handed over beforehand: both authorizations.
+        ("registration", ReadBy::Both, span(registration)),
+        ("pre_registered", ReadBy::Both, span(pre_registered)),
+        // Protected resource metadata and its placement.
+        ("metadata", ReadBy::Later, span(metadata)),
+        ("resource_metadata", ReadBy::Later, span(resource_metadata)),
+        // Scopes, scope selection and step-up.
+        ("scope", ReadBy::Later, span(scope)),
+        ("challenge_scope", ReadBy::Later, span(challenge_scope)),
+        ("scopes_supported", ReadBy::Later, span(scopes_supported)),
+        // The authorization response's `iss` (RFC 9207) and `state`.
+        ("iss", ReadBy::Later, span(iss)),
+        ("state", ReadBy::Later, span(state)),
+        // Metadata the 2025-03-26 flow never reads or does not have.
         (
             "code_challenge_methods",
-            setup.code_challenge_methods.as_ref().map(|v| v.span),
+            ReadBy::Later,
+            span(code_challenge_methods),
         ),
-        ("step_up", setup.step_up.as_ref().map(|v| v.span)),
-        ("refresh_tokens", setup.refresh_tokens.as_ref().map(|v| v.span)),
-        (
-            "metadata_documents",
-            setup.metadata_documents.as_ref().map(|v| v.span),
-        ),
-        ("issuer_path", setup.issuer_path.as_ref().map(|v| v.span)),
-        ("mismatch", setup.mismatch.as_ref().map(|v| v.span)),
-    ];
-    spans
+        ("step_up", ReadBy::Later, span(step_up)),
+        ("refresh_tokens", ReadBy::Later, span(refresh_tokens)),
+        ("metadata_documents", ReadBy::Later, span(metadata_documents)),
+        ("issuer_path", ReadBy::Later, span(issuer_path)),
+        ("mismatch", ReadBy::Later, span(mismatch)),
+        // The rules of 2026-07-28 only (AUTH-070, AUTH-047, AUTH-069).
+        ("offline_access", ReadBy::Later, span(offline_access)),
+        ("refuse_registration", ReadBy::Later, span(refuse_registration)),
+        ("expire_first_token", ReadBy::Later, span(expire_first_token)),
+    ]
+}
+
+/// Where `value` is set, if it is.
+fn span<T>(value: &Option<Located<T>>) -> Option<Span> {
+    value.as_ref().map(|v| v.span)
+}
+
+/// The keys set in `setup` that the authorization `legacy` says (that of
+/// 2025-03-26, or that from 2025-06-18) does not read.
+fn unread_keys(setup: &file::AuthSetup, legacy: bool) -> Vec<(&'static str, Span)> {
+    let other = if legacy { ReadBy::Later } else { ReadBy::Legacy };
+    keys(setup)
         .into_iter()
-        .filter_map(|(key, span)| Some((key, span?)))
+        .filter(|(_, read_by, _)| *read_by == other)
+        .filter_map(|(key, _, span)| Some((key, span?)))
         .collect()
 }
 
-/// The keys set in `setup` that only the authorization of 2025-03-26 reads.
-fn legacy_keys(setup: &file::AuthSetup) -> Vec<(&'static str, Span)> {
-    setup
-        .server_metadata
-        .as_ref()
-        .map(|v| ("server_metadata", v.span))
+/// The keys the authorization of 2025-03-26 reads, for its help:
+/// "`a`, `b` and `c`".
+fn legacy_key_list() -> String {
+    let names: Vec<String> = keys(&file::AuthSetup::default())
         .into_iter()
-        .collect()
+        .filter(|(_, read_by, _)| *read_by != ReadBy::Later)
+        .map(|(key, ..)| format!("`{key}`"))
+        .collect();
+    match names.split_last() {
+        Some((last, [])) => last.clone(),
+        Some((last, rest)) => format!("{} and {last}", rest.join(", ")),
+        None => String::new(),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The names in [`keys`] are the keys a scenario writes: those of
+    /// `auth:` in the scenario schema, each once.
+    #[test]
+    fn every_key_of_auth_is_named_as_written() {
+        let schema = schemars::schema_for!(file::AuthSetup);
+        let mut written: Vec<&str> = schema
+            .get("properties")
+            .and_then(|p| p.as_object())
+            .expect("AuthSetup's schema has properties")
+            .keys()
+            .map(String::as_str)
+            .collect();
+        let mut named: Vec<&str> = keys(&file::AuthSetup::default()).map(|(key, ..)| key).to_vec();
+        written.sort_unstable();
+        named.sort_unstable();
+        assert_eq!(named, written);
+    }
+
+    #[test]
+    fn the_help_of_2025_03_26_names_the_keys_it_reads() {
+        assert_eq!(
+            legacy_key_list(),
+            "`server_metadata`, `registration` and `pre_registered`"
+        );
+    }
 }
