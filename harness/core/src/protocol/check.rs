@@ -321,7 +321,6 @@ impl FrameChecker {
                 }
                 if sender == PeerRole::Server && self.is_stateless() {
                     stateless::check_stream_tag(&method, params.as_ref(), &mut found);
-                    self.task_extension.input_requests_shown(&method, params.as_ref());
                     if self.whole_connection {
                         self.conversation
                             .server_notification(&method, params.as_ref(), &mut found);

@@ -179,13 +179,18 @@ impl TaskExtension {
         self.note_status(result, out);
     }
 
-    /// Judges a server's notification: a `notifications/tasks` carries the
-    /// whole task state (TASKX-033). Its status is not noted for TASKX-011:
-    /// over HTTP it comes on the listen stream, in no order with answers.
+    /// Notes and judges a server's notification on a connection seen from
+    /// its start (a message judged on its own keeps nothing for a later
+    /// frame). A `notifications/tasks` shows a task's state as `tasks/get`
+    /// would: its input requests are the keys the client may answer
+    /// (TASKX-019, TASKX-020), and it carries the whole state (TASKX-033).
+    /// Its status is not noted for TASKX-011: over HTTP it comes on the
+    /// listen stream, in no order with answers.
     pub fn server_notification(&mut self, method: &str, params: Option<&Value>, out: &mut Vec<Violation>) {
         let Some(task) = params.filter(|_| method == TASK_NOTIFICATION) else {
             return;
         };
+        self.inputs.shown(task);
         out.extend(check_notified(task));
         self.note_end(Seen::Notified, task, out);
     }
@@ -224,14 +229,6 @@ impl TaskExtension {
                 Seen::Notified => "/params",
             };
             out.push(Violation::new(cite::TASKX_033, Level::Should, message).at(at));
-        }
-    }
-
-    /// A server's `notifications/tasks` shows a task's state, input
-    /// requests included, as a `tasks/get` would.
-    pub fn input_requests_shown(&mut self, method: &str, params: Option<&Value>) {
-        if let Some(task) = params.filter(|_| method == TASK_NOTIFICATION) {
-            self.inputs.shown(task);
         }
     }
 
