@@ -762,7 +762,7 @@ fn list_requirements(paths: &[PathBuf], version: Option<ProtocolVersion>) -> Res
         .iter()
         .filter(|r| version.is_none_or(|v| r.applies_to(v)))
     {
-        let coverage = coverage::coverage(requirement, scenarios);
+        let coverage = coverage::coverage(requirement, scenarios, version);
         let status = coverage::status(&coverage);
         *counts.entry(status).or_insert(0) += 1;
         let detail = match coverage {

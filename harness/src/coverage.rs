@@ -7,7 +7,7 @@ use mcp_conform_core::Basis;
 use mcp_conform_core::protocol::CHECKED_REQUIREMENTS;
 use mcp_conform_core::requirements::{CheckKind, Requirement, Role};
 use mcp_conform_core::scenario::Scenario;
-use mcp_conform_core::version::VersionSet;
+use mcp_conform_core::version::{ProtocolVersion, VersionSet};
 
 /// How a requirement is covered.
 #[derive(Debug, Clone, PartialEq)]
@@ -20,31 +20,51 @@ pub enum Coverage {
     NotAutomatable(String),
 }
 
-/// The coverage of one requirement by these scenarios and the built-in checks.
-pub fn coverage(requirement: &Requirement, scenarios: &[Scenario]) -> Coverage {
+/// The coverage of one requirement by these scenarios and the built-in
+/// checks, at `version` when one is given (a scenario covers it there when
+/// it [`judges_at`] that version). A built-in rule cites a requirement for
+/// the versions the requirement applies to.
+pub fn coverage(
+    requirement: &Requirement,
+    scenarios: &[Scenario],
+    version: Option<ProtocolVersion>,
+) -> Coverage {
     if requirement.check == CheckKind::Manual {
         return Coverage::NotAutomatable(requirement.manual_reason.clone().unwrap_or_default());
     }
-    let citing: Vec<String> = scenarios
+    let (citing, elsewhere): (Vec<&Scenario>, Vec<&Scenario>) = scenarios
         .iter()
         .filter(|s| s.cited.contains(&requirement.id))
-        .map(|s| s.id.clone())
-        .collect();
+        .partition(|s| version.is_none_or(|v| judges_at(s, requirement, v)));
     let id = requirement.id.as_str();
-    let built_in = CHECKED_REQUIREMENTS.iter().any(|cited| *cited == id);
-    if citing.is_empty() && !built_in {
-        Coverage::NotYet(
-            requirement
-                .pending
-                .clone()
-                .unwrap_or_else(|| why_not_yet(requirement).to_owned()),
-        )
-    } else {
-        Coverage::Covered {
-            scenarios: citing,
-            built_in,
-        }
+    let built_in = CHECKED_REQUIREMENTS.iter().any(|cited| *cited == id)
+        && version.is_none_or(|v| requirement.applies_to(v));
+    if !citing.is_empty() || built_in {
+        let scenarios = citing.iter().map(|s| s.id.clone()).collect();
+        return Coverage::Covered { scenarios, built_in };
     }
+    if !elsewhere.is_empty() {
+        let ids: Vec<&str> = elsewhere.iter().map(|s| s.id.as_str()).collect();
+        return Coverage::NotYet(format!(
+            "cited only by scenarios that run at other versions ({})",
+            ids.join(", ")
+        ));
+    }
+    Coverage::NotYet(
+        requirement
+            .pending
+            .clone()
+            .unwrap_or_else(|| why_not_yet(requirement).to_owned()),
+    )
+}
+
+/// Whether `scenario`, which cites `requirement`, judges it at `version`:
+/// when it runs at that version (its `versions:` hold it), or when it runs
+/// at none of the requirement's versions, as a scenario that plays an
+/// older version to a peer of the requirement's does (a client of
+/// 2026-07-28 falling back to a server of 2025-11-25, MODN-010).
+fn judges_at(scenario: &Scenario, requirement: &Requirement, version: ProtocolVersion) -> bool {
+    scenario.versions.contains(version) || scenario.versions.intersect(requirement.versions).is_empty()
 }
 
 /// What a requirement nothing checks yet is waiting for.
@@ -94,7 +114,7 @@ pub fn explain(requirement: &Requirement, scenarios: &[Scenario]) -> String {
     if let Some(page) = spec_page(&r.source) {
         writeln!(out, "  spec:   {page}").expect("String");
     }
-    match coverage(r, scenarios) {
+    match coverage(r, scenarios, None) {
         Coverage::NotAutomatable(reason) => writeln!(out, "  not automatable: {reason}").expect("String"),
         Coverage::NotYet(why) => writeln!(out, "  not covered yet: {why}").expect("String"),
         Coverage::Covered {
@@ -136,6 +156,35 @@ mod tests {
             Some("https://modelcontextprotocol.io/specification/2025-11-25/basic/lifecycle")
         );
         assert_eq!(spec_page("schema.json `ModelPreferences`"), None);
+    }
+
+    /// At a version, only a scenario that runs at it covers: one of
+    /// another version citing the requirement is named, not counted.
+    #[test]
+    fn a_requirement_is_covered_at_a_version_only_by_scenarios_that_run_there() {
+        let text = "id: prompts.only-later\ntitle: t\nversions: 2025-06-18+\n\
+                    requirements: [PROM-002]\nsteps:\n  - request: { method: prompts/list }\n";
+        let scenario = mcp_conform_core::scenario::load::load_str(std::path::Path::new("t.yaml"), text)
+            .expect("a valid scenario");
+        let requirement = mcp_conform_core::requirements::catalogue()
+            .get("PROM-002")
+            .expect("in the catalogue");
+        let scenarios = [scenario];
+        let covered = Coverage::Covered {
+            scenarios: vec!["prompts.only-later".into()],
+            built_in: false,
+        };
+        assert_eq!(coverage(requirement, &scenarios, None), covered);
+        assert_eq!(
+            coverage(requirement, &scenarios, Some(ProtocolVersion::V2025_11_25)),
+            covered
+        );
+        assert_eq!(
+            coverage(requirement, &scenarios, Some(ProtocolVersion::V2025_03_26)),
+            Coverage::NotYet(
+                "cited only by scenarios that run at other versions (prompts.only-later)".into()
+            )
+        );
     }
 
     /// An ID in prose or a comment covers nothing; `requirements` and an

@@ -105,7 +105,7 @@ fn coverage(version: ProtocolVersion) -> Result<String, String> {
     let mut rows = String::new();
     let applying: Vec<_> = catalogue().iter().filter(|r| r.applies_to(version)).collect();
     for requirement in &applying {
-        let coverage = coverage::coverage(requirement, &scenarios);
+        let coverage = coverage::coverage(requirement, &scenarios, Some(version));
         let status = coverage::status(&coverage);
         *counts.entry(status).or_default() += 1;
         let why = match coverage {
