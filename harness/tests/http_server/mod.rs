@@ -3,7 +3,7 @@
 // Every test binary compiles this module and uses a part of it.
 #![allow(dead_code)]
 
-use std::net::{TcpListener, TcpStream};
+use std::net::TcpStream;
 use std::process::{Child, Command as Process, Stdio};
 use std::time::{Duration, Instant};
 
@@ -20,12 +20,11 @@ impl Drop for Server {
     }
 }
 
+/// A loopback port for a server to bind: the harness's own pick, which
+/// stays out of the kernel's ephemeral range and is never handed to two
+/// test binaries at once (a port bound at 0 and released could be).
 pub fn free_port() -> u16 {
-    TcpListener::bind("127.0.0.1:0")
-        .unwrap()
-        .local_addr()
-        .unwrap()
-        .port()
+    mcp_conform::runner::free_loopback_port().expect("a free loopback port")
 }
 
 /// Starts `argv` with `PORT` set and waits until the port accepts connections.
