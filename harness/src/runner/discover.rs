@@ -56,7 +56,7 @@ pub async fn discover(runner: &mut StepRunner<'_>, config: &RunConfig) -> Handsh
     let result = match classify(answer) {
         Probe::Modern(result) => result,
         Probe::Unsupported { supported } => {
-            runner.foreign = true;
+            runner.other_era = true;
             let note = format!(
                 "the server speaks {} of the stateless era, not {version}",
                 supported.join(", ")
@@ -64,7 +64,7 @@ pub async fn discover(runner: &mut StepRunner<'_>, config: &RunConfig) -> Handsh
             return Handshaken::Stopped(Stop::halted(Verdict::NotApplicable, note));
         }
         Probe::Legacy(answered) => {
-            runner.foreign = true;
+            runner.other_era = true;
             let note = format!(
                 "a legacy server: {DISCOVER} is not a method it knows ({answered}); it speaks no version of the stateless era"
             );

@@ -182,7 +182,7 @@ pub(super) async fn run_session(
     };
     let stdio = config.target.frames_on_stdio();
     // A server of another era is not judged by this one's rules.
-    let mut found = match runner.foreign {
+    let mut found = match runner.other_era {
         true => Vec::new(),
         false => check_frames(runner.session.transcript(), runner.version, stdio, config, us),
     };

@@ -134,7 +134,7 @@ pub struct StepRunner<'s> {
     /// The server turned out not to speak the stateless era the run does
     /// (a legacy answer to discovery, an unmet `require`): its frames are
     /// not judged by that era's rules.
-    pub foreign: bool,
+    pub other_era: bool,
     /// `role: gateway`: the mock servers behind the gateway.
     pub backends: Option<Hub>,
     /// Why steps were left out (a token the run cannot build), in order.
@@ -195,7 +195,7 @@ impl<'s> StepRunner<'s> {
             progress_tokens: 0,
             step_requests: 0,
             subscriptions: BTreeMap::new(),
-            foreign: false,
+            other_era: false,
             backends: None,
             skipped: Vec::new(),
             backend_mark: 0,
@@ -593,7 +593,7 @@ impl<'s> StepRunner<'s> {
             Some(message) if check.verdict != Verdict::Pass => {
                 // A server that fails a precondition of the stateless era has
                 // not shown it speaks that era: its frames are not judged by it.
-                self.foreign = self.scenario.role == Role::Server && self.is_stateless();
+                self.other_era = self.scenario.role == Role::Server && self.is_stateless();
                 Stop::halted(
                     Verdict::NotObserved,
                     format!(
