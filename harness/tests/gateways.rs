@@ -4,8 +4,17 @@
 //! requirement its fault breaks by each bundled scenario its declaration
 //! names (`caught_by`), and by no other (on the whole suite, for one fault).
 //! fixtures/gateways/README.md lists the faults; a test keeps it true.
+//! Behind a protected HTTP front, with HTTP backends and the harness as the
+//! front's authorization server, the gateway passes too, and the fault
+//! that forwards the client's token is caught there.
 
-use mcp_conform::runner::{GatewayUnderTest, RunConfig, Target};
+use std::sync::Arc;
+use std::time::Duration;
+
+use common::cli::{Ran, mcp_conform, ran};
+use common::tokens::{files_under, jwt_beginnings};
+use mcp_conform::auth::AuthServer;
+use mcp_conform::runner::{BackendTransport, GatewayUnderTest, RunConfig, Target};
 use mcp_conform_core::scenario::model::Role;
 use mcp_mock_peers::reference_gateway::GatewayFault;
 
@@ -29,6 +38,29 @@ fn config(fault: Option<&str>) -> RunConfig {
     }
 }
 
+/// The run of the reference gateway (with `fault` when given) serving
+/// Streamable HTTP, protected by the harness's issuer, which is returned
+/// to live as long as the run, its backends reached over HTTP.
+fn protected_config(fault: Option<&str>) -> (RunConfig, AuthServer) {
+    let fault = fault.map(|f| format!(" --fault {f}")).unwrap_or_default();
+    let command = format!(
+        "{} reference-gateway{fault} {{config}} --port {{port}} --auth {{issuer}}",
+        common::cli::bin()
+    );
+    let issuer = AuthServer::for_gateways().expect("the mock issuer starts");
+    let gateway = GatewayUnderTest {
+        serve_program: common::cli::bin().into(),
+        backends: BackendTransport::Http,
+        ..GatewayUnderTest::new(&command, "/mcp")
+    };
+    let config = RunConfig {
+        startup_timeout: Duration::from_secs(15),
+        auth: Some(Arc::new(issuer.gateway_context())),
+        ..RunConfig::new(Target::Gateway(gateway))
+    };
+    (config, issuer)
+}
+
 /// Every case passes, but the one that needs a gateway that declares
 /// elicitation to its backends while its client did not.
 #[test]
@@ -38,14 +70,67 @@ fn the_reference_gateway_passes_every_gateway_scenario() {
     insta::assert_snapshot!(table);
 }
 
+/// The same behind a protected HTTP front with HTTP backends, where the
+/// token passthrough scenario applies and passes.
+#[test]
+fn the_reference_gateway_passes_every_gateway_scenario_behind_a_protected_front() {
+    let (config, _issuer) = protected_config(None);
+    let table = correct_peers::verdict_table(Role::Gateway, &config, &[config.protocol]);
+    insta::assert_snapshot!(table);
+}
+
+/// A fault of the authorization rules shows only behind a protected front.
 #[test]
 fn every_broken_gateway_is_caught_by_exactly_its_scenarios() {
     faults::sweep(
         "gateways",
         Role::Gateway,
         &faults::fault_list!(GatewayFault),
-        |fault| (config(Some(fault.name)), ()),
+        |fault| match fault.requirement.starts_with("AUTH-") {
+            true => {
+                let (config, issuer) = protected_config(Some(fault.name));
+                (config, Some(issuer))
+            }
+            false => (config(Some(fault.name)), None),
+        },
     );
+}
+
+/// The gateway that forwards the client's token fails under AUTH-006
+/// through the CLI, and no output shows the token: not the terminal, not
+/// a report, not a transcript (where the backend's requests are).
+#[test]
+fn a_forwarded_token_fails_and_no_output_shows_it() {
+    let dir = tempfile::tempdir().unwrap();
+    let command = format!(
+        "{} reference-gateway --fault forwards-token {{config}} --port {{port}} --auth {{issuer}}",
+        common::cli::bin()
+    );
+    let mut run = mcp_conform();
+    run.args([
+        "test-gateway",
+        "--command",
+        &command,
+        "--backends",
+        "http",
+        "--auth",
+    ])
+    .args(["--filter", "gateway.token-passthrough", "--report-dir"])
+    .arg(dir.path());
+    let Ran { code, stdout, stderr } = ran(&mut run, Duration::from_secs(120));
+    assert_eq!(code, Some(1), "{stdout}{stderr}");
+    assert!(
+        stdout.contains("carried the client's token in its `authorization` header"),
+        "{stdout}"
+    );
+    let mut outputs = files_under(dir.path());
+    assert!(outputs.iter().any(|(name, _)| name.contains("transcripts")));
+    outputs.push(("stdout".into(), stdout));
+    outputs.push(("stderr".into(), stderr));
+    for (output, text) in &outputs {
+        let leaked = jwt_beginnings(text);
+        assert!(leaked.is_empty(), "{output} shows tokens: {leaked:?}");
+    }
 }
 
 /// The whole suite through the CLI, for a fault that fails fast.
