@@ -14,7 +14,9 @@ use tokio::sync::mpsc;
 
 use super::front_guard::{FrontGuard, Presented};
 use crate::auth::ResourceGuard;
-use crate::transport::{HttpMode, HttpOptions, HttpServerTransport, HttpTransport, TransportEvent};
+use crate::transport::{
+    HttpMode, HttpOptions, HttpServerTransport, HttpTransport, Transport, TransportEvent,
+};
 
 /// How long a backend over HTTP may take to answer `initialize`.
 const BACKEND_ANSWER: Duration = Duration::from_secs(10);
@@ -90,7 +92,13 @@ pub(super) async fn front(
         presented = Some(front_guard.presented());
         server.protect(Box::new(front_guard));
     }
-    tokio::spawn(serve_front(server, events, outgoing));
+    tokio::spawn(serve_http(
+        server.into(),
+        events,
+        outgoing,
+        Event::Front,
+        Some(Event::Closed),
+    ));
     Ok(Front { link, presented })
 }
 
@@ -109,7 +117,8 @@ pub(super) fn backend(
             ..HttpOptions::new(url)
         };
         let http = HttpTransport::new(options).map_err(|e| format!("{name}: {e}"))?;
-        tokio::spawn(serve_backend(http, index, events.clone(), outgoing));
+        let as_event = move |message| Event::Backend(index, message);
+        tokio::spawn(serve_http(http.into(), events.clone(), outgoing, as_event, None));
         return Ok(link);
     }
     let program = entry["command"].as_str().unwrap_or_default();
@@ -169,64 +178,51 @@ async fn write_lines(mut to: impl AsyncWrite + Unpin, mut outgoing: mpsc::Unboun
     }
 }
 
-/// The client over Streamable HTTP; its leaving ends the gateway.
-async fn serve_front(
-    mut server: HttpServerTransport,
+/// One connection over Streamable HTTP (the client at the front, or a
+/// backend): each message on as `as_event`, and `ended` once it ends.
+async fn serve_http(
+    mut transport: Transport,
     events: mpsc::UnboundedSender<Event>,
     mut outgoing: mpsc::UnboundedReceiver<Outgoing>,
+    as_event: impl Fn(Value) -> Event,
+    ended: Option<Event>,
 ) {
     loop {
         tokio::select! {
             next = outgoing.recv() => match next {
                 Some(Outgoing::Message(message)) => {
-                    let _ = server.send(message.to_string().as_bytes()).await;
+                    let _ = transport.send(message.to_string().as_bytes()).await;
                 }
-                Some(Outgoing::Bearer(_)) => {}
+                Some(Outgoing::Bearer(token)) => {
+                    let _ = transport.set_bearer(&token);
+                }
                 None => return,
             },
-            event = server.recv() => match event {
-                Some(TransportEvent::Frame(frame)) => {
-                    if let Ok(message) = serde_json::from_slice(&frame.raw) {
-                        let _ = events.send(Event::Front(message));
-                    }
+            event = transport.recv() => if !pass_on(event, &events, &as_event) {
+                if let Some(ended) = ended {
+                    let _ = events.send(ended);
                 }
-                Some(TransportEvent::Http(_)) => {}
-                Some(TransportEvent::Closed(_)) | None => {
-                    let _ = events.send(Event::Closed);
-                    return;
-                }
+                return;
             },
         }
     }
 }
 
-/// One backend over Streamable HTTP.
-async fn serve_backend(
-    mut http: HttpTransport,
-    index: usize,
-    events: mpsc::UnboundedSender<Event>,
-    mut outgoing: mpsc::UnboundedReceiver<Outgoing>,
-) {
-    loop {
-        tokio::select! {
-            next = outgoing.recv() => match next {
-                Some(Outgoing::Message(message)) => {
-                    let _ = http.send(message.to_string().as_bytes()).await;
-                }
-                Some(Outgoing::Bearer(token)) => {
-                    let _ = http.set_bearer(&token);
-                }
-                None => return,
-            },
-            event = http.recv() => match event {
-                Some(TransportEvent::Frame(frame)) => {
-                    if let Ok(message) = serde_json::from_slice(&frame.raw) {
-                        let _ = events.send(Event::Backend(index, message));
-                    }
-                }
-                Some(TransportEvent::Http(_)) => {}
-                Some(TransportEvent::Closed(_)) | None => return,
-            },
+/// Passes a message that arrived on as an event; `false` once the
+/// connection ended.
+fn pass_on(
+    event: Option<TransportEvent>,
+    events: &mpsc::UnboundedSender<Event>,
+    as_event: &impl Fn(Value) -> Event,
+) -> bool {
+    match event {
+        Some(TransportEvent::Frame(frame)) => {
+            if let Ok(message) = serde_json::from_slice(&frame.raw) {
+                let _ = events.send(as_event(message));
+            }
+            true
         }
+        Some(TransportEvent::Http(_)) => true,
+        Some(TransportEvent::Closed(_)) | None => false,
     }
 }
