@@ -14,7 +14,7 @@ use std::time::Duration;
 use common::cli::{Ran, mcp_conform, ran};
 use common::tokens::{files_under, jwt_beginnings};
 use mcp_conform::auth::AuthServer;
-use mcp_conform::runner::{BackendTransport, GatewayUnderTest, RunConfig, Target};
+use mcp_conform::runner::{BackendTransport, GatewayUnderTest, RunConfig, Target, free_loopback_port};
 use mcp_conform_core::scenario::model::Role;
 use mcp_mock_peers::reference_gateway::GatewayFault;
 
@@ -94,6 +94,64 @@ fn every_broken_gateway_is_caught_by_exactly_its_scenarios() {
             false => (config(Some(fault.name)), None),
         },
     );
+}
+
+/// The reference gateway's protected front is protected: without a token
+/// it answers 401 with a challenge naming its metadata, with the token the
+/// harness mints for its URL it serves the client.
+#[test]
+fn the_protected_front_admits_only_the_token_for_its_url() {
+    let issuer = AuthServer::for_gateways().expect("the mock issuer starts");
+    let dir = tempfile::tempdir().unwrap();
+    let config = dir.path().join("mcp.json");
+    std::fs::write(&config, r#"{"mcpServers": {}}"#).unwrap();
+    let port = free_loopback_port().unwrap();
+    let mut gateway = std::process::Command::new(common::cli::bin())
+        .arg("reference-gateway")
+        .arg(&config)
+        .args(["--port", &port.to_string(), "--auth", issuer.issuer()])
+        .spawn()
+        .unwrap();
+    let deadline = std::time::Instant::now() + Duration::from_secs(15);
+    while std::net::TcpStream::connect(("127.0.0.1", port)).is_err() {
+        assert!(std::time::Instant::now() < deadline, "the gateway never listened");
+        std::thread::sleep(Duration::from_millis(50));
+    }
+    let url = format!("http://127.0.0.1:{port}/mcp");
+    let post = |token: Option<&str>| {
+        let agent: ureq::Agent = ureq::Agent::config_builder()
+            .http_status_as_error(false)
+            .build()
+            .into();
+        let mut request = agent
+            .post(&url)
+            .header("accept", "application/json, text/event-stream")
+            .header("content-type", "application/json");
+        if let Some(token) = token {
+            request = request.header("authorization", &format!("Bearer {token}"));
+        }
+        let initialize = r#"{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{},"clientInfo":{"name":"t","version":"1"}}}"#;
+        let answer = request.send(initialize).unwrap();
+        let challenge = answer
+            .headers()
+            .get("www-authenticate")
+            .map(|value| value.to_str().unwrap().to_owned());
+        (answer.status().as_u16(), challenge)
+    };
+    let (status, challenge) = post(None);
+    let other = issuer
+        .gateway_context()
+        .front_token("http://127.0.0.1:1/mcp")
+        .unwrap();
+    let (other_status, _) = post(Some(&other.token));
+    let mine = issuer.gateway_context().front_token(&url).unwrap();
+    let (admitted, _) = post(Some(&mine.token));
+    gateway.kill().unwrap();
+    gateway.wait().unwrap();
+    assert_eq!(status, 401);
+    assert!(challenge.unwrap().contains("resource_metadata="));
+    assert_eq!(other_status, 401, "a token for another resource is refused");
+    assert_eq!(admitted, 200);
 }
 
 /// The gateway that forwards the client's token fails under AUTH-006
