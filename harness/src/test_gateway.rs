@@ -97,6 +97,11 @@ pub fn test_gateway(args: TestGatewayArgs) -> Result<ExitCode, CliError> {
             "no scenario selected; a run that tests nothing is not a pass".into(),
         ));
     }
+    if args.command.contains("{issuer}") && !args.auth {
+        return Err(CliError::Usage(
+            "--command names {issuer}, the harness's issuer of --auth: add --auth".into(),
+        ));
+    }
     if args.auth && (!backends || !args.command.contains("{port}")) {
         return Err(CliError::Usage(
             "--auth protects the gateway's HTTP front: --command needs {port}, and {config} or {server:NAME}"

@@ -154,6 +154,28 @@ fn the_protected_front_admits_only_the_token_for_its_url() {
     assert_eq!(admitted, 200);
 }
 
+/// `--auth` protects an HTTP front and hands the gateway `{issuer}`: a
+/// command line without `{port}`, or naming `{issuer}` without `--auth`,
+/// is a usage error, not a run.
+#[test]
+fn auth_and_its_issuer_go_together_on_an_http_front() {
+    let stdio_front = format!("{} reference-gateway {{config}}", common::cli::bin());
+    let no_auth = format!(
+        "{} reference-gateway {{config}} --port {{port}} --auth {{issuer}}",
+        common::cli::bin()
+    );
+    for (command, auth) in [(&stdio_front, true), (&no_auth, false)] {
+        let mut run = mcp_conform();
+        run.args(["test-gateway", "--command", command]);
+        if auth {
+            run.arg("--auth");
+        }
+        let Ran { code, stdout, stderr } = ran(&mut run, Duration::from_secs(60));
+        assert_eq!(code, Some(2), "{command}: {stdout}{stderr}");
+        assert!(stderr.contains("--auth"), "{stderr}");
+    }
+}
+
 /// The gateway that forwards the client's token fails under AUTH-006
 /// through the CLI, and no output shows the token: not the terminal, not
 /// a report, not a transcript (where the backend's requests are).

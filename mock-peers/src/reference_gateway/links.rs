@@ -14,6 +14,7 @@ use tokio::sync::mpsc;
 
 use super::front_guard::{FrontGuard, Presented};
 use crate::auth::ResourceGuard;
+use crate::transport::http_server::MCP_PATH;
 use crate::transport::{
     HttpMode, HttpOptions, HttpServerTransport, HttpTransport, Transport, TransportEvent,
 };
@@ -78,18 +79,20 @@ pub(super) async fn front(
             presented: None,
         });
     };
+    // The guard is ready before the port opens: no request gets in unguarded.
+    let front_guard = match &options.auth {
+        Some(issuer) => {
+            let url = format!("http://127.0.0.1:{port}{MCP_PATH}");
+            let resource = url.parse().map_err(|e| format!("{url}: {e}"))?;
+            Some(FrontGuard::new(ResourceGuard::discover(resource, issuer).await?))
+        }
+        None => None,
+    };
     let server = HttpServerTransport::bind(&format!("127.0.0.1:{port}"))
         .await
         .map_err(|e| e.to_string())?;
-    let mut presented = None;
-    if let Some(issuer) = &options.auth {
-        let resource = server
-            .url()
-            .parse()
-            .map_err(|e| format!("{}: {e}", server.url()))?;
-        let guard = ResourceGuard::discover(resource, issuer).await?;
-        let front_guard = FrontGuard::new(guard);
-        presented = Some(front_guard.presented());
+    let presented = front_guard.as_ref().map(FrontGuard::presented);
+    if let Some(front_guard) = front_guard {
         server.protect(Box::new(front_guard));
     }
     tokio::spawn(serve_http(
