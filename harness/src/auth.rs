@@ -310,6 +310,9 @@ pub struct AuthContext {
     minter: Option<Arc<Minter>>,
     /// The tokens minted during the run, by scope, in the order minted.
     minted_during_run: Mutex<Vec<(String, String)>>,
+    /// The tokens minted during the run for other resources (each
+    /// scenario's gateway front), in the order minted.
+    minted_for_resources: Mutex<Vec<String>>,
 }
 
 impl AuthContext {
@@ -347,6 +350,7 @@ impl AuthContext {
             source,
             minter: None,
             minted_during_run: Mutex::default(),
+            minted_for_resources: Mutex::default(),
         }
     }
 
@@ -400,9 +404,14 @@ impl AuthContext {
             .minted_during_run
             .lock()
             .unwrap_or_else(PoisonError::into_inner);
+        let for_resources = self
+            .minted_for_resources
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner);
         let before = self.tokens.iter().map(|(_, token)| token.clone());
         before
             .chain(during.iter().map(|(_, token)| token.clone()))
+            .chain(for_resources.iter().cloned())
             .collect()
     }
 }
@@ -424,7 +433,9 @@ fn for_each_token(steps: &[mcp_conform_core::scenario::model::Step], visit: &mut
     }
 }
 
+mod gateway_front;
 mod own_token;
+pub use gateway_front::FrontToken;
 pub use own_token::{read_token, with_own_token};
 
 #[cfg(test)]

@@ -139,6 +139,13 @@ pub enum Command {
         /// Break one rule on purpose.
         #[arg(long)]
         fault: Option<mcp_mock_peers::reference_gateway::GatewayFault>,
+        /// Serve Streamable HTTP at `/mcp` on this loopback port instead of stdio.
+        #[arg(long)]
+        port: Option<u16>,
+        /// Protect that front with OAuth: accept only tokens this issuer
+        /// (its URL) signs for the front's URL.
+        #[arg(long, value_name = "ISSUER_URL", requires = "port")]
+        auth: Option<String>,
     },
     /// Serve the bundled reference server over stdio.
     #[command(hide = true)]
@@ -465,7 +472,15 @@ fn execute(command: Command) -> Result<ExitCode, CliError> {
         Command::ReferenceClient(args) => crate::test_client::reference_client(args),
         Command::Record(args) => crate::record::record(args),
         Command::TestGateway(args) => crate::test_gateway::test_gateway(args),
-        Command::ReferenceGateway { config, fault } => crate::test_gateway::reference_gateway(&config, fault),
+        Command::ReferenceGateway {
+            config,
+            fault,
+            port,
+            auth,
+        } => {
+            let front = mcp_mock_peers::reference_gateway::FrontOptions { port, auth };
+            crate::test_gateway::reference_gateway(&config, &front, fault)
+        }
         Command::List {
             paths,
             requirements: false,

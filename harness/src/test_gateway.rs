@@ -8,18 +8,27 @@
 //!   reference server as its one backend. What the suite finds beyond what it
 //!   finds in the reference server alone (it passes everything) is the
 //!   gateway's doing.
+//!
+//! With `--backends http` the gateway reaches its backends by URL; with
+//! `--auth` its HTTP front is protected by the harness's mock issuer
+//! (`{issuer}`), and whether the client's token reaches a backend is
+//! judged (AUTH-006, `gateway.token-passthrough`).
 
 use std::path::PathBuf;
+use std::sync::Arc;
 use std::time::Duration;
 
 use mcp_conform_report::ExitCode;
-use mcp_mock_peers::reference_gateway::{self, GatewayFault};
+use mcp_mock_peers::reference_gateway::{self, FrontOptions, GatewayFault};
 use mcp_mock_peers::transport::{HttpMode, StdioCommand, StdioTransport};
 
+use crate::auth::AuthServer;
 use crate::cli::{CliError, GateArgs, runtime};
 use crate::pipeline::Judged;
 use crate::report;
-use crate::runner::{GatewayUnderTest, RunConfig, Target, free_loopback_port, shell_word, wait_for_port};
+use crate::runner::{
+    BackendTransport, GatewayUnderTest, RunConfig, Target, free_loopback_port, shell_word, wait_for_port,
+};
 use crate::select::{keep_role, load_profile, load_selection};
 use mcp_conform_core::scenario::Scenario;
 use mcp_conform_core::scenario::model::Role;
@@ -43,6 +52,17 @@ pub struct TestGatewayArgs {
     /// The MCP endpoint's path on `{port}`.
     #[arg(long, default_value = "/mcp")]
     pub path: String,
+    /// How the gateway reaches the scenario's backends: `stdio` (each a
+    /// command in the config) or `http` (each a `url`, a mock server on a
+    /// loopback port that records every request's headers).
+    #[arg(long, value_enum, default_value_t = BackendTransport::Stdio)]
+    pub backends: BackendTransport,
+    /// The gateway's front at `{port}` is OAuth-protected: the harness runs
+    /// a mock authorization server, hands its URL to the command as
+    /// `{issuer}`, and presents on every request a token it minted for the
+    /// front's URL. The gateway must accept that issuer's tokens.
+    #[arg(long)]
+    pub auth: bool,
     /// Only scenarios whose id contains this text (repeatable).
     #[arg(long = "filter", short = 'f')]
     pub filters: Vec<String>,
@@ -77,9 +97,31 @@ pub fn test_gateway(args: TestGatewayArgs) -> Result<ExitCode, CliError> {
             "no scenario selected; a run that tests nothing is not a pass".into(),
         ));
     }
+    if args.command.contains("{issuer}") && !args.auth {
+        return Err(CliError::Usage(
+            "--command names {issuer}, the harness's issuer of --auth: add --auth".into(),
+        ));
+    }
+    if args.auth && (!backends || !args.command.contains("{port}")) {
+        return Err(CliError::Usage(
+            "--auth protects the gateway's HTTP front: --command needs {port}, and {config} or {server:NAME}"
+                .into(),
+        ));
+    }
     if backends {
-        let target = Target::Gateway(GatewayUnderTest::new(&args.command, &args.path));
-        return judge(&scenarios, target, None, &args);
+        let gateway = GatewayUnderTest {
+            backends: args.backends,
+            ..GatewayUnderTest::new(&args.command, &args.path)
+        };
+        let issuer = args.auth.then(AuthServer::for_gateways).transpose();
+        let issuer = issuer.map_err(CliError::Infrastructure)?;
+        if let Some(issuer) = &issuer {
+            eprintln!(
+                "mock authorization server of the gateway's front: issuer {}",
+                issuer.issuer()
+            );
+        }
+        return judge(&scenarios, Target::Gateway(gateway), None, issuer.as_ref(), &args);
     }
     through_one_backend(&scenarios, &args)
 }
@@ -98,7 +140,13 @@ fn through_one_backend(scenarios: &[Scenario], args: &TestGatewayArgs) -> Result
         StdioCommand::parse(line).map_err(|error| CliError::Usage(format!("--command: {error}")))
     };
     if !line.contains("{port}") {
-        return judge(scenarios, Target::Stdio(parse(&line)?), Some("reference"), args);
+        return judge(
+            scenarios,
+            Target::Stdio(parse(&line)?),
+            Some("reference"),
+            None,
+            args,
+        );
     }
     let port =
         free_loopback_port().map_err(|error| CliError::Infrastructure(format!("no free port: {error}")))?;
@@ -119,7 +167,7 @@ fn through_one_backend(scenarios: &[Scenario], args: &TestGatewayArgs) -> Result
         headers: Vec::new(),
         mode: HttpMode::Streamable,
     };
-    let exit = judge(scenarios, target, Some("reference"), args);
+    let exit = judge(scenarios, target, Some("reference"), None, args);
     runtime.block_on(gateway.shutdown(Duration::from_millis(500)));
     exit
 }
@@ -128,10 +176,12 @@ fn judge(
     scenarios: &[Scenario],
     target: Target,
     profile: Option<&str>,
+    issuer: Option<&AuthServer>,
     args: &TestGatewayArgs,
 ) -> Result<ExitCode, CliError> {
     let mut config = RunConfig::new(target);
     config.startup_timeout = Duration::from_secs(args.startup_timeout);
+    config.auth = issuer.map(|issuer| Arc::new(issuer.gateway_context()));
     if let Some(profile) = profile {
         // Only the bundled `reference` profile is loaded here: failing to load it is ours.
         config.profile = Some(load_profile(profile).map_err(CliError::Infrastructure)?);
@@ -150,11 +200,12 @@ fn judge(
 /// Runs `reference-gateway`.
 pub fn reference_gateway(
     config: &std::path::Path,
+    front: &FrontOptions,
     fault: Option<GatewayFault>,
 ) -> Result<ExitCode, CliError> {
     let runtime = runtime()?;
     let exit = runtime
-        .block_on(reference_gateway::run(config, fault))
+        .block_on(reference_gateway::run(config, front, fault))
         .map(|()| ExitCode::Ok)
         .map_err(|error| CliError::Peer {
             peer: "reference gateway",

@@ -11,6 +11,7 @@ use std::time::Duration;
 
 use common::cli::{Ran, mcp_conform, ran};
 use common::scripted_http::{read_request_with_headers, respond, respond_with};
+use common::tokens::{files_under, jwt_beginnings};
 use mcp_conform::auth::AuthServer;
 use mcp_conform::runner::{RunConfig, ScenarioOutcome, Target, free_loopback_port, run_suite};
 use mcp_conform::select::{keep_role, load_profile, load_scenarios};
@@ -230,22 +231,6 @@ fn without_the_mock_issuer_the_auth_scenarios_say_what_they_need() {
     assert!(!stderr.contains("mock authorization server"), "{stderr}");
 }
 
-/// The beginnings of JWTs in `text`, whole or cut short: a base64url
-/// segment and a dot, the segment a JOSE header (`{"` is `eyJ`) naming
-/// its `alg`.
-fn jwt_beginnings(text: &str) -> Vec<&str> {
-    let segment = regex::Regex::new(r"eyJ[A-Za-z0-9_-]*\.").unwrap();
-    segment
-        .find_iter(text)
-        .map(|found| found.as_str())
-        .filter(|header| {
-            // `e30` is `{}`: the header alone, read as a JWT's.
-            mcp_conform_core::auth::readable(&format!("{header}e30.x"))
-                .is_some_and(|shown| shown.contains("alg="))
-        })
-        .collect()
-}
-
 /// The decoded tokens `text` shows: `<JWT … | signature elided>`, each up
 /// to its closing `>`.
 fn decoded_tokens(text: &str) -> Vec<&str> {
@@ -316,21 +301,6 @@ fn serve_echoing(listener: &TcpListener) {
         let answer = json!({"jsonrpc": "2.0", "id": message["id"], "result": answer});
         respond(&mut stream, "200 OK", "application/json", &answer.to_string());
     }
-}
-
-/// Every file under `dir`, with its text.
-fn files_under(dir: &std::path::Path) -> Vec<(String, String)> {
-    let mut files = Vec::new();
-    for entry in std::fs::read_dir(dir).unwrap() {
-        let path = entry.unwrap().path();
-        if path.is_dir() {
-            files.extend(files_under(&path));
-        } else {
-            let text = std::fs::read_to_string(&path).unwrap();
-            files.push((path.display().to_string(), text));
-        }
-    }
-    files
 }
 
 /// The auth scenarios of 2025-11-25 and 2026-07-28 against a server that

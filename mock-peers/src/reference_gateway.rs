@@ -1,8 +1,10 @@
 //! The bundled reference gateway: a small aggregating gateway that proves
 //! the gateway scenarios right (`mcp-conform reference-gateway CONFIG`).
 //!
-//! It speaks stdio in front and starts every server of an `mcpServers`
-//! config behind it. At the client's `initialize` it initializes each
+//! It speaks stdio in front, or Streamable HTTP on a loopback port
+//! (`--port`, protected by an issuer's tokens with `--auth`), and connects
+//! to every server of an `mcpServers` config behind it: a `command` it
+//! starts, or a `url` it reaches over Streamable HTTP (`links.rs`). At the client's `initialize` it initializes each
 //! backend, declaring the client's own elicitation, sampling and roots
 //! capabilities. Lists are fetched afresh from every backend that declares
 //! them, to their last page, named `BACKEND_NAME` (URIs `BACKEND+URI`) and
@@ -11,16 +13,19 @@
 //! the answers back; list_changed, progress and log notifications pass
 //! through. With a [`GatewayFault`] it breaks one rule on purpose.
 
+mod front_guard;
+mod links;
+
 use std::collections::HashMap;
 use std::path::Path;
-use std::process::Stdio;
 
 use mcp_conform_core::wire::jsonrpc::{self, RpcError, code};
 use serde_json::{Map, Value, json};
-use tokio::io::{AsyncBufReadExt, AsyncRead, AsyncWriteExt, BufReader};
-use tokio::process::{Child, ChildStdin, Command};
 use tokio::sync::mpsc;
 
+use self::front_guard::Presented;
+pub use self::links::FrontOptions;
+use self::links::{Event, Link};
 use crate::faults::faults;
 
 /// Items per page of the aggregate.
@@ -55,6 +60,7 @@ faults! {
         "gateway.sampling", "gateway.tools",
     ];
     ElicitUndeclared = "elicit-undeclared", "ELIC-002", "Declares elicitation to its backends whatever the client declared, and passes elicitation on to a client that never declared it." => ["gateway.elicitation-undeclared"];
+    ForwardsToken = "forwards-token", "AUTH-006", "Presents the client's bearer token from its protected front to its backends over HTTP." => ["gateway.token-passthrough"];
 }
 
 /// The lists a gateway aggregates: method, result member, the member that
@@ -99,13 +105,6 @@ fn capability(method: &str) -> &str {
     method.split('/').next().unwrap_or_default()
 }
 
-/// Something that happened on one of the gateway's connections.
-enum Event {
-    Front(Value),
-    Backend(usize, Value),
-    Closed,
-}
-
 /// What an outstanding request of the gateway to a backend is for.
 enum Pending {
     Initialize,
@@ -129,17 +128,18 @@ struct Aggregation {
 
 struct Backend {
     name: String,
-    stdin: ChildStdin,
+    link: Link,
     capabilities: Value,
     next_id: i64,
     pending: HashMap<i64, Pending>,
-    _child: Child,
 }
 
 struct Gateway {
     backends: Vec<Backend>,
     fault: Option<GatewayFault>,
-    front: tokio::io::Stdout,
+    front: Link,
+    /// What the client presented at a protected front.
+    presented: Option<Presented>,
     /// The client's initialize request id while the backends initialize.
     initializing: Option<(Value, Value)>,
     client_capabilities: Value,
@@ -151,8 +151,8 @@ struct Gateway {
     next_relay: u64,
 }
 
-/// Runs the gateway on stdin/stdout with the servers of `config`.
-pub async fn run(config: &Path, fault: Option<GatewayFault>) -> Result<(), String> {
+/// Runs the gateway, its front as `front` says, with the servers of `config`.
+pub async fn run(config: &Path, front: &FrontOptions, fault: Option<GatewayFault>) -> Result<(), String> {
     let text = std::fs::read_to_string(config).map_err(|e| format!("{}: {e}", config.display()))?;
     let parsed: Value = serde_json::from_str(&text).map_err(|e| format!("{}: {e}", config.display()))?;
     let servers = parsed["mcpServers"]
@@ -161,37 +161,20 @@ pub async fn run(config: &Path, fault: Option<GatewayFault>) -> Result<(), Strin
     let (events, mut received) = mpsc::unbounded_channel();
     let mut backends = Vec::new();
     for (index, (name, server)) in servers.iter().enumerate() {
-        let program = server["command"].as_str().unwrap_or_default();
-        let args: Vec<&str> = server["args"]
-            .as_array()
-            .map(|a| a.iter().filter_map(Value::as_str).collect())
-            .unwrap_or_default();
-        let mut child = Command::new(program)
-            .args(&args)
-            .stdin(Stdio::piped())
-            .stdout(Stdio::piped())
-            .kill_on_drop(true)
-            .spawn()
-            .map_err(|e| format!("{name}: {e}"))?;
-        let stdin = child.stdin.take().ok_or("no stdin")?;
-        let stdout = child.stdout.take().ok_or("no stdout")?;
-        tokio::spawn(read_lines(stdout, events.clone(), move |m| {
-            Event::Backend(index, m)
-        }));
         backends.push(Backend {
             name: name.clone(),
-            stdin,
+            link: links::backend(name, index, server, &events)?,
             capabilities: Value::Null,
             next_id: 1,
             pending: HashMap::new(),
-            _child: child,
         });
     }
-    tokio::spawn(read_lines(tokio::io::stdin(), events, Event::Front));
+    let front = links::front(front, events).await?;
     let mut gateway = Gateway {
         backends,
         fault,
-        front: tokio::io::stdout(),
+        front: front.link,
+        presented: front.presented,
         initializing: None,
         client_capabilities: json!({}),
         aggregations: Vec::new(),
@@ -209,28 +192,6 @@ pub async fn run(config: &Path, fault: Option<GatewayFault>) -> Result<(), Strin
     Ok(())
 }
 
-/// Sends every JSON line of `from` as an event; the end of the front ends the gateway.
-async fn read_lines(
-    from: impl AsyncRead + Unpin,
-    events: mpsc::UnboundedSender<Event>,
-    event: impl Fn(Value) -> Event,
-) {
-    let mut lines = BufReader::new(from).lines();
-    while let Ok(Some(line)) = lines.next_line().await {
-        if let Ok(message) = serde_json::from_str(&line) {
-            let _ = events.send(event(message));
-        }
-    }
-    let _ = events.send(Event::Closed);
-}
-
-async fn write(to: &mut (impl AsyncWriteExt + Unpin), message: &Value) {
-    let mut line = message.to_string();
-    line.push('\n');
-    let _ = to.write_all(line.as_bytes()).await;
-    let _ = to.flush().await;
-}
-
 fn result(id: &Value, result: Value) -> Value {
     jsonrpc::response(id, Ok(result))
 }
@@ -245,7 +206,7 @@ impl Gateway {
     }
 
     async fn send_front(&mut self, message: &Value) {
-        write(&mut self.front, message).await;
+        self.front.send(message);
     }
 
     /// Sends a request to a backend; returns its id there.
@@ -254,12 +215,18 @@ impl Gateway {
         let id = target.next_id;
         target.next_id += 1;
         target.pending.insert(id, pending);
-        write(&mut target.stdin, &jsonrpc::request(id, method, params)).await;
+        self.tell(backend, &jsonrpc::request(id, method, params)).await;
         id
     }
 
     async fn tell(&mut self, backend: usize, message: &Value) {
-        write(&mut self.backends[backend].stdin, message).await;
+        let link = &self.backends[backend].link;
+        if self.fault == Some(GatewayFault::ForwardsToken)
+            && let Some(token) = self.presented.as_ref().and_then(Presented::token)
+        {
+            link.bearer(&token);
+        }
+        link.send(message);
     }
 
     async fn on_front(&mut self, message: Value) {

@@ -39,7 +39,7 @@ use mcp_conform_core::version::ProtocolVersion;
 use mcp_mock_peers::transport::{HttpMode, StdioCommand, http::headers};
 
 pub(crate) use connected::Connected;
-pub use gateway::{GatewayUnderTest, free_loopback_port, shell_word, wait_for_port};
+pub use gateway::{BackendTransport, GatewayUnderTest, free_loopback_port, shell_word, wait_for_port};
 pub use mock_server::{ClientUnderTest, serve_connected, serve_http, serve_stdio};
 pub use outcome::{Check, ScenarioOutcome};
 pub use probe::supported_versions;

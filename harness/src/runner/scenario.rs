@@ -396,6 +396,11 @@ fn capability_gated(scenario: &Scenario) -> bool {
 /// Why a scenario for protected servers does not apply, if it does not.
 fn unprotected(config: &RunConfig) -> Option<String> {
     let Some(auth) = config.auth.as_deref() else {
+        if matches!(config.target, Target::Gateway(_)) {
+            return Some(
+                "needs the gateway's front protected by the harness's issuer (test-gateway --auth)".into(),
+            );
+        }
         return Some("needs the harness as the server's authorization server (--auth-issuer mock) or a token of the server's own (--token)".into());
     };
     match &auth.protection {

@@ -12,3 +12,4 @@ pub mod needs;
 pub mod observable;
 pub mod report;
 pub mod scripted_http;
+pub mod tokens;

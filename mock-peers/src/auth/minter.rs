@@ -77,20 +77,21 @@ impl Minter {
         self.mint_scoped(choice, None)
     }
 
+    /// A valid token, without scope, that this issuer issues to another
+    /// resource, `audience`: a gateway's front, whose URL each scenario
+    /// picks anew.
+    pub fn mint_for(&self, audience: &str) -> String {
+        let claims = Claims {
+            aud: audience.to_owned(),
+            ..self.claims(None)
+        };
+        self.sign(&claims, &self.key)
+    }
+
     /// A token as `choice` asks, granting `scope` (space-separated).
     pub fn mint_scoped(&self, choice: TokenChoice, scope: Option<&str>) -> String {
-        let now = SystemTime::now()
-            .duration_since(UNIX_EPOCH)
-            .map_or(0, |since| since.as_secs());
-        let mut claims = Claims {
-            iss: self.issuer.clone(),
-            aud: self.audience.clone(),
-            sub: USER.to_owned(),
-            iat: now,
-            nbf: now,
-            exp: now + HOUR,
-            scope: scope.map(str::to_owned),
-        };
+        let mut claims = self.claims(scope);
+        let now = claims.iat;
         match choice {
             TokenChoice::Valid => self.sign(&claims, &self.key),
             TokenChoice::Expired => {
@@ -125,6 +126,22 @@ impl Minter {
                 claims.sub = OTHER_USER.to_owned();
                 self.sign(&claims, &self.key)
             }
+        }
+    }
+
+    /// The claims of a valid token for this resource, issued now.
+    fn claims(&self, scope: Option<&str>) -> Claims {
+        let now = SystemTime::now()
+            .duration_since(UNIX_EPOCH)
+            .map_or(0, |since| since.as_secs());
+        Claims {
+            iss: self.issuer.clone(),
+            aud: self.audience.clone(),
+            sub: USER.to_owned(),
+            iat: now,
+            nbf: now,
+            exp: now + HOUR,
+            scope: scope.map(str::to_owned),
         }
     }
 

@@ -34,6 +34,10 @@ pub struct InboundRequest {
     /// The client closed the response stream before the response to its
     /// request: in the stateless era, that cancels the request.
     pub cancelled: bool,
+    /// The headers whose value held one of the values the server was told
+    /// to watch for (behind a gateway: the client's token at its front),
+    /// seen before they were redacted.
+    pub watched: Vec<String>,
 }
 
 impl InboundRequest {

@@ -7,6 +7,7 @@
 //! - [`discover`]: the answer to the stateless era's `server/discover`.
 //! - [`opening`]: how a client (or a gateway) opens a connection.
 //! - [`origin`]: URLs a server named outside its origin.
+//! - [`passthrough`]: a gateway keeps the client's token from its backends.
 //! - [`defaults`]: what a check cites when the scenario names nothing.
 //! - [`unanswered`]: a request of ours that got no response.
 //! - [`generated`]: the answer to a generated request (`mcp-conform fuzz`).
@@ -20,6 +21,7 @@ pub mod generated;
 pub mod handshake;
 pub mod opening;
 pub mod origin;
+pub mod passthrough;
 pub mod task_stored;
 pub mod unanswered;
 

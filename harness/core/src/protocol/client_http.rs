@@ -421,6 +421,7 @@ mod tests {
             array: false,
             refusal: None,
             cancelled: false,
+            watched: Vec::new(),
         }
     }
 

@@ -61,6 +61,7 @@ cites! {
     /// Every requirement the core's rules cite: the frame checker, the
     /// client's HTTP rules and the judge (for coverage listings).
     CHECKED_REQUIREMENTS:
+    AUTH_006,
     AUTH_031,
     AUTH_032,
     AUTH_033,

@@ -1,7 +1,9 @@
-//! The mock servers behind a gateway under test. The gateway starts a
-//! backend with `mcp-conform serve --connect SOCKET`, as often as it likes;
-//! each connection on a backend's socket gets a task that plays the
-//! backend's script by itself while the steps run on the front. What every
+//! The mock servers behind a gateway under test. Over stdio the gateway
+//! starts a backend with `mcp-conform serve --connect SOCKET`, as often as
+//! it likes; each connection on a backend's socket gets a task that plays the
+//! backend's script by itself while the steps run on the front. Over HTTP
+//! each backend is one mock server on a loopback port, one session, that
+//! records every request's headers (and where a watched value was in them). What every
 //! connection sees is published to the [`Hub`], which the backend steps read
 //! and command, and which is judged at the end.
 
@@ -10,13 +12,14 @@ use std::path::{Path, PathBuf};
 use std::sync::{Arc, Mutex, MutexGuard, PoisonError};
 use std::time::Duration;
 
+use mcp_conform_core::evidence::http::HttpClientRecord;
 use mcp_conform_core::matcher::MatchContext;
 use mcp_conform_core::scenario::Scenario;
 use mcp_conform_core::scenario::model::{Backend, Reply, ScriptedAnswer};
 use mcp_conform_core::version::{ProtocolVersion, VersionSet};
 use mcp_conform_core::wire::{Frame, RequestId};
 use mcp_mock_peers::session::{MockSession, PeerRequest, RequestHandler, WaitError};
-use mcp_mock_peers::transport::StreamTransport;
+use mcp_mock_peers::transport::{HttpServerTransport, StreamTransport};
 use serde_json::{Value, json};
 use tokio::net::UnixListener;
 use tokio::sync::{mpsc, oneshot};
@@ -65,6 +68,8 @@ pub struct ConnectionLog {
     pub open: bool,
     /// What the scripted answers judged (their `expect`).
     pub checks: Vec<Check>,
+    /// Over HTTP: every request the gateway made.
+    pub http: Option<HttpClientRecord>,
     commands: mpsc::UnboundedSender<Command>,
 }
 
@@ -92,6 +97,8 @@ pub struct BackendLog {
     pub connections: Vec<ConnectionLog>,
     /// The backend's own answers that served a request on any connection.
     pub used: BTreeSet<usize>,
+    /// Over HTTP: where the gateway reaches it.
+    pub url: Option<String>,
 }
 
 #[derive(Debug, Default)]
@@ -117,9 +124,27 @@ struct Versions {
     fallback: ProtocolVersion,
 }
 
+/// How the gateway reaches its backends.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, clap::ValueEnum)]
+pub enum BackendTransport {
+    /// A command on stdio (`mcp-conform serve --connect SOCKET`).
+    #[default]
+    Stdio,
+    /// A URL over Streamable HTTP.
+    Http,
+}
+
 impl Hub {
-    /// Listens on `DIR/NAME.sock` for each backend of the scenario.
-    pub fn listen(scenario: &Scenario, dir: &Path, fallback: ProtocolVersion) -> std::io::Result<Hub> {
+    /// Serves each backend of the scenario: on `DIR/NAME.sock` over stdio,
+    /// on a loopback port over HTTP, where each request records which of
+    /// its headers held one of the `watched` values.
+    pub async fn listen(
+        scenario: &Scenario,
+        dir: &Path,
+        fallback: ProtocolVersion,
+        transport: BackendTransport,
+        watched: &[String],
+    ) -> std::io::Result<Hub> {
         let hub = Hub {
             state: Arc::default(),
             tasks: Arc::default(),
@@ -129,20 +154,53 @@ impl Hub {
             fallback,
         };
         for backend in &scenario.backends {
-            let listener = UnixListener::bind(socket_path(dir, &backend.name))?;
-            hub.lock().backends.insert(
-                backend.name.clone(),
-                BackendLog {
-                    scripted: Vec::new(),
-                    connections: Vec::new(),
-                    used: BTreeSet::new(),
-                },
-            );
-            let task =
-                tokio::task::spawn_local(accept(hub.clone(), Arc::new(backend.clone()), listener, versions));
+            let served = Arc::new(backend.clone());
+            let mut log = BackendLog {
+                scripted: Vec::new(),
+                connections: Vec::new(),
+                used: BTreeSet::new(),
+                url: None,
+            };
+            let task = match transport {
+                BackendTransport::Stdio => {
+                    let listener = UnixListener::bind(socket_path(dir, &backend.name))?;
+                    hub.lock().backends.insert(backend.name.clone(), log);
+                    tokio::task::spawn_local(accept(hub.clone(), served, listener, versions))
+                }
+                BackendTransport::Http => {
+                    let server = HttpServerTransport::bind("127.0.0.1:0")
+                        .await
+                        .map_err(|e| std::io::Error::other(e.to_string()))?;
+                    server.watch(watched.to_vec());
+                    log.url = Some(server.url().to_owned());
+                    hub.lock().backends.insert(backend.name.clone(), log);
+                    let session = MockSession::new(server);
+                    tokio::task::spawn_local(hub.clone().serve(served, session, versions))
+                }
+            };
             hub.tasks().push(task);
         }
         Ok(hub)
+    }
+
+    /// Where the gateway reaches each backend over HTTP.
+    pub fn url(&self, backend: &str) -> Option<String> {
+        self.with_backend(backend, |log| log.url.clone()).flatten()
+    }
+
+    /// Plays `backend` on one connection's `session` until it ends.
+    async fn serve(self, backend: Arc<Backend>, session: MockSession, versions: Versions) {
+        let (sender, commands) = mpsc::unbounded_channel();
+        let Some(index) = self.open(&backend.name, sender) else {
+            return;
+        };
+        let connection = Connection {
+            hub: self,
+            backend,
+            index,
+            versions,
+        };
+        connection.serve(session, commands).await;
     }
 
     fn lock(&self) -> MutexGuard<'_, HubState> {
@@ -341,6 +399,7 @@ impl Hub {
             version: None,
             open: true,
             checks: Vec::new(),
+            http: None,
             commands,
         });
         Some(log.connections.len() - 1)
@@ -361,17 +420,7 @@ async fn accept(hub: Hub, backend: Arc<Backend>, listener: UnixListener, version
     while let Ok((stream, _)) = listener.accept().await {
         let (reader, writer) = stream.into_split();
         let session = MockSession::new(StreamTransport::new(reader, writer));
-        let (sender, commands) = mpsc::unbounded_channel();
-        let Some(index) = hub.open(&backend.name, sender) else {
-            return;
-        };
-        let connection = Connection {
-            hub: hub.clone(),
-            backend: backend.clone(),
-            index,
-            versions,
-        };
-        let task = tokio::task::spawn_local(connection.serve(session, commands));
+        let task = tokio::task::spawn_local(hub.clone().serve(backend.clone(), session, versions));
         hub.tasks().push(task);
     }
 }
@@ -511,6 +560,9 @@ impl Connection {
         published.requests = session.peer_requests().len();
         connection.held.extend(found.held);
         connection.checks.extend(found.checks);
+        if let Some(record) = session.http_client_record() {
+            connection.http = Some(record);
+        }
         if found.version.is_some() {
             connection.version = found.version;
         }

@@ -1,6 +1,8 @@
 //! Starting the gateway under test for one scenario: the config that points
-//! at the scenario's backends, the command line's placeholders, and the
-//! front connection (its stdio, or Streamable HTTP on a free port).
+//! at the scenario's backends (commands over stdio, or URLs over HTTP), the
+//! command line's placeholders, and the front connection (its stdio, or
+//! Streamable HTTP on a free port, with the front's token when the harness
+//! is its authorization server).
 
 use std::path::{Path, PathBuf};
 use std::time::Duration;
@@ -12,22 +14,26 @@ use serde_json::{Map, Value, json};
 use tokio::time::Instant;
 
 use super::super::mock_server::relay_command;
-use super::backends::socket_path;
+use super::backends::{BackendTransport, Hub, socket_path};
+use crate::auth::FrontToken;
 
 /// How often we try the gateway's port while it starts.
 const POLL: Duration = Duration::from_millis(100);
 
 /// A gateway under test: a command line with placeholders. `{config}` is a
 /// generated `{"mcpServers": {...}}` file naming every backend, and
-/// `{server:NAME}` one backend's command line; `{port}` a free loopback port
-/// where the gateway serves Streamable HTTP at `path` (without it, the
-/// gateway is spoken to over its stdio).
+/// `{server:NAME}` one backend's command line (its URL over HTTP); `{port}`
+/// a free loopback port where the gateway serves Streamable HTTP at `path`
+/// (without it, the gateway is spoken to over its stdio); `{issuer}` the
+/// mock issuer whose tokens a protected front accepts.
 #[derive(Debug, Clone)]
 pub struct GatewayUnderTest {
     pub command: String,
     pub path: String,
     /// The mcp-conform binary whose `serve --connect` plays the backends.
     pub serve_program: PathBuf,
+    /// How the gateway reaches its backends.
+    pub backends: BackendTransport,
 }
 
 impl GatewayUnderTest {
@@ -37,12 +43,18 @@ impl GatewayUnderTest {
             command: command.to_owned(),
             path: path.to_owned(),
             serve_program: std::env::current_exe().unwrap_or_else(|_| PathBuf::from("mcp-conform")),
+            backends: BackendTransport::Stdio,
         }
     }
 
     /// Whether the front is the gateway's stdio (no `{port}`).
     pub fn front_is_stdio(&self) -> bool {
         !self.command.contains("{port}")
+    }
+
+    /// The front's URL on `port`: the resource its tokens name.
+    pub fn front_url(&self, port: u16) -> String {
+        format!("http://127.0.0.1:{port}{}", self.path)
     }
 
     /// Whether the command line can start this backend.
@@ -61,34 +73,62 @@ pub struct Launched {
 /// Why the gateway could not be started: a note and its stderr.
 pub type LaunchError = (String, Option<String>);
 
+/// The gateway's front for one scenario: its port (none: stdio), and the
+/// token the client presents there when it is protected.
+#[derive(Debug, Clone, Default)]
+pub struct Front {
+    pub port: Option<u16>,
+    pub token: Option<FrontToken>,
+}
+
+/// How the config reaches one backend.
+enum Reach {
+    Command(StdioCommand),
+    Url(String),
+}
+
+impl Reach {
+    /// As `{server:NAME}` spells it.
+    fn placeholder(&self) -> String {
+        match self {
+            Reach::Command(relay) => shell_word(&relay.display()),
+            Reach::Url(url) => shell_word(url),
+        }
+    }
+}
+
 /// Writes the config, starts the gateway and connects the front.
 pub async fn launch(
     gateway: &GatewayUnderTest,
     scenario: &Scenario,
-    dir: &Path,
+    (dir, hub): (&Path, &Hub),
+    front: &Front,
     startup_timeout: Duration,
 ) -> Result<Launched, LaunchError> {
-    let relays: Vec<(&str, StdioCommand)> = scenario
+    let reaches: Vec<(&str, Reach)> = scenario
         .backends
         .iter()
         .map(|b| {
-            let relay = relay_command(&gateway.serve_program, &socket_path(dir, &b.name));
-            (b.name.as_str(), relay)
+            let reach = match hub.url(&b.name) {
+                Some(url) => Reach::Url(url),
+                None => Reach::Command(relay_command(&gateway.serve_program, &socket_path(dir, &b.name))),
+            };
+            (b.name.as_str(), reach)
         })
         .collect();
     let config = dir.join("mcp.json");
-    std::fs::write(&config, mcp_servers(&relays).to_string())
+    std::fs::write(&config, mcp_servers(&reaches).to_string())
         .map_err(|e| (format!("cannot write {}: {e}", config.display()), None))?;
     let mut line = gateway
         .command
         .replace("{config}", &shell_word(&config.display().to_string()));
-    for (name, relay) in &relays {
-        line = line.replace(&format!("{{server:{name}}}"), &shell_word(&relay.display()));
+    for (name, reach) in &reaches {
+        line = line.replace(&format!("{{server:{name}}}"), &reach.placeholder());
     }
-    let port = match gateway.front_is_stdio() {
-        true => None,
-        false => Some(free_loopback_port().map_err(|e| (format!("no free port: {e}"), None))?),
-    };
+    if let Some(token) = &front.token {
+        line = line.replace("{issuer}", &shell_word(&token.issuer));
+    }
+    let port = front.port;
     if let Some(port) = port {
         line = line.replace("{port}", &port.to_string());
     }
@@ -105,9 +145,13 @@ pub async fn launch(
         process.shutdown(Duration::ZERO).await;
         return Err((note, (!tail.trim().is_empty()).then_some(tail)));
     }
+    let bearer = front
+        .token
+        .iter()
+        .map(|t| ("authorization".to_owned(), format!("Bearer {}", t.token)));
     let http = HttpTransport::new(HttpOptions {
-        url: format!("http://127.0.0.1:{port}{}", gateway.path),
-        headers: Vec::new(),
+        url: gateway.front_url(port),
+        headers: bearer.collect(),
         mode: HttpMode::Streamable,
         answer_timeout: startup_timeout,
         stateless: false,
@@ -124,13 +168,16 @@ pub async fn launch(
     }
 }
 
-/// `{"mcpServers": {NAME: {"command": ..., "args": [...]}}}`, the format
-/// most gateways and hosts read.
-fn mcp_servers(relays: &[(&str, StdioCommand)]) -> Value {
-    let servers: Map<String, Value> = relays
+/// `{"mcpServers": {NAME: {"command": ..., "args": [...]}}}` (over HTTP
+/// `{NAME: {"url": ...}}`), the format most gateways and hosts read.
+fn mcp_servers(reaches: &[(&str, Reach)]) -> Value {
+    let servers: Map<String, Value> = reaches
         .iter()
-        .map(|(name, relay)| {
-            let entry = json!({"command": relay.program, "args": relay.args});
+        .map(|(name, reach)| {
+            let entry = match reach {
+                Reach::Command(relay) => json!({"command": relay.program, "args": relay.args}),
+                Reach::Url(url) => json!({"url": url}),
+            };
             ((*name).to_owned(), entry)
         })
         .collect();
@@ -260,15 +307,20 @@ mod tests {
     }
 
     #[test]
-    fn the_config_names_every_backend_with_its_relay() {
+    fn the_config_names_every_backend_with_its_relay_or_url() {
         let relay = relay_command(Path::new("/bin/mcp-conform"), Path::new("/tmp/x/alpha.sock"));
-        let config = mcp_servers(&[("alpha", relay)]);
+        let config = mcp_servers(&[("alpha", Reach::Command(relay))]);
         assert_eq!(
             config,
             json!({"mcpServers": {"alpha": {
                 "command": "/bin/mcp-conform",
                 "args": ["serve", "--connect", "/tmp/x/alpha.sock"]
             }}})
+        );
+        let config = mcp_servers(&[("alpha", Reach::Url("http://127.0.0.1:4000/mcp".into()))]);
+        assert_eq!(
+            config,
+            json!({"mcpServers": {"alpha": {"url": "http://127.0.0.1:4000/mcp"}}})
         );
     }
 

@@ -42,6 +42,22 @@ fn the_valid_token_passes_a_verifier_built_from_the_jwks() {
 }
 
 #[test]
+fn a_token_for_another_resource_is_valid_there_only() {
+    let gateway = Minter::new(ISSUER, "http://127.0.0.1:6000/mcp").unwrap();
+    let token = gateway.mint_for(RESOURCE);
+    let other = Minter {
+        key: gateway.key,
+        ..minter()
+    };
+    let claims = verify(&other, &token).unwrap();
+    assert_eq!((claims.aud.as_str(), claims.scope), (RESOURCE, None));
+    assert_eq!(
+        verify(&other, &other.mint_for("http://127.0.0.1:7000/mcp")).unwrap_err(),
+        "InvalidAudience"
+    );
+}
+
+#[test]
 fn every_other_choice_is_refused_for_its_own_reason() {
     let minter = minter();
     let expected = [

@@ -118,6 +118,9 @@ pub(super) struct Endpoint {
     state: Mutex<State>,
     /// What screens each request first, when the mock server is protected.
     gate: OnceLock<Box<dyn Gate>>,
+    /// Values no request should carry in a header (behind a gateway: the
+    /// client's token at its front); each request records where they were.
+    watched: OnceLock<Vec<String>>,
 }
 
 impl Endpoint {
@@ -138,6 +141,7 @@ impl Endpoint {
                 progress: HashMap::new(),
             }),
             gate: OnceLock::new(),
+            watched: OnceLock::new(),
         }
     }
 
@@ -145,6 +149,31 @@ impl Endpoint {
     /// scenario, one protection).
     pub fn protect(&self, gate: Box<dyn Gate>) {
         let _ = self.gate.set(gate);
+    }
+
+    /// From now on each request records which headers held one of
+    /// `values`; the first list stays.
+    pub fn watch(&self, values: Vec<String>) {
+        let _ = self.watched.set(values);
+    }
+
+    /// The names of the headers holding a watched value, read before
+    /// they are redacted.
+    fn watched_in(&self, headers: &HeaderMap) -> Vec<String> {
+        let Some(values) = self.watched.get() else {
+            return Vec::new();
+        };
+        let holds = |value: &[u8]| {
+            let value = String::from_utf8_lossy(value);
+            values.iter().any(|watched| value.contains(watched.as_str()))
+        };
+        let mut names: Vec<String> = headers
+            .iter()
+            .filter(|(_, value)| holds(value.as_bytes()))
+            .map(|(name, _)| name.as_str().to_owned())
+            .collect();
+        names.dedup();
+        names
     }
 
     fn state(&self) -> MutexGuard<'_, State> {
@@ -618,6 +647,7 @@ impl Handler for Endpoint {
             array: false,
             refusal: None,
             cancelled: false,
+            watched: self.watched_in(request.headers()),
         };
         let (parts, body) = request.into_parts();
         let answer = match read_body(body).await {

@@ -133,6 +133,12 @@ impl HttpServerTransport {
         self.endpoint.protect(gate);
     }
 
+    /// From now on each request records which of its headers held one
+    /// of `values` (`InboundRequest::watched`), before any is redacted.
+    pub fn watch(&self, values: Vec<String>) {
+        self.endpoint.watch(values);
+    }
+
     /// Serves the stateless era (2026-07-28+) from now on.
     pub fn serve_stateless(&mut self) {
         self.endpoint.serve_stateless();

@@ -30,6 +30,7 @@ pub(super) fn get(n: u64, target: &str, status: u16) -> InboundRequest {
         array: false,
         refusal: None,
         cancelled: false,
+        watched: Vec::new(),
     }
 }
 
