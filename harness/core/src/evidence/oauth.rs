@@ -91,6 +91,10 @@ pub struct TokenUse {
     pub in_query: bool,
     /// Why the mock server refused it; `None`: admitted.
     pub refused: Option<String>,
+    /// The `iss` claim of the bearer token it carried, when that token is
+    /// one the scripted authorization servers minted: which of them issued
+    /// it.
+    pub issuer: Option<String>,
 }
 
 /// Everything the judge of a client's authorization reads besides the mock
@@ -113,7 +117,26 @@ pub struct ClientAuthRecord {
     pub tokens: Vec<TokenUse>,
     /// Every Client ID Metadata Document fetched, in order.
     pub documents: Vec<MetadataFetch>,
+    /// The second authorization server, when the scenario switches to it.
+    pub switch: Option<AuthSwitch>,
 }
+
+/// A second authorization server that replaced the first one
+/// (`auth: {switch_authorization_server: …}`).
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct AuthSwitch {
+    /// Its issuer identifier.
+    pub issuer: String,
+    /// The label of the mock server's request from which on the protected
+    /// resource metadata named it; `None`: the client never got there.
+    pub from: Option<String>,
+    /// Every request to it, in arrival order; their labels start with
+    /// [`SECOND_SERVER_LABEL`], so that the client IDs it issues are its own.
+    pub conversation: Vec<OAuthRequest>,
+}
+
+/// What the labels of the second authorization server's requests start with.
+pub const SECOND_SERVER_LABEL: &str = "second-";
 
 impl ClientAuthRecord {
     /// Whether the client did any OAuth at all: asked for metadata or spoke

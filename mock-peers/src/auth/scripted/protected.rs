@@ -9,6 +9,9 @@
 
 use std::sync::Mutex;
 
+use base64::Engine as _;
+use base64::engine::general_purpose::URL_SAFE_NO_PAD;
+
 use hyper::body::Incoming;
 use hyper::header::AUTHORIZATION;
 use hyper::{Method, Request, Response, StatusCode};
@@ -37,11 +40,17 @@ pub const CHALLENGE_METADATA_PATH: &str = "/oauth/protected-resource";
 /// not connecting to.
 const ANOTHER_RESOURCE: &str = "https://another-mcp-server.invalid/mcp";
 
+mod switch;
+
+use self::switch::Switch;
+
 /// The gate of a protected mock server, with its authorization server.
 #[derive(Debug)]
 pub struct ProtectedMockServer {
     issuer: ScriptedIssuer,
     guard: ResourceGuard,
+    /// The second authorization server, when the scenario switches to one.
+    switch: Option<Switch>,
     /// Where the metadata is served.
     metadata_url: Url,
     /// The challenge names [`Self::metadata_url`].
@@ -95,6 +104,8 @@ impl ProtectedMockServer {
             refuse_registration: auth.refuse_registration,
             ..AuthScript::default()
         };
+        // The second authorization server of a switch behaves as the first.
+        let second_script = script.clone();
         let shares_origin = matches!(auth.layout, AuthLayout::ServerOrigin { .. });
         let issuer = match auth.layout {
             AuthLayout::ServerOrigin { metadata } => {
@@ -103,12 +114,10 @@ impl ProtectedMockServer {
             }
             AuthLayout::ProtectedResource => ScriptedIssuer::start(resource.as_str(), script).await?,
         };
-        let keys = jwks(&[issuer.minter().published_key()]);
-        let guard = ResourceGuard::new(resource.clone(), issuer.issuer(), keys)
-            .expect("the issuer's own JWK set parses");
-        let guard = match &auth.scope {
-            Some(scope) => guard.requiring_scope(scope),
-            None => guard,
+        let guard = guard_of(&resource, &issuer, auth.scope.as_deref());
+        let switch = match &auth.switch_from {
+            Some(from) => Some(Switch::start(&resource, second_script, from, auth.scope.as_deref()).await?),
+            None => None,
         };
         let metadata_url = match auth.metadata {
             MetadataPlacement::Path => guard.metadata_url(),
@@ -122,6 +131,7 @@ impl ProtectedMockServer {
         server.protect(Box::new(ProtectedMockServer {
             issuer,
             guard,
+            switch,
             metadata_url,
             names_metadata: auth.names_metadata,
             challenge_scope: auth.challenge_scope,
@@ -139,7 +149,7 @@ impl ProtectedMockServer {
     /// scenario says (an empty list leaves it out), naming another
     /// resource when the scenario says so.
     fn metadata(&self) -> Value {
-        let mut document = self.guard.metadata();
+        let mut document = self.active_guard().metadata();
         match self.scopes_supported.as_deref() {
             None => {}
             Some([]) => {
@@ -151,6 +161,15 @@ impl ProtectedMockServer {
             document["resource"] = ANOTHER_RESOURCE.into();
         }
         document
+    }
+
+    /// The token check of the authorization server in place: the second
+    /// one once the scenario has switched to it.
+    fn active_guard(&self) -> &ResourceGuard {
+        match &self.switch {
+            Some(switch) if switch.happened() => &switch.guard,
+            _ => &self.guard,
+        }
     }
 
     /// `claims`, unless the scenario expires the first token and
@@ -220,8 +239,11 @@ impl Gate for ProtectedMockServer {
             return Some(status_only(StatusCode::NOT_FOUND));
         }
         let authorization = header_str(&parts.headers, AUTHORIZATION.as_str());
+        if let Some(switch) = &self.switch {
+            switch.in_place_for(label, &request.body);
+        }
         let checked = self
-            .guard
+            .active_guard()
             .check(authorization)
             .and_then(|claims| self.expire(authorization, claims));
         let step_up = checked
@@ -238,6 +260,7 @@ impl Gate for ProtectedMockServer {
             in_header: authorization.is_some_and(|value| value.starts_with("Bearer ")),
             in_query: parts.uri.query().is_some_and(carries_token),
             refused: rejection.as_ref().map(why_refused),
+            issuer: authorization.and_then(token_issuer),
         });
         rejection.map(|rejection| self.refusal(&rejection, step_up))
     }
@@ -255,8 +278,31 @@ impl Gate for ProtectedMockServer {
             conversation: self.issuer.requests(),
             tokens: lock(&self.tokens).clone(),
             documents: self.issuer.metadata_documents(),
+            switch: self.switch.as_ref().map(Switch::record),
         }
     }
+}
+
+/// The token check of `resource` for the tokens `issuer` mints, needing
+/// `scope` when given.
+fn guard_of(resource: &Url, issuer: &ScriptedIssuer, scope: Option<&str>) -> ResourceGuard {
+    let keys = jwks(&[issuer.minter().published_key()]);
+    let guard =
+        ResourceGuard::new(resource.clone(), issuer.issuer(), keys).expect("the issuer's own JWK set parses");
+    match scope {
+        Some(scope) => guard.requiring_scope(scope),
+        None => guard,
+    }
+}
+
+/// The `iss` claim of the bearer token in `authorization`, read without
+/// verifying it: which scripted authorization server minted it (a token
+/// the client made up names none of them, or is refused anyway).
+fn token_issuer(authorization: &str) -> Option<String> {
+    let token = authorization.strip_prefix("Bearer ")?;
+    let payload = token.split('.').nth(1)?;
+    let claims: Value = serde_json::from_slice(&URL_SAFE_NO_PAD.decode(payload).ok()?).ok()?;
+    claims["iss"].as_str().map(str::to_owned)
 }
 
 /// Whether `path` is the authorization server's when it shares the MCP

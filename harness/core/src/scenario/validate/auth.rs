@@ -57,6 +57,14 @@ impl Validator<'_> {
             );
         }
         let issuer_path = setup.issuer_path.as_ref().map(|path| self.issuer_path(path));
+        if let (Some(switch), Some(_)) = (&setup.switch_authorization_server, &setup.pre_registered) {
+            self.error_help(
+                switch.span,
+                "pre-registered credentials belong to one authorization server, and this one is replaced",
+                "with `pre_registered`",
+                "leave `pre_registered` out: the switch is judged on what the client registers during the run (pre-registered credentials at the wrong server are `pre_registered: another-server`)",
+            );
+        }
         Some(model::ClientAuth {
             layout,
             metadata,
@@ -84,6 +92,10 @@ impl Validator<'_> {
             offline_access: setup.offline_access.as_ref().is_some_and(|o| o.value),
             refuse_registration: setup.refuse_registration.as_ref().map(|r| r.value),
             expire_first_token: setup.expire_first_token.as_ref().is_some_and(|e| e.value),
+            switch_from: setup
+                .switch_authorization_server
+                .as_ref()
+                .map(|s| s.value.from.clone()),
             span,
         })
     }
@@ -193,6 +205,10 @@ fn modern_keys(setup: &file::AuthSetup) -> Vec<(&'static str, Span)> {
         ),
         ("issuer_path", setup.issuer_path.as_ref().map(|v| v.span)),
         ("mismatch", setup.mismatch.as_ref().map(|v| v.span)),
+        (
+            "switch_authorization_server",
+            setup.switch_authorization_server.as_ref().map(|v| v.span),
+        ),
     ];
     spans
         .into_iter()
