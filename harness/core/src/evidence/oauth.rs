@@ -34,6 +34,21 @@ impl OAuthRequest {
             .map(|(_, value)| value.as_str())
     }
 
+    /// The client ID it names: its `client_id` parameter, else the user of
+    /// its HTTP Basic credential (RFC 6749 §2.3.1, form-encoded).
+    pub fn client_id(&self) -> Option<String> {
+        if let Some(id) = self.param("client_id") {
+            return Some(id.to_owned());
+        }
+        let encoded = self.authorization.as_deref()?.strip_prefix("Basic ")?;
+        let decoded = String::from_utf8(crate::wire::base64::decode(encoded.trim())?).ok()?;
+        let (user, _password) = decoded.split_once(':')?;
+        let form = format!("id={user}");
+        url::form_urlencoded::parse(form.as_bytes())
+            .next()
+            .map(|(_, id)| id.into_owned())
+    }
+
     /// A token request of `grant_type`.
     pub fn is_grant(&self, grant_type: &str) -> bool {
         self.method == "POST" && self.path == TOKEN_PATH && self.param("grant_type") == Some(grant_type)

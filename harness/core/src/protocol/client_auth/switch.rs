@@ -57,9 +57,8 @@ impl Evidence<'_> {
         let presented = switch
             .conversation
             .iter()
-            .filter(|r| r.param("client_id").is_some());
-        judge_each(finding, presented, |request| {
-            let client_id = request.param("client_id")?;
+            .filter_map(|r| Some((r.label.as_str(), r.client_id()?)));
+        judge_each(finding, presented, |(_, client_id)| {
             first_ids.iter().any(|id| id == client_id).then(|| {
                 format!(
                     "client_id `{client_id}`, which {} registered, sent to {}",

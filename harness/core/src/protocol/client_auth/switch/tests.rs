@@ -88,6 +88,14 @@ fn a_client_id_of_the_first_server_at_the_second_fails_auth_048() {
     let first_id = issued_client_id("register#2");
     switch_of(&mut record).conversation[1].params = vec![("client_id".into(), first_id)];
     assert_eq!(verdicts(&record), [[Verdict::Fail], [Verdict::Pass]]);
+    // The same ID as the user of an HTTP Basic credential.
+    let request = &mut switch_of(&mut record).conversation[1];
+    request.params.clear();
+    request.authorization = Some(format!(
+        "Basic {}",
+        crate::wire::base64::encode(format!("{}:", issued_client_id("register#2")).as_bytes())
+    ));
+    assert_eq!(verdicts(&record), [[Verdict::Fail], [Verdict::Pass]]);
 }
 
 #[test]
