@@ -5,13 +5,15 @@
 //! and turns away every other
 //! request whose bearer token the scripted authorization server did not
 //! issue for the mock server (401 with a challenge, 403 for a missing
-//! scope), recording how each request carried its token.
+//! scope), recording how each request carried its token. A switch
+//! (`switch.rs`) puts a second authorization server in its place mid-run.
+
+mod switch;
 
 use std::sync::Mutex;
 
 use base64::Engine as _;
 use base64::engine::general_purpose::URL_SAFE_NO_PAD;
-
 use hyper::body::Incoming;
 use hyper::header::AUTHORIZATION;
 use hyper::{Method, Request, Response, StatusCode};
@@ -22,6 +24,7 @@ use mcp_conform_core::scenario::model::{
 use reqwest::Url;
 use serde_json::Value;
 
+use self::switch::Switch;
 use super::{AUTHORIZE_PATH, AuthScript, REGISTER_PATH, ScriptedIssuer, lock};
 use crate::auth::{
     Claims, IssuerError, JWKS_PATH, METADATA_PATH, OPENID_CONFIGURATION, Rejection, ResourceGuard,
@@ -39,10 +42,6 @@ pub const CHALLENGE_METADATA_PATH: &str = "/oauth/protected-resource";
 /// The `resource` of `mismatch: resource` metadata: a server the client is
 /// not connecting to.
 const ANOTHER_RESOURCE: &str = "https://another-mcp-server.invalid/mcp";
-
-mod switch;
-
-use self::switch::Switch;
 
 /// The gate of a protected mock server, with its authorization server.
 #[derive(Debug)]
@@ -167,7 +166,7 @@ impl ProtectedMockServer {
     /// one once the scenario has switched to it.
     fn active_guard(&self) -> &ResourceGuard {
         match &self.switch {
-            Some(switch) if switch.happened() => &switch.guard,
+            Some(switch) if switch.in_place() => &switch.guard,
             _ => &self.guard,
         }
     }
@@ -240,7 +239,7 @@ impl Gate for ProtectedMockServer {
         }
         let authorization = header_str(&parts.headers, AUTHORIZATION.as_str());
         if let Some(switch) = &self.switch {
-            switch.in_place_for(label, &request.body);
+            switch.arrived(label, &request.body);
         }
         let checked = self
             .active_guard()

@@ -44,19 +44,17 @@ impl Switch {
         })
     }
 
-    /// Whether the second server is in place for the request `label`
-    /// with JSON-RPC `body`: it is from the first request of the switch's
-    /// method on.
-    pub fn in_place_for(&self, label: &str, body: &str) -> bool {
+    /// Puts the second server in place if the request `label`, with
+    /// JSON-RPC `body`, is the first of the switch's method.
+    pub fn arrived(&self, label: &str, body: &str) {
         let mut at = lock(&self.at);
         if at.is_none() && method_of(body).as_deref() == Some(self.from.as_str()) {
             *at = Some(label.to_owned());
         }
-        at.is_some()
     }
 
     /// Whether the second server is in place.
-    pub fn happened(&self) -> bool {
+    pub fn in_place(&self) -> bool {
         lock(&self.at).is_some()
     }
 
