@@ -264,6 +264,8 @@ crate::faults::faults! {
     AuthTriesForeignCredentials = "modern-http-auth-tries-foreign-credentials", "AUTH-049", "Over HTTP under 2026-07-28, it tries credentials pre-registered with another authorization server than the one the metadata names." => ["client.auth.pre-registered-elsewhere"];
     AuthRetriesRefusedRegistration = "modern-http-auth-retries-refused-registration", "AUTH-047", "Over HTTP under 2026-07-28, it sends a refused Dynamic Client Registration again, unchanged, five times." => ["client.auth.registration-refused"];
     AuthDocumentNamesAnotherUrl = "http-auth-document-names-another-url", "AUTH-043", "Over HTTP, the Client ID Metadata Document it serves names as its client_id another URL than the one it is served at." => ["client.auth.client-id-document"];
+    AuthReusesClientId = "modern-http-auth-reuses-client-id", "AUTH-048", "Over HTTP under 2026-07-28, when the metadata names another authorization server it authorizes there with the client ID the first one registered, never registering again." => ["client.auth.authorization-server-switch"];
+    AuthKeepsOldToken = "http-auth-keeps-old-token", "AUTH-058", "Over HTTP, when the metadata names another authorization server it reads that, and goes on sending the first one's token." => ["client.auth.authorization-server-switch"];
     AuthUndeclaredRefreshGrant = "modern-http-auth-undeclared-refresh-grant", "AUTH-069", "Over HTTP under 2026-07-28, it refreshes its tokens but registers grant_types without refresh_token." => ["client.auth.token-expired"];
     AuthUnregisteredClientId = "modern-http-auth-unregistered-client-id", "AUTH-042", "Over HTTP under 2026-07-28, it registers, then authorizes with a client ID of its own making." => ["client.auth.authorization-code"];
     AuthLegacyMetadataUnderPath = "http-legacy-auth-metadata-under-path", "AUTH-031", "Over HTTP under 2025-03-26, it asks for the authorization server's metadata at the well-known URL with the MCP endpoint's path, not at the server's origin, then uses the default endpoints." => ["client.auth.legacy-default-endpoints", "client.auth.legacy-metadata", "client.auth.legacy-registration"];
@@ -500,26 +502,33 @@ impl Host {
     /// is cancelled and abandoned (`initialize` is never cancelled: LIFE-012).
     /// Over HTTP, a 403 `insufficient_scope` steps the authorization up
     /// and sends the request again (AUTH-064), and a 401 `invalid_token`
-    /// (an expired token) renews it with the refresh token, once.
+    /// (an expired token) renews it with the refresh token, once; a renewed
+    /// token refused again authorizes from the start, once (the metadata
+    /// may name another authorization server now).
     async fn call(&mut self, method: &str, params: Value, timeout: Duration) -> Result<Value, String> {
         let mut refreshed = false;
+        let mut authorized_again = false;
         loop {
             let seen = self.session.transcript().len();
             let id = self.send(method, params.clone()).await?;
             let answer = self.answer_to(method, &id, timeout).await;
             let since = self.session.transcript().get(seen..).unwrap_or_default();
             let refused = oauth::insufficient_scope_in(since);
-            let expired = !refreshed && oauth::invalid_token_in(since).is_some();
+            let invalid = oauth::invalid_token_in(since);
             let Some(authorized) = self.authorized.as_mut() else {
                 return answer;
             };
-            let token = match refused {
-                Some(challenge) => authorized.step_up(&challenge, self.fault).await,
-                None if expired => {
+            let token = match (refused, invalid) {
+                (Some(challenge), _) => authorized.step_up(&challenge, self.fault).await,
+                (None, Some(_)) if !refreshed => {
                     refreshed = true;
                     authorized.refresh().await
                 }
-                None => return answer,
+                (None, Some(challenge)) if !authorized_again => {
+                    authorized_again = true;
+                    authorized.authorize_again(&challenge, self.fault).await
+                }
+                _ => return answer,
             }
             .map_err(|why| format!("{method}: {why}"))?;
             self.session.set_bearer(&token).map_err(|e| e.to_string())?;

@@ -110,6 +110,8 @@ struct Shared {
     grants: Mutex<Grants>,
     /// How many requests arrived: each one's number in its label.
     arrived: AtomicUsize,
+    /// What the label of each of its requests starts with.
+    label_prefix: &'static str,
     /// Every request, as it was answered.
     log: Mutex<Vec<OAuthRequest>>,
     documents: Mutex<Vec<MetadataFetch>>,
@@ -127,8 +129,19 @@ impl ScriptedIssuer {
     /// Listens on a free loopback port and issues tokens for `audience`
     /// (the mock server's canonical URI), behaving as `script` says.
     pub async fn start(audience: &str, script: AuthScript) -> Result<Self, IssuerError> {
+        Self::start_labelled(audience, script, "").await
+    }
+
+    /// [`Self::start`] for a second authorization server beside a first
+    /// one: the labels of its requests start with `prefix`, so that the
+    /// client IDs it issues (made from labels) are never the first one's.
+    pub async fn start_labelled(
+        audience: &str,
+        script: AuthScript,
+        prefix: &'static str,
+    ) -> Result<Self, IssuerError> {
         let (listener, origin) = loopback_listener().await?;
-        let shared = Shared::new(origin, audience, script)?;
+        let shared = Shared::new(origin, audience, script, prefix)?;
         let serving = Arc::clone(&shared);
         let task = serve_in_background(listener, "scripted authorization server", move |request| {
             answer(Arc::clone(&serving), request)
@@ -144,7 +157,7 @@ impl ScriptedIssuer {
     /// requests for its paths ([`ScriptedIssuer::answer`]).
     pub fn at_origin(origin: String, audience: &str, script: AuthScript) -> Result<Self, IssuerError> {
         Ok(Self {
-            shared: Shared::new(origin, audience, script)?,
+            shared: Shared::new(origin, audience, script, "")?,
             task: None,
         })
     }
@@ -183,7 +196,12 @@ fn lock<T>(mutex: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
 }
 
 impl Shared {
-    fn new(origin: String, audience: &str, script: AuthScript) -> Result<Arc<Self>, IssuerError> {
+    fn new(
+        origin: String,
+        audience: &str,
+        script: AuthScript,
+        label_prefix: &'static str,
+    ) -> Result<Arc<Self>, IssuerError> {
         let path = script.issuer_path.clone().unwrap_or_default();
         Ok(Arc::new(Shared {
             minter: Minter::new(&format!("{origin}{path}"), audience)?,
@@ -192,6 +210,7 @@ impl Shared {
             script,
             grants: Mutex::default(),
             arrived: AtomicUsize::new(0),
+            label_prefix,
             log: Mutex::default(),
             documents: Mutex::default(),
         }))
@@ -276,6 +295,7 @@ async fn answer(shared: Arc<Shared>, request: Request<Incoming>) -> Response<Bod
     };
     let n = shared.arrived.fetch_add(1, Ordering::Relaxed) + 1;
     let mut recorded = record::recorded(n, &parts, &body);
+    recorded.label.insert_str(0, shared.label_prefix);
     let response = match (parts.method, parts.uri.path()) {
         (Method::GET, path) if path == shared.metadata_path && shared.script.metadata => {
             ok(shared.metadata())

@@ -94,6 +94,9 @@ fn challenge_of(transcript: &[Frame], status: u16) -> Option<Value> {
 pub(super) struct Authorized {
     pub credential: Credential,
     url: String,
+    /// The client ID the token was got with, valid at its authorization
+    /// server only.
+    client_id: String,
     /// The scope the last authorization asked for.
     scope: Option<String>,
     /// Step-ups so far.
@@ -142,13 +145,41 @@ impl Authorized {
                 asked.push(word);
             }
         }
-        let granted = authorize_with(&self.url, challenge, Some(asked.join(" ")), fault).await?;
+        let granted = authorize_with(&self.url, challenge, Some(asked.join(" ")), None, fault).await?;
         *self = Authorized {
             attempts: self.attempts + 1,
             ..granted
         };
+        Ok(self.token().to_owned())
+    }
+
+    /// Authorizes from the start after a 401 that even a renewed token
+    /// got: the metadata may now name another authorization server, with
+    /// which the client registers again (AUTH-048) before it asks for a
+    /// token there (AUTH-058). The new token, or why not.
+    pub(super) async fn authorize_again(
+        &mut self,
+        challenge: &Value,
+        fault: Option<ClientFault>,
+    ) -> Result<String, String> {
+        if fault == Some(ClientFault::AuthKeepsOldToken) {
+            // It reads where the authorization server now is, and goes on
+            // with the token it holds all the same.
+            let resource: Url = self.url.parse().map_err(|e| format!("{}: {e}", self.url))?;
+            let named = challenge["resource_metadata"]
+                .as_str()
+                .and_then(|n| n.parse::<Url>().ok());
+            protected_resource(&client()?, &resource, named.as_ref(), fault).await?;
+            return Ok(self.token().to_owned());
+        }
+        let kept = (fault == Some(ClientFault::AuthReusesClientId)).then_some(self.client_id.as_str());
+        *self = authorize_with(&self.url, challenge, None, kept, fault).await?;
+        Ok(self.token().to_owned())
+    }
+
+    fn token(&self) -> &str {
         match &self.credential {
-            Credential::Header(token) | Credential::Query(token) => Ok(token.clone()),
+            Credential::Header(token) | Credential::Query(token) => token,
         }
     }
 
@@ -190,15 +221,18 @@ pub(super) async fn authorize(
     challenge: &Value,
     fault: Option<ClientFault>,
 ) -> Result<Authorized, String> {
-    authorize_with(url, challenge, None, fault).await
+    authorize_with(url, challenge, None, None, fault).await
 }
 
 /// The flow, asking for `scope` when given, else for what the challenge
-/// and the metadata say.
+/// and the metadata say; `kept` is the client ID of an earlier flow that the
+/// `modern-http-auth-reuses-client-id` fault brings to whatever
+/// authorization server the metadata names.
 async fn authorize_with(
     url: &str,
     challenge: &Value,
     scope: Option<String>,
+    kept: Option<&str>,
     fault: Option<ClientFault>,
 ) -> Result<Authorized, String> {
     let resource: Url = url.parse().map_err(|e| format!("{url}: {e}"))?;
@@ -235,7 +269,7 @@ async fn authorize_with(
     }
     // The document, when the client uses one, is served until the flow ends.
     let mut document = None;
-    let client_id = match (pre_registered(issuer, fault)?, fault) {
+    let client_id = match (pre_registered(issuer, fault)?.or(kept.map(str::to_owned)), fault) {
         (Some(id), _) => id,
         (None, Some(ClientFault::AuthLegacyNoRegistration)) => UNREGISTERED_CLIENT_ID.to_owned(),
         (None, _) if uses_metadata_document(&server) => {
@@ -269,6 +303,7 @@ async fn authorize_with(
     Ok(Authorized {
         credential,
         url: url.to_owned(),
+        client_id,
         scope,
         attempts: 0,
         refresh,

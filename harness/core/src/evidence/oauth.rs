@@ -34,6 +34,21 @@ impl OAuthRequest {
             .map(|(_, value)| value.as_str())
     }
 
+    /// The client ID it names: its `client_id` parameter, else the user of
+    /// its HTTP Basic credential (RFC 6749 §2.3.1, form-encoded).
+    pub fn client_id(&self) -> Option<String> {
+        if let Some(id) = self.param("client_id") {
+            return Some(id.to_owned());
+        }
+        let encoded = self.authorization.as_deref()?.strip_prefix("Basic ")?;
+        let decoded = String::from_utf8(crate::wire::base64::decode(encoded.trim())?).ok()?;
+        let (user, _password) = decoded.split_once(':')?;
+        let form = format!("id={user}");
+        url::form_urlencoded::parse(form.as_bytes())
+            .next()
+            .map(|(_, id)| id.into_owned())
+    }
+
     /// A token request of `grant_type`.
     pub fn is_grant(&self, grant_type: &str) -> bool {
         self.method == "POST" && self.path == TOKEN_PATH && self.param("grant_type") == Some(grant_type)
@@ -91,6 +106,10 @@ pub struct TokenUse {
     pub in_query: bool,
     /// Why the mock server refused it; `None`: admitted.
     pub refused: Option<String>,
+    /// The `iss` claim of the bearer token it carried, when that token is
+    /// one the scripted authorization servers minted: which of them issued
+    /// it.
+    pub issuer: Option<String>,
 }
 
 /// Everything the judge of a client's authorization reads besides the mock
@@ -113,7 +132,26 @@ pub struct ClientAuthRecord {
     pub tokens: Vec<TokenUse>,
     /// Every Client ID Metadata Document fetched, in order.
     pub documents: Vec<MetadataFetch>,
+    /// The second authorization server, when the scenario switches to it.
+    pub switch: Option<AuthSwitch>,
 }
+
+/// A second authorization server that replaced the first one
+/// (`auth: {switch_authorization_server: …}`).
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct AuthSwitch {
+    /// Its issuer identifier.
+    pub issuer: String,
+    /// The label of the mock server's request from which on the protected
+    /// resource metadata named it; `None`: the client never got there.
+    pub from: Option<String>,
+    /// Every request to it, in arrival order; their labels start with
+    /// [`SECOND_SERVER_LABEL`], so that the client IDs it issues are its own.
+    pub conversation: Vec<OAuthRequest>,
+}
+
+/// What the labels of the second authorization server's requests start with.
+pub const SECOND_SERVER_LABEL: &str = "second-";
 
 impl ClientAuthRecord {
     /// Whether the client did any OAuth at all: asked for metadata or spoke

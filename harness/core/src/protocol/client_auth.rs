@@ -33,6 +33,7 @@ mod registration;
 mod registration_refused;
 mod scopes;
 mod step_up;
+mod switch;
 mod trust;
 
 pub use discovery::{
@@ -82,6 +83,7 @@ pub fn judge(client: ClientEvidence) -> Vec<Check> {
     findings.extend(evidence.legacy());
     findings.extend(evidence.registration_refusal_handled());
     findings.extend(evidence.offline_access());
+    findings.extend(evidence.switch());
     findings.push(evidence.metadata_document());
     findings.push(evidence.refresh_grant_declared());
     client.checks(findings)

@@ -22,7 +22,7 @@ mod task;
 
 pub use auth::{
     AuthSetup, IssParameter, MetadataMismatch, MetadataPlacement, PreRegistration, RegistrationRefusal,
-    StateParameter,
+    StateParameter, SwitchSetup,
 };
 pub use gateway::{BackendSetup, ReplyStep, ScriptStep};
 pub use http::{HttpExpectation, HttpStep, TransportName};

@@ -5,10 +5,15 @@
 //! and turns away every other
 //! request whose bearer token the scripted authorization server did not
 //! issue for the mock server (401 with a challenge, 403 for a missing
-//! scope), recording how each request carried its token.
+//! scope), recording how each request carried its token. A switch
+//! (`switch.rs`) puts a second authorization server in its place mid-run.
+
+mod switch;
 
 use std::sync::Mutex;
 
+use base64::Engine as _;
+use base64::engine::general_purpose::URL_SAFE_NO_PAD;
 use hyper::body::Incoming;
 use hyper::header::AUTHORIZATION;
 use hyper::{Method, Request, Response, StatusCode};
@@ -19,6 +24,7 @@ use mcp_conform_core::scenario::model::{
 use reqwest::Url;
 use serde_json::Value;
 
+use self::switch::Switch;
 use super::{AUTHORIZE_PATH, AuthScript, REGISTER_PATH, ScriptedIssuer, lock};
 use crate::auth::{
     Claims, IssuerError, JWKS_PATH, METADATA_PATH, OPENID_CONFIGURATION, Rejection, ResourceGuard,
@@ -42,6 +48,8 @@ const ANOTHER_RESOURCE: &str = "https://another-mcp-server.invalid/mcp";
 pub struct ProtectedMockServer {
     issuer: ScriptedIssuer,
     guard: ResourceGuard,
+    /// The second authorization server, when the scenario switches to one.
+    switch: Option<Switch>,
     /// Where the metadata is served.
     metadata_url: Url,
     /// The challenge names [`Self::metadata_url`].
@@ -95,6 +103,8 @@ impl ProtectedMockServer {
             refuse_registration: auth.refuse_registration,
             ..AuthScript::default()
         };
+        // The second authorization server of a switch behaves as the first.
+        let second_script = script.clone();
         let shares_origin = matches!(auth.layout, AuthLayout::ServerOrigin { .. });
         let issuer = match auth.layout {
             AuthLayout::ServerOrigin { metadata } => {
@@ -103,12 +113,10 @@ impl ProtectedMockServer {
             }
             AuthLayout::ProtectedResource => ScriptedIssuer::start(resource.as_str(), script).await?,
         };
-        let keys = jwks(&[issuer.minter().published_key()]);
-        let guard = ResourceGuard::new(resource.clone(), issuer.issuer(), keys)
-            .expect("the issuer's own JWK set parses");
-        let guard = match &auth.scope {
-            Some(scope) => guard.requiring_scope(scope),
-            None => guard,
+        let guard = guard_of(&resource, &issuer, auth.scope.as_deref());
+        let switch = match &auth.switch_from {
+            Some(from) => Some(Switch::start(&resource, second_script, from, auth.scope.as_deref()).await?),
+            None => None,
         };
         let metadata_url = match auth.metadata {
             MetadataPlacement::Path => guard.metadata_url(),
@@ -122,6 +130,7 @@ impl ProtectedMockServer {
         server.protect(Box::new(ProtectedMockServer {
             issuer,
             guard,
+            switch,
             metadata_url,
             names_metadata: auth.names_metadata,
             challenge_scope: auth.challenge_scope,
@@ -139,7 +148,7 @@ impl ProtectedMockServer {
     /// scenario says (an empty list leaves it out), naming another
     /// resource when the scenario says so.
     fn metadata(&self) -> Value {
-        let mut document = self.guard.metadata();
+        let mut document = self.active_guard().metadata();
         match self.scopes_supported.as_deref() {
             None => {}
             Some([]) => {
@@ -151,6 +160,15 @@ impl ProtectedMockServer {
             document["resource"] = ANOTHER_RESOURCE.into();
         }
         document
+    }
+
+    /// The token check of the authorization server in place: the second
+    /// one once the scenario has switched to it.
+    fn active_guard(&self) -> &ResourceGuard {
+        match &self.switch {
+            Some(switch) if switch.in_place() => &switch.guard,
+            _ => &self.guard,
+        }
     }
 
     /// `claims`, unless the scenario expires the first token and
@@ -220,8 +238,11 @@ impl Gate for ProtectedMockServer {
             return Some(status_only(StatusCode::NOT_FOUND));
         }
         let authorization = header_str(&parts.headers, AUTHORIZATION.as_str());
+        if let Some(switch) = &self.switch {
+            switch.arrived(label, &request.body);
+        }
         let checked = self
-            .guard
+            .active_guard()
             .check(authorization)
             .and_then(|claims| self.expire(authorization, claims));
         let step_up = checked
@@ -238,6 +259,7 @@ impl Gate for ProtectedMockServer {
             in_header: authorization.is_some_and(|value| value.starts_with("Bearer ")),
             in_query: parts.uri.query().is_some_and(carries_token),
             refused: rejection.as_ref().map(why_refused),
+            issuer: authorization.and_then(token_issuer),
         });
         rejection.map(|rejection| self.refusal(&rejection, step_up))
     }
@@ -255,8 +277,31 @@ impl Gate for ProtectedMockServer {
             conversation: self.issuer.requests(),
             tokens: lock(&self.tokens).clone(),
             documents: self.issuer.metadata_documents(),
+            switch: self.switch.as_ref().map(Switch::record),
         }
     }
+}
+
+/// The token check of `resource` for the tokens `issuer` mints, needing
+/// `scope` when given.
+fn guard_of(resource: &Url, issuer: &ScriptedIssuer, scope: Option<&str>) -> ResourceGuard {
+    let keys = jwks(&[issuer.minter().published_key()]);
+    let guard =
+        ResourceGuard::new(resource.clone(), issuer.issuer(), keys).expect("the issuer's own JWK set parses");
+    match scope {
+        Some(scope) => guard.requiring_scope(scope),
+        None => guard,
+    }
+}
+
+/// The `iss` claim of the bearer token in `authorization`, read without
+/// verifying it: which scripted authorization server minted it (a token
+/// the client made up names none of them, or is refused anyway).
+fn token_issuer(authorization: &str) -> Option<String> {
+    let token = authorization.strip_prefix("Bearer ")?;
+    let payload = token.split('.').nth(1)?;
+    let claims: Value = serde_json::from_slice(&URL_SAFE_NO_PAD.decode(payload).ok()?).ok()?;
+    claims["iss"].as_str().map(str::to_owned)
 }
 
 /// Whether `path` is the authorization server's when it shares the MCP

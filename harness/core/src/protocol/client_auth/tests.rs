@@ -56,6 +56,7 @@ fn token(n: u64, in_header: bool, refused: Option<&str>) -> TokenUse {
         in_header,
         in_query: false,
         refused: refused.map(str::to_owned),
+        issuer: None,
     }
 }
 
@@ -99,6 +100,7 @@ pub(super) fn correct() -> HttpClientRecord {
                 token(4, true, None),
             ],
             documents: Vec::new(),
+            switch: None,
         }),
         ..HttpClientRecord::default()
     }

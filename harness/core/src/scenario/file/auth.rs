@@ -103,6 +103,25 @@ pub struct AuthSetup {
     /// token uses it (AUTH-069). Default: false.
     #[serde(default)]
     pub expire_first_token: Option<Located<bool>>,
+    /// A second authorization server, which replaces the first from the
+    /// client's first request of one method on: that request and every
+    /// later one are refused (401 `invalid_token`) unless their token is
+    /// the second server's, and the protected resource metadata names only
+    /// the second one (AUTH-048, AUTH-058). Default: none.
+    #[serde(default)]
+    pub switch_authorization_server: Option<Located<SwitchSetup>>,
+}
+
+/// When the protected resource metadata starts naming another
+/// authorization server.
+#[derive(Debug, Clone, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct SwitchSetup {
+    /// The JSON-RPC method (`tools/list`) whose first request finds the
+    /// second authorization server in place: a request the client sends
+    /// once authorized and initialized, so that it follows the switch as
+    /// it follows any 401 on the way.
+    pub from: String,
 }
 
 /// The scope one method needs beyond `scope`.

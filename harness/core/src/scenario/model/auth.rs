@@ -43,6 +43,9 @@ pub struct ClientAuth {
     pub refuse_registration: Option<RegistrationRefusal>,
     /// The first access token is refused as expired after one request.
     pub expire_first_token: bool,
+    /// The method from whose first request on a second authorization
+    /// server replaces the first, if the scenario switches them.
+    pub switch_from: Option<String>,
     /// Where `auth:` is written.
     pub span: Span,
 }

@@ -57,6 +57,14 @@ impl Validator<'_> {
             );
         }
         let issuer_path = setup.issuer_path.as_ref().map(|path| self.issuer_path(path));
+        if let (Some(switch), Some(_)) = (&setup.switch_authorization_server, &setup.pre_registered) {
+            self.error_help(
+                switch.span,
+                "pre-registered credentials belong to one authorization server, and this one is replaced",
+                "with `pre_registered`",
+                "leave `pre_registered` out: the switch is judged on what the client registers during the run (pre-registered credentials at the wrong server are `pre_registered: another-server`)",
+            );
+        }
         Some(model::ClientAuth {
             layout,
             metadata,
@@ -84,6 +92,10 @@ impl Validator<'_> {
             offline_access: setup.offline_access.as_ref().is_some_and(|o| o.value),
             refuse_registration: setup.refuse_registration.as_ref().map(|r| r.value),
             expire_first_token: setup.expire_first_token.as_ref().is_some_and(|e| e.value),
+            switch_from: setup
+                .switch_authorization_server
+                .as_ref()
+                .map(|s| s.value.from.clone()),
             span,
         })
     }
@@ -172,7 +184,7 @@ enum ReadBy {
 /// Every key of `auth:`, with the authorization that reads it and where it
 /// is set, if it is. The destructuring names every field, so a key added
 /// to [`file::AuthSetup`] does not compile until it has its line here.
-fn keys(setup: &file::AuthSetup) -> [(&'static str, ReadBy, Option<Span>); 19] {
+fn keys(setup: &file::AuthSetup) -> [(&'static str, ReadBy, Option<Span>); 20] {
     let file::AuthSetup {
         metadata,
         resource_metadata,
@@ -193,6 +205,7 @@ fn keys(setup: &file::AuthSetup) -> [(&'static str, ReadBy, Option<Span>); 19] {
         offline_access,
         refuse_registration,
         expire_first_token,
+        switch_authorization_server,
     } = setup;
     [
         // The origin's RFC 8414 metadata, or only the default endpoints.
@@ -226,6 +239,12 @@ fn keys(setup: &file::AuthSetup) -> [(&'static str, ReadBy, Option<Span>); 19] {
         ("offline_access", ReadBy::Later, span(offline_access)),
         ("refuse_registration", ReadBy::Later, span(refuse_registration)),
         ("expire_first_token", ReadBy::Later, span(expire_first_token)),
+        // Two authorization servers, one after the other (AUTH-048, AUTH-058).
+        (
+            "switch_authorization_server",
+            ReadBy::Later,
+            span(switch_authorization_server),
+        ),
     ]
 }
 

@@ -31,6 +31,7 @@ fn auth(metadata: MetadataPlacement) -> ClientAuth {
         offline_access: false,
         refuse_registration: None,
         expire_first_token: false,
+        switch_from: None,
         span: Span::default(),
     }
 }
@@ -59,11 +60,15 @@ fn origin(server: &HttpServerTransport) -> String {
 }
 
 async fn post(url: &str, token: Option<&str>) -> reqwest::Response {
+    post_method(url, token, "notifications/initialized").await
+}
+
+async fn post_method(url: &str, token: Option<&str>, method: &str) -> reqwest::Response {
     let mut request = client()
         .post(url)
         .header("accept", "application/json, text/event-stream")
         .header("content-type", "application/json")
-        .body(r#"{"jsonrpc":"2.0","method":"notifications/initialized"}"#);
+        .body(serde_json::json!({"jsonrpc": "2.0", "method": method}).to_string());
     if let Some(token) = token {
         request = request.bearer_auth(token);
     }
@@ -72,7 +77,11 @@ async fn post(url: &str, token: Option<&str>) -> reqwest::Response {
 
 /// A token of the scripted authorization server, through its code flow.
 async fn token_of(server: &HttpServerTransport) -> String {
-    let issuer = server.record().auth.unwrap().issuer;
+    token_from(&server.record().auth.unwrap().issuer).await
+}
+
+/// A token of the authorization server `issuer`, through its code flow.
+async fn token_from(issuer: &str) -> String {
     let query = [
         ("response_type", "code"),
         ("client_id", "c"),
@@ -273,4 +282,48 @@ async fn on_2025_03_26_without_metadata_only_the_default_endpoints_answer() {
     let auth = server.record().auth.unwrap();
     assert_eq!(auth.conversation[0].status, 404);
     assert_eq!(auth.conversation[0].protocol_version, None);
+}
+
+#[tokio::test]
+async fn a_switch_puts_the_second_authorization_server_in_place_from_its_method_on() {
+    let server = HttpServerTransport::bind("127.0.0.1:0").await.unwrap();
+    let setup = ClientAuth {
+        switch_from: Some("tools/list".into()),
+        ..auth(MetadataPlacement::Path)
+    };
+    ProtectedMockServer::install(&server, &setup).await.unwrap();
+    let metadata_url = format!("{}{WELL_KNOWN}/mcp", origin(&server));
+    let named = || async { json_of(client().get(&metadata_url).send().await.unwrap()).await };
+    let first = server.record().auth.unwrap().issuer;
+    assert_eq!(named().await["authorization_servers"][0], first.as_str());
+    let old = token_of(&server).await;
+    assert_ne!(post(server.url(), Some(&old)).await.status(), 401);
+    assert_eq!(
+        post_method(server.url(), Some(&old), "tools/list").await.status(),
+        401
+    );
+    let second = named().await["authorization_servers"][0]
+        .as_str()
+        .unwrap()
+        .to_owned();
+    assert_ne!(second, first);
+    let new = token_from(&second).await;
+    assert_ne!(
+        post_method(server.url(), Some(&new), "tools/list").await.status(),
+        401
+    );
+    assert_eq!(post(server.url(), Some(&old)).await.status(), 401);
+    let record = server.record();
+    let auth = record.auth.unwrap();
+    let issuers: Vec<Option<&str>> = auth.tokens.iter().map(|t| t.issuer.as_deref()).collect();
+    let (first, second) = (Some(first.as_str()), Some(second.as_str()));
+    assert_eq!(issuers, [first, first, second, first]);
+    let switch = auth.switch.unwrap();
+    assert_eq!(switch.from.as_deref(), Some(auth.tokens[1].label.as_str()));
+    assert_eq!(switch.conversation[0].label, "second-authorize#1");
+    assert_eq!(
+        auth.conversation.len(),
+        2,
+        "the first server saw only its own flow"
+    );
 }

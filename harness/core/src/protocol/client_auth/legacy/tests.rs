@@ -58,6 +58,7 @@ fn correct() -> HttpClientRecord {
                 in_header: true,
                 in_query: false,
                 refused: None,
+                issuer: None,
             }],
             ..ClientAuthRecord::default()
         }),
