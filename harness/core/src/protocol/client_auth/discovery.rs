@@ -6,6 +6,7 @@
 
 use url::Url;
 
+use crate::scenario::model::IssuerMetadata;
 use crate::version::ProtocolVersion;
 
 /// RFC 9728's well-known name, at the root and before a resource's path.
@@ -14,6 +15,17 @@ pub const WELL_KNOWN: &str = "/.well-known/oauth-protected-resource";
 pub const METADATA_PATH: &str = "/.well-known/oauth-authorization-server";
 /// OpenID Connect discovery's well-known name.
 pub const OPENID_CONFIGURATION: &str = "/.well-known/openid-configuration";
+
+impl IssuerMetadata {
+    /// The well-known name of the metadata of this kind, which RFC 8414 and
+    /// OpenID Connect Discovery alike insert before an issuer's path.
+    pub fn well_known(self) -> &'static str {
+        match self {
+            IssuerMetadata::OAuth => METADATA_PATH,
+            IssuerMetadata::OpenId => OPENID_CONFIGURATION,
+        }
+    }
+}
 
 /// The protected resource metadata URLs to try for the MCP endpoint
 /// `resource`: the challenge's `resource_metadata` when there is one, then

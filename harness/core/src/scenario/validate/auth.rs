@@ -57,6 +57,7 @@ impl Validator<'_> {
             );
         }
         let issuer_path = setup.issuer_path.as_ref().map(|path| self.issuer_path(path));
+        let issuer_metadata = self.issuer_metadata(setup.issuer_metadata.as_ref(), versions);
         Some(model::ClientAuth {
             layout,
             metadata,
@@ -79,6 +80,7 @@ impl Validator<'_> {
             registration: flag(&setup.registration),
             metadata_documents: !legacy && flag(&setup.metadata_documents),
             issuer_path,
+            issuer_metadata,
             mismatch: setup.mismatch.as_ref().map(|m| m.value),
             pre_registered: setup.pre_registered.as_ref().map(|p| p.value),
             offline_access: setup.offline_access.as_ref().is_some_and(|o| o.value),
@@ -141,6 +143,27 @@ impl Validator<'_> {
         legacy
     }
 
+    /// OpenID Connect Discovery metadata is looked for from 2025-11-25: a
+    /// 2025-06-18 client knows RFC 8414's URL only, and would find none.
+    fn issuer_metadata(
+        &mut self,
+        kind: Option<&Located<model::IssuerMetadata>>,
+        versions: VersionSet,
+    ) -> model::IssuerMetadata {
+        let Some(Located { value: kind, span }) = kind else {
+            return model::IssuerMetadata::default();
+        };
+        if *kind == model::IssuerMetadata::OpenId && versions.contains(ProtocolVersion::V2025_06_18) {
+            self.error_help(
+                *span,
+                "a 2025-06-18 client looks for RFC 8414 metadata only, and the authorization server would have none",
+                "`issuer_metadata: openid` on 2025-06-18",
+                "write `versions: 2025-11-25+`: OpenID Connect Discovery is looked for from then on",
+            );
+        }
+        *kind
+    }
+
     /// An issuer's path is a URL path of at least one segment, without a
     /// trailing slash (RFC 8414 inserts the well-known part before it), a
     /// query or a fragment (an issuer has neither).
@@ -192,6 +215,7 @@ fn modern_keys(setup: &file::AuthSetup) -> Vec<(&'static str, Span)> {
             setup.metadata_documents.as_ref().map(|v| v.span),
         ),
         ("issuer_path", setup.issuer_path.as_ref().map(|v| v.span)),
+        ("issuer_metadata", setup.issuer_metadata.as_ref().map(|v| v.span)),
         ("mismatch", setup.mismatch.as_ref().map(|v| v.span)),
     ];
     spans
