@@ -108,8 +108,8 @@ struct Shared {
     minter: Minter,
     /// Where the endpoints are (the issuer without its path).
     origin: String,
-    /// Where the metadata is: the well-known URL of its kind (RFC 8414's
-    /// or OpenID Connect Discovery's), inserted before the issuer's path.
+    /// Where the metadata is: the URL of its kind (RFC 8414's or OpenID
+    /// Connect Discovery's), for the issuer's path.
     metadata_path: String,
     script: AuthScript,
     grants: Mutex<Grants>,
@@ -193,7 +193,7 @@ impl Shared {
         Ok(Arc::new(Shared {
             minter: Minter::new(&format!("{origin}{path}"), audience)?,
             origin,
-            metadata_path: format!("{}{path}", script.issuer_metadata.well_known()),
+            metadata_path: script.issuer_metadata.path(&path),
             script,
             grants: Mutex::default(),
             arrived: AtomicUsize::new(0),
@@ -223,7 +223,7 @@ impl Shared {
         if !self.script.code_challenge_methods {
             object.remove("code_challenge_methods_supported");
         }
-        if self.script.issuer_metadata == IssuerMetadata::OpenId {
+        if self.script.issuer_metadata != IssuerMetadata::OAuth {
             // What OpenID Connect Discovery requires beyond RFC 8414; no ID
             // token is ever issued.
             object.insert("subject_types_supported".into(), json!(["public"]));

@@ -224,13 +224,11 @@ impl<'a> Evidence<'a> {
             .map(|r| (r.label.as_str(), r.path.as_str(), r.status))
             .collect();
         let finding = Self::observed(finding, !tried.is_empty());
-        // The scripted server serves its metadata at the well-known URL of
-        // its kind, inserted before the issuer's path.
-        let served = format!(
-            "{}{}",
-            self.setup.issuer_metadata.well_known(),
-            issuer.path().trim_end_matches('/')
-        );
+        // The scripted server serves its metadata at the one URL of its kind.
+        let served = self
+            .setup
+            .issuer_metadata
+            .path(issuer.path().trim_end_matches('/'));
         in_order(finding, &tried, &order, &served)
     }
 

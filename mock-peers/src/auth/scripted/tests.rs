@@ -403,6 +403,28 @@ async fn openid_metadata_is_served_only_at_the_openid_url() {
 }
 
 #[tokio::test]
+async fn openid_metadata_appended_is_served_only_under_the_issuer_path() {
+    let script = AuthScript {
+        issuer_path: Some("/tenant1".into()),
+        issuer_metadata: IssuerMetadata::OpenIdAppended,
+        ..AuthScript::default()
+    };
+    let issuer = ScriptedIssuer::start(RESOURCE, script).await.unwrap();
+    let tenant = issuer.issuer().to_owned();
+    let origin = tenant.strip_suffix("/tenant1").unwrap();
+    let appended = format!("{tenant}{OPENID_CONFIGURATION}");
+    let metadata = json_of(client().get(&appended).send().await.unwrap()).await;
+    assert_eq!(metadata["issuer"], tenant.as_str());
+    for elsewhere in [
+        format!("{origin}{OPENID_CONFIGURATION}/tenant1"),
+        format!("{origin}{METADATA_PATH}/tenant1"),
+    ] {
+        let status = client().get(&elsewhere).send().await.unwrap().status();
+        assert_eq!(status, reqwest::StatusCode::NOT_FOUND, "{elsewhere}");
+    }
+}
+
+#[tokio::test]
 async fn a_foreign_issuer_is_named_in_the_metadata_it_serves() {
     let script = AuthScript {
         foreign_issuer: true,

@@ -17,12 +17,14 @@ pub const METADATA_PATH: &str = "/.well-known/oauth-authorization-server";
 pub const OPENID_CONFIGURATION: &str = "/.well-known/openid-configuration";
 
 impl IssuerMetadata {
-    /// The well-known name of the metadata of this kind, which RFC 8414 and
-    /// OpenID Connect Discovery alike insert before an issuer's path.
-    pub fn well_known(self) -> &'static str {
+    /// The path of the metadata of this kind for an issuer whose path is
+    /// `issuer_path` (empty or `/tenant1`): the well-known name inserted
+    /// before it, or OpenID's appended to it.
+    pub fn path(self, issuer_path: &str) -> String {
         match self {
-            IssuerMetadata::OAuth => METADATA_PATH,
-            IssuerMetadata::OpenId => OPENID_CONFIGURATION,
+            IssuerMetadata::OAuth => format!("{METADATA_PATH}{issuer_path}"),
+            IssuerMetadata::OpenId => format!("{OPENID_CONFIGURATION}{issuer_path}"),
+            IssuerMetadata::OpenIdAppended => format!("{issuer_path}{OPENID_CONFIGURATION}"),
         }
     }
 }

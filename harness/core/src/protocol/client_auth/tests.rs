@@ -322,6 +322,33 @@ fn openid_only_metadata_is_found_after_the_rfc_8414_url() {
 }
 
 #[test]
+fn openid_metadata_appended_to_the_issuer_path_comes_last() {
+    let appended = "{issuer_path: /tenant1, issuer_metadata: openid-appended}";
+    let mut record = correct();
+    let auth = record.auth.as_mut().unwrap();
+    auth.issuer = format!("{ISSUER}/tenant1");
+    let lookups = [
+        (format!("{METADATA_PATH}/tenant1"), 404),
+        (format!("{OPENID_CONFIGURATION}/tenant1"), 404),
+        (format!("/tenant1{OPENID_CONFIGURATION}"), 200),
+    ];
+    auth.conversation.splice(
+        0..1,
+        lookups
+            .iter()
+            .enumerate()
+            .map(|(n, (path, status))| OAuthRequest {
+                status: *status,
+                ..oauth(n + 5, "GET", path, &[])
+            }),
+    );
+    assert_eq!(verdict_of(&record, appended, "AUTH-039"), [Verdict::Pass]);
+    let mut skipping = record;
+    skipping.auth.as_mut().unwrap().conversation.remove(1);
+    assert_eq!(verdict_of(&skipping, appended, "AUTH-039"), [Verdict::Fail]);
+}
+
+#[test]
 fn an_unfetched_challenge_url_fails() {
     let mut record = correct();
     record.requests = vec![get(2, WELL_KNOWN, 200)];

@@ -70,9 +70,11 @@ pub struct AuthSetup {
     #[serde(default)]
     pub issuer_path: Option<Located<String>>,
     /// Which metadata the authorization server publishes: `oauth` (RFC
-    /// 8414's, default) or `openid` (OpenID Connect Discovery's only, at
+    /// 8414's, default), `openid` (OpenID Connect Discovery's only, at
     /// `/.well-known/openid-configuration` inserted before the issuer's
-    /// path), which a client looks for from 2025-11-25 (AUTH-039).
+    /// path) or `openid-appended` (the same, appended to the issuer's
+    /// path; needs `issuer_path`), which a client looks for from
+    /// 2025-11-25 (AUTH-039).
     #[serde(default)]
     pub issuer_metadata: Option<Located<IssuerMetadata>>,
     /// A metadata document that describes something else, which the client
@@ -145,9 +147,14 @@ pub enum IssuerMetadata {
     #[default]
     #[serde(rename = "oauth")]
     OAuth,
-    /// OpenID Connect Discovery's only, at `/.well-known/openid-configuration`.
+    /// OpenID Connect Discovery's only, at `/.well-known/openid-configuration`
+    /// inserted before the issuer's path.
     #[serde(rename = "openid")]
     OpenId,
+    /// OpenID Connect Discovery's only, at the issuer's path with
+    /// `/.well-known/openid-configuration` appended.
+    #[serde(rename = "openid-appended")]
+    OpenIdAppended,
 }
 
 /// Which metadata document describes something other than what the

@@ -57,7 +57,7 @@ impl Validator<'_> {
             );
         }
         let issuer_path = setup.issuer_path.as_ref().map(|path| self.issuer_path(path));
-        let issuer_metadata = self.issuer_metadata(setup.issuer_metadata.as_ref(), versions);
+        let issuer_metadata = self.issuer_metadata(setup, versions);
         Some(model::ClientAuth {
             layout,
             metadata,
@@ -145,19 +145,24 @@ impl Validator<'_> {
 
     /// OpenID Connect Discovery metadata is looked for from 2025-11-25: a
     /// 2025-06-18 client knows RFC 8414's URL only, and would find none.
-    fn issuer_metadata(
-        &mut self,
-        kind: Option<&Located<model::IssuerMetadata>>,
-        versions: VersionSet,
-    ) -> model::IssuerMetadata {
-        let Some(Located { value: kind, span }) = kind else {
+    /// Appended to an issuer without a path, it would be at `openid`'s URL.
+    fn issuer_metadata(&mut self, setup: &file::AuthSetup, versions: VersionSet) -> model::IssuerMetadata {
+        let Some(Located { value: kind, span }) = &setup.issuer_metadata else {
             return model::IssuerMetadata::default();
         };
-        if *kind == model::IssuerMetadata::OpenId && versions.contains(ProtocolVersion::V2025_06_18) {
+        if *kind == model::IssuerMetadata::OpenIdAppended && setup.issuer_path.is_none() {
+            self.error_help(
+                *span,
+                "OpenID metadata appended to the issuer's path needs an issuer with a path",
+                "without `issuer_path`",
+                "add `issuer_path: /tenant1`, or write `issuer_metadata: openid` for an issuer without a path",
+            );
+        }
+        if *kind != model::IssuerMetadata::OAuth && versions.contains(ProtocolVersion::V2025_06_18) {
             self.error_help(
                 *span,
                 "a 2025-06-18 client looks for RFC 8414 metadata only, and the authorization server would have none",
-                "`issuer_metadata: openid` on 2025-06-18",
+                "OpenID metadata on 2025-06-18",
                 "write `versions: 2025-11-25+`: OpenID Connect Discovery is looked for from then on",
             );
         }
