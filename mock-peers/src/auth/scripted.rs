@@ -27,13 +27,14 @@ pub use self::protected::{CHALLENGE_METADATA_PATH, ProtectedMockServer};
 pub(in crate::auth) use self::record::recorded;
 use super::issuer::{loopback_listener, ok, serve_in_background};
 use super::redirect::redirect_with;
-use super::{IssuerError, JWKS_PATH, METADATA_PATH, Minter, TOKEN_PATH, TokenChoice};
+use super::{IssuerError, JWKS_PATH, Minter, TOKEN_PATH, TokenChoice};
 use super::{authorization_server_metadata, jwks};
 use crate::transport::http_server::request::read_body;
 use crate::transport::http_server::respond::{Body, json_response, status_only};
 pub use mcp_conform_core::evidence::oauth::MetadataFetch;
 use mcp_conform_core::evidence::oauth::{ANOTHER_ISSUER, OFFLINE_ACCESS, issued_client_id};
 pub use mcp_conform_core::evidence::oauth::{AUTHORIZE_PATH, OAuthRequest, REGISTER_PATH};
+use mcp_conform_core::scenario::model::IssuerMetadata;
 pub use mcp_conform_core::scenario::model::{IssParameter, RegistrationRefusal, StateParameter};
 
 /// How the scripted authorization server behaves where scenarios differ.
@@ -59,6 +60,9 @@ pub struct AuthScript {
     pub issuer_path: Option<String>,
     /// The metadata names another issuer than the one it is served for.
     pub foreign_issuer: bool,
+    /// Which metadata it publishes: RFC 8414's, or OpenID Connect
+    /// Discovery's only (at its own well-known URL).
+    pub issuer_metadata: IssuerMetadata,
     /// Whether the RFC 8414 metadata is served at all; a 2025-03-26
     /// server without it leaves the client the default endpoints.
     pub metadata: bool,
@@ -82,6 +86,7 @@ impl Default for AuthScript {
             withheld_scope: None,
             issuer_path: None,
             foreign_issuer: false,
+            issuer_metadata: IssuerMetadata::OAuth,
             metadata: true,
             offline_access: false,
             refuse_registration: None,
@@ -103,8 +108,8 @@ struct Shared {
     minter: Minter,
     /// Where the endpoints are (the issuer without its path).
     origin: String,
-    /// Where the metadata is: RFC 8414's well-known URL, inserted before
-    /// the issuer's path.
+    /// Where the metadata is: the URL of its kind (RFC 8414's or OpenID
+    /// Connect Discovery's), for the issuer's path.
     metadata_path: String,
     script: AuthScript,
     grants: Mutex<Grants>,
@@ -206,7 +211,7 @@ impl Shared {
         Ok(Arc::new(Shared {
             minter: Minter::new(&format!("{origin}{path}"), audience)?,
             origin,
-            metadata_path: format!("{METADATA_PATH}{path}"),
+            metadata_path: script.issuer_metadata.path(&path),
             script,
             grants: Mutex::default(),
             arrived: AtomicUsize::new(0),
@@ -236,6 +241,12 @@ impl Shared {
         object.extend(fields.as_object().expect("an object").clone());
         if !self.script.code_challenge_methods {
             object.remove("code_challenge_methods_supported");
+        }
+        if self.script.issuer_metadata != IssuerMetadata::OAuth {
+            // What OpenID Connect Discovery requires beyond RFC 8414; no ID
+            // token is ever issued.
+            object.insert("subject_types_supported".into(), json!(["public"]));
+            object.insert("id_token_signing_alg_values_supported".into(), json!(["ES256"]));
         }
         if self.script.offline_access {
             object.insert("scopes_supported".into(), json!([OFFLINE_ACCESS]));

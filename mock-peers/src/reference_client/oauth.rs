@@ -46,6 +46,10 @@ const UNREGISTERED_REDIRECT_URI: &str = "http://127.0.0.1:33419/callback";
 /// `http-legacy-auth-no-registration` faults.
 const UNREGISTERED_CLIENT_ID: &str = "mcp-conform-reference-client";
 
+/// The scope the `http-auth-scope-invented` fault asks for when nothing
+/// names one: a default such as a client might carry.
+const INVENTED_SCOPE: &str = "mcp";
+
 /// How the client presents the token it got.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub(super) enum Credential {
@@ -337,6 +341,10 @@ fn scope_to_ask(challenge: &Value, metadata: &Value, fault: Option<ClientFault>)
     let challenged = challenge["scope"].as_str();
     match fault {
         Some(ClientFault::AuthScopeFromMetadata) => all_supported.or(challenged.map(str::to_owned)),
+        Some(ClientFault::AuthScopeInvented) => challenged
+            .map(str::to_owned)
+            .or(all_supported)
+            .or_else(|| Some(INVENTED_SCOPE.to_owned())),
         Some(ClientFault::AuthScopeWithinSupported) => {
             let kept: Vec<&str> = challenged
                 .unwrap_or_default()

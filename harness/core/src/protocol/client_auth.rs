@@ -226,9 +226,11 @@ impl<'a> Evidence<'a> {
             .map(|r| (r.label.as_str(), r.path.as_str(), r.status))
             .collect();
         let finding = Self::observed(finding, !tried.is_empty());
-        // The scripted server serves its metadata at the RFC 8414 URL, the
-        // well-known part inserted before the issuer's path.
-        let served = format!("{METADATA_PATH}{}", issuer.path().trim_end_matches('/'));
+        // The scripted server serves its metadata at the one URL of its kind.
+        let served = self
+            .setup
+            .issuer_metadata
+            .path(issuer.path().trim_end_matches('/'));
         in_order(finding, &tried, &order, &served)
     }
 
@@ -567,12 +569,15 @@ fn judge_each<T: Labelled>(
 
 /// Judges lookups `tried` (label, path, status) against `order`, the paths
 /// to try in turn: up to the first that answered, the client tried them in
-/// that order, skipping none. `served` is where the document is.
+/// that order, skipping none, and one that found nothing tried `served`,
+/// where the document is, before it stopped.
 fn in_order(mut finding: Finding, tried: &[(&str, &str, u16)], order: &[String], served: &str) -> Finding {
-    let until_found = tried
-        .iter()
-        .position(|(_, _, status)| *status == 200)
-        .map_or(tried, |found| &tried[..=found]);
+    let found = tried.iter().position(|(_, _, status)| *status == 200);
+    let until_found = found.map_or(tried, |found| &tried[..=found]);
+    // A client that gave up before the URL where the metadata is went in
+    // order as far as it went, but not through the order: the URLs it left
+    // were its to try.
+    let stopped = found.is_none() && !tried.iter().any(|(_, path, _)| *path == served);
     let last = order
         .iter()
         .position(|path| path == served)
@@ -583,13 +588,14 @@ fn in_order(mut finding: Finding, tried: &[(&str, &str, u16)], order: &[String],
             .iter()
             .zip(expected)
             .all(|((_, path, _), want)| path == want);
-    if let (false, Some((label, _, _))) = (matches, until_found.first()) {
+    if let (false, Some((label, _, _))) = (matches && !stopped, until_found.first()) {
         let asked: Vec<&str> = until_found.iter().map(|(_, path, _)| *path).collect();
         finding.problem_at(
             label,
             format!(
-                "looked up {}; the order is {}",
+                "looked up {}{}; the order is {}",
                 asked.join(", "),
+                if stopped { " and stopped there" } else { "" },
                 expected.join(", ")
             ),
         );

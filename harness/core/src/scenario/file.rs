@@ -20,6 +20,7 @@ mod gateway;
 mod http;
 mod task;
 
+pub use auth::IssuerMetadata;
 pub use auth::{
     AuthSetup, IssParameter, MetadataMismatch, MetadataPlacement, PreRegistration, RegistrationRefusal,
     StateParameter, SwitchSetup,

@@ -8,6 +8,7 @@ use std::time::Duration;
 use serde_json::Value;
 use serde_json_path::JsonPath;
 
+pub use super::file::IssuerMetadata;
 pub use super::file::{
     Handshake, IssParameter, MetadataMismatch, MetadataPlacement, Order, PreRegistration,
     RegistrationRefusal, Role, StateParameter, TransportName,

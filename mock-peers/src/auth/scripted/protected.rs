@@ -98,6 +98,7 @@ impl ProtectedMockServer {
                 .filter(|step_up| !step_up.granted)
                 .map(|step_up| step_up.scope.clone()),
             issuer_path: auth.issuer_path.clone(),
+            issuer_metadata: auth.issuer_metadata,
             foreign_issuer: auth.mismatch == Some(MetadataMismatch::Issuer),
             offline_access: auth.offline_access,
             refuse_registration: auth.refuse_registration,

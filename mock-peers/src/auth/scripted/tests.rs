@@ -5,7 +5,7 @@
 use serde_json::Value;
 
 use super::*;
-use crate::auth::s256_challenge;
+use crate::auth::{METADATA_PATH, OPENID_CONFIGURATION, s256_challenge};
 
 const RESOURCE: &str = "http://127.0.0.1:5000/mcp";
 const REDIRECT: &str = "http://localhost:3000/callback";
@@ -375,6 +375,49 @@ async fn an_issuer_with_a_path_serves_its_metadata_only_at_the_path_inserted_url
     for elsewhere in [
         format!("{origin}{METADATA_PATH}"),
         format!("{tenant}{METADATA_PATH}"),
+    ] {
+        let status = client().get(&elsewhere).send().await.unwrap().status();
+        assert_eq!(status, reqwest::StatusCode::NOT_FOUND, "{elsewhere}");
+    }
+}
+
+#[tokio::test]
+async fn openid_metadata_is_served_only_at_the_openid_url() {
+    let script = AuthScript {
+        issuer_metadata: IssuerMetadata::OpenId,
+        ..AuthScript::default()
+    };
+    let issuer = ScriptedIssuer::start(RESOURCE, script).await.unwrap();
+    let origin = issuer.issuer();
+    let openid = format!("{origin}{OPENID_CONFIGURATION}");
+    let metadata = json_of(client().get(&openid).send().await.unwrap()).await;
+    assert_eq!(metadata["issuer"], origin);
+    assert_eq!(metadata["subject_types_supported"], serde_json::json!(["public"]));
+    assert_eq!(
+        metadata["authorization_endpoint"],
+        format!("{origin}{AUTHORIZE_PATH}")
+    );
+    let oauth = format!("{origin}{METADATA_PATH}");
+    let status = client().get(&oauth).send().await.unwrap().status();
+    assert_eq!(status, reqwest::StatusCode::NOT_FOUND);
+}
+
+#[tokio::test]
+async fn openid_metadata_appended_is_served_only_under_the_issuer_path() {
+    let script = AuthScript {
+        issuer_path: Some("/tenant1".into()),
+        issuer_metadata: IssuerMetadata::OpenIdAppended,
+        ..AuthScript::default()
+    };
+    let issuer = ScriptedIssuer::start(RESOURCE, script).await.unwrap();
+    let tenant = issuer.issuer().to_owned();
+    let origin = tenant.strip_suffix("/tenant1").unwrap();
+    let appended = format!("{tenant}{OPENID_CONFIGURATION}");
+    let metadata = json_of(client().get(&appended).send().await.unwrap()).await;
+    assert_eq!(metadata["issuer"], tenant.as_str());
+    for elsewhere in [
+        format!("{origin}{OPENID_CONFIGURATION}/tenant1"),
+        format!("{origin}{METADATA_PATH}/tenant1"),
     ] {
         let status = client().get(&elsewhere).send().await.unwrap().status();
         assert_eq!(status, reqwest::StatusCode::NOT_FOUND, "{elsewhere}");

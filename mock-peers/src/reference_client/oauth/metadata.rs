@@ -82,8 +82,8 @@ pub(super) async fn at_server_origin(http: &reqwest::Client, resource: &Url) {
 
 /// The metadata of the authorization server `issuer`, at the URLs the
 /// newest version gives (which begin with the older versions' one), whose
-/// `issuer` must be `issuer` (unless a fault skips that check or tries
-/// another URL first).
+/// `issuer` must be `issuer` (unless a fault skips that check, tries
+/// another URL first or leaves OpenID's out).
 pub(super) async fn authorization_server(
     http: &reqwest::Client,
     issuer: &str,
@@ -98,6 +98,9 @@ pub(super) async fn authorization_server(
         if !urls.contains(&appended) {
             urls.insert(0, appended);
         }
+    }
+    if fault == Some(ClientFault::AuthNoOpenIdDiscovery) {
+        urls.retain(|url| url.path().starts_with(METADATA_PATH));
     }
     let skips = fault == Some(ClientFault::AuthAcceptsOtherIssuer);
     first_found(http, &urls, |document| {

@@ -6,6 +6,7 @@
 
 use url::Url;
 
+use crate::scenario::model::IssuerMetadata;
 use crate::version::ProtocolVersion;
 
 /// RFC 9728's well-known name, at the root and before a resource's path.
@@ -14,6 +15,19 @@ pub const WELL_KNOWN: &str = "/.well-known/oauth-protected-resource";
 pub const METADATA_PATH: &str = "/.well-known/oauth-authorization-server";
 /// OpenID Connect discovery's well-known name.
 pub const OPENID_CONFIGURATION: &str = "/.well-known/openid-configuration";
+
+impl IssuerMetadata {
+    /// The path of the metadata of this kind for an issuer whose path is
+    /// `issuer_path` (empty or `/tenant1`): the well-known name inserted
+    /// before it, or OpenID's appended to it.
+    pub fn path(self, issuer_path: &str) -> String {
+        match self {
+            IssuerMetadata::OAuth => format!("{METADATA_PATH}{issuer_path}"),
+            IssuerMetadata::OpenId => format!("{OPENID_CONFIGURATION}{issuer_path}"),
+            IssuerMetadata::OpenIdAppended => format!("{issuer_path}{OPENID_CONFIGURATION}"),
+        }
+    }
+}
 
 /// The protected resource metadata URLs to try for the MCP endpoint
 /// `resource`: the challenge's `resource_metadata` when there is one, then

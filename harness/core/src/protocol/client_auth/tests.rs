@@ -292,6 +292,66 @@ fn metadata_is_looked_up_in_order_up_to_the_first_that_answers() {
 }
 
 #[test]
+fn a_client_that_stops_before_the_served_metadata_fails_the_order() {
+    let mut record = correct();
+    let auth = record.auth.as_mut().unwrap();
+    auth.challenge_metadata = None;
+    auth.metadata_url = format!("http://127.0.0.1:8000{WELL_KNOWN}");
+    auth.conversation.clear();
+    record.requests = vec![get(2, PRM, 404)];
+    assert_eq!(
+        verdict_of(&record, "{metadata: root, resource_metadata: false}", "AUTH-036"),
+        [Verdict::Fail]
+    );
+}
+
+#[test]
+fn openid_only_metadata_is_found_after_the_rfc_8414_url() {
+    let openid = "{issuer_metadata: openid}";
+    let mut record = correct();
+    let conversation = &mut record.auth.as_mut().unwrap().conversation;
+    conversation[0].status = 404;
+    conversation.insert(1, oauth(5, "GET", OPENID_CONFIGURATION, &[]));
+    assert_eq!(verdict_of(&record, openid, "AUTH-039"), [Verdict::Pass]);
+
+    let mut openid_first = record.clone();
+    openid_first.auth.as_mut().unwrap().conversation.remove(0);
+    assert_eq!(verdict_of(&openid_first, openid, "AUTH-039"), [Verdict::Fail]);
+
+    let mut oauth_only = record;
+    let conversation = &mut oauth_only.auth.as_mut().unwrap().conversation;
+    conversation.truncate(1);
+    assert_eq!(verdict_of(&oauth_only, openid, "AUTH-039"), [Verdict::Fail]);
+}
+
+#[test]
+fn openid_metadata_appended_to_the_issuer_path_comes_last() {
+    let appended = "{issuer_path: /tenant1, issuer_metadata: openid-appended}";
+    let mut record = correct();
+    let auth = record.auth.as_mut().unwrap();
+    auth.issuer = format!("{ISSUER}/tenant1");
+    let lookups = [
+        (format!("{METADATA_PATH}/tenant1"), 404),
+        (format!("{OPENID_CONFIGURATION}/tenant1"), 404),
+        (format!("/tenant1{OPENID_CONFIGURATION}"), 200),
+    ];
+    auth.conversation.splice(
+        0..1,
+        lookups
+            .iter()
+            .enumerate()
+            .map(|(n, (path, status))| OAuthRequest {
+                status: *status,
+                ..oauth(n + 5, "GET", path, &[])
+            }),
+    );
+    assert_eq!(verdict_of(&record, appended, "AUTH-039"), [Verdict::Pass]);
+    let mut skipping = record;
+    skipping.auth.as_mut().unwrap().conversation.remove(1);
+    assert_eq!(verdict_of(&skipping, appended, "AUTH-039"), [Verdict::Fail]);
+}
+
+#[test]
 fn an_unfetched_challenge_url_fails() {
     let mut record = correct();
     record.requests = vec![get(2, WELL_KNOWN, 200)];

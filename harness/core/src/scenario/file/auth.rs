@@ -69,6 +69,14 @@ pub struct AuthSetup {
     /// metadata at the path-inserted well-known URL). Default: none.
     #[serde(default)]
     pub issuer_path: Option<Located<String>>,
+    /// Which metadata the authorization server publishes: `oauth` (RFC
+    /// 8414's, default), `openid` (OpenID Connect Discovery's only, at
+    /// `/.well-known/openid-configuration` inserted before the issuer's
+    /// path) or `openid-appended` (the same, appended to the issuer's
+    /// path; needs `issuer_path`), which a client looks for from
+    /// 2025-11-25 (AUTH-039).
+    #[serde(default)]
+    pub issuer_metadata: Option<Located<IssuerMetadata>>,
     /// A metadata document that describes something else, which the client
     /// must not use: `resource` (the protected resource metadata names
     /// another server) or `issuer` (the authorization server's metadata
@@ -149,6 +157,23 @@ pub enum MetadataPlacement {
     Root,
     /// Only at the URL the challenge names.
     Challenge,
+}
+
+/// Which metadata document the authorization server publishes.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Deserialize, JsonSchema)]
+pub enum IssuerMetadata {
+    /// RFC 8414's, at `/.well-known/oauth-authorization-server`.
+    #[default]
+    #[serde(rename = "oauth")]
+    OAuth,
+    /// OpenID Connect Discovery's only, at `/.well-known/openid-configuration`
+    /// inserted before the issuer's path.
+    #[serde(rename = "openid")]
+    OpenId,
+    /// OpenID Connect Discovery's only, at the issuer's path with
+    /// `/.well-known/openid-configuration` appended.
+    #[serde(rename = "openid-appended")]
+    OpenIdAppended,
 }
 
 /// Which metadata document describes something other than what the

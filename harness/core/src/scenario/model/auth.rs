@@ -1,6 +1,7 @@
 //! The runnable form of `auth:`: how the protected mock server and the
 //! scripted authorization server behave, defaults applied.
 
+use super::IssuerMetadata;
 use super::{
     IssParameter, MetadataMismatch, MetadataPlacement, PreRegistration, RegistrationRefusal, StateParameter,
 };
@@ -32,6 +33,9 @@ pub struct ClientAuth {
     pub metadata_documents: bool,
     /// The issuer identifier's path (`/tenant1`), if it has one.
     pub issuer_path: Option<String>,
+    /// Which metadata the authorization server publishes (RFC 8414's or
+    /// OpenID Connect Discovery's), at the well-known URL of its kind.
+    pub issuer_metadata: IssuerMetadata,
     /// The metadata document that describes something else, if one does.
     pub mismatch: Option<MetadataMismatch>,
     /// The client is handed pre-registered credentials, for this

@@ -65,6 +65,7 @@ impl Validator<'_> {
                 "leave `pre_registered` out: the switch is judged on what the client registers during the run (pre-registered credentials at the wrong server are `pre_registered: another-server`)",
             );
         }
+        let issuer_metadata = self.issuer_metadata(setup, versions);
         Some(model::ClientAuth {
             layout,
             metadata,
@@ -87,6 +88,7 @@ impl Validator<'_> {
             registration: flag(&setup.registration),
             metadata_documents: !legacy && flag(&setup.metadata_documents),
             issuer_path,
+            issuer_metadata,
             mismatch: setup.mismatch.as_ref().map(|m| m.value),
             pre_registered: setup.pre_registered.as_ref().map(|p| p.value),
             offline_access: setup.offline_access.as_ref().is_some_and(|o| o.value),
@@ -148,6 +150,32 @@ impl Validator<'_> {
         legacy
     }
 
+    /// OpenID Connect Discovery metadata is looked for from 2025-11-25: a
+    /// 2025-06-18 client knows RFC 8414's URL only, and would find none.
+    /// Appended to an issuer without a path, it would be at `openid`'s URL.
+    fn issuer_metadata(&mut self, setup: &file::AuthSetup, versions: VersionSet) -> model::IssuerMetadata {
+        let Some(Located { value: kind, span }) = &setup.issuer_metadata else {
+            return model::IssuerMetadata::default();
+        };
+        if *kind == model::IssuerMetadata::OpenIdAppended && setup.issuer_path.is_none() {
+            self.error_help(
+                *span,
+                "OpenID metadata appended to the issuer's path needs an issuer with a path",
+                "without `issuer_path`",
+                "add `issuer_path: /tenant1`, or write `issuer_metadata: openid` for an issuer without a path",
+            );
+        }
+        if *kind != model::IssuerMetadata::OAuth && versions.contains(ProtocolVersion::V2025_06_18) {
+            self.error_help(
+                *span,
+                "a 2025-06-18 client looks for RFC 8414 metadata only, and the authorization server would have none",
+                "OpenID metadata on 2025-06-18",
+                "write `versions: 2025-11-25+`: OpenID Connect Discovery is looked for from then on",
+            );
+        }
+        *kind
+    }
+
     /// An issuer's path is a URL path of at least one segment, without a
     /// trailing slash (RFC 8414 inserts the well-known part before it), a
     /// query or a fragment (an issuer has neither).
@@ -184,7 +212,7 @@ enum ReadBy {
 /// Every key of `auth:`, with the authorization that reads it and where it
 /// is set, if it is. The destructuring names every field, so a key added
 /// to [`file::AuthSetup`] does not compile until it has its line here.
-fn keys(setup: &file::AuthSetup) -> [(&'static str, ReadBy, Option<Span>); 20] {
+fn keys(setup: &file::AuthSetup) -> [(&'static str, ReadBy, Option<Span>); 21] {
     let file::AuthSetup {
         metadata,
         resource_metadata,
@@ -199,6 +227,7 @@ fn keys(setup: &file::AuthSetup) -> [(&'static str, ReadBy, Option<Span>); 20] {
         registration,
         metadata_documents,
         issuer_path,
+        issuer_metadata,
         mismatch,
         pre_registered,
         server_metadata,
@@ -234,6 +263,7 @@ fn keys(setup: &file::AuthSetup) -> [(&'static str, ReadBy, Option<Span>); 20] {
         ("refresh_tokens", ReadBy::Later, span(refresh_tokens)),
         ("metadata_documents", ReadBy::Later, span(metadata_documents)),
         ("issuer_path", ReadBy::Later, span(issuer_path)),
+        ("issuer_metadata", ReadBy::Later, span(issuer_metadata)),
         ("mismatch", ReadBy::Later, span(mismatch)),
         // The rules of 2026-07-28 only (AUTH-070, AUTH-047, AUTH-069).
         ("offline_access", ReadBy::Later, span(offline_access)),

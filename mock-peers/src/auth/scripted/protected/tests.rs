@@ -2,7 +2,7 @@
 //! puts it, a challenge naming it, tokens checked against the scripted
 //! authorization server, and how each request carried its token recorded.
 
-use mcp_conform_core::scenario::model::{AuthLayout, IssParameter, StateParameter};
+use mcp_conform_core::scenario::model::{AuthLayout, IssParameter, IssuerMetadata, StateParameter};
 use mcp_conform_core::span::Span;
 
 use super::*;
@@ -26,6 +26,7 @@ fn auth(metadata: MetadataPlacement) -> ClientAuth {
         registration: true,
         metadata_documents: true,
         issuer_path: None,
+        issuer_metadata: IssuerMetadata::OAuth,
         mismatch: None,
         pre_registered: None,
         offline_access: false,
