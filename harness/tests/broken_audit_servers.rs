@@ -39,14 +39,15 @@ const fn over_http(bug: Bug) -> Bug {
 use Verdict::{Fail, NonStrict};
 
 /// A broken SHOULD is non-strict: still not a pass.
-const BUGS: [Bug; 18] = [
-    // Shown where a step follows: a duplicate after the last step may come too late.
+const BUGS: [Bug; 19] = [
     bug(
         "duplicate-response",
         "lifecycle.ping-before-initialize",
         "RPC-004",
         Fail,
     ),
+    // After the last step: the copy is in the same write, filed at shutdown.
+    bug("duplicate-response", "lifecycle.unknown-version", "RPC-004", Fail),
     bug(
         "answer-notifications",
         "base.notification-no-response",
