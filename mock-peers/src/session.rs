@@ -109,6 +109,9 @@ pub enum WaitError {
 
 /// How long a flooding peer gets to stop once we close its input.
 const FLOOD_GRACE: Duration = Duration::from_millis(200);
+/// Frames already arrived that a shutdown still files, at most (a peer
+/// still writing is not waited for).
+const ARRIVED_AT_SHUTDOWN: usize = 64;
 
 /// One connection to the peer under test, from the client side.
 #[derive(Debug)]
@@ -503,7 +506,21 @@ impl MockSession {
     }
 
     /// Ends the connection for good (close, grace period, kill the group).
+    /// What already arrived is filed first: a frame the peer sent right
+    /// after the last one a step awaited (a duplicated response, say) is
+    /// judged like the others.
     pub async fn shutdown(&mut self, grace: Duration) -> PeerExit {
+        let mut left = ARRIVED_AT_SHUTDOWN;
+        // The reader task gets its turn to hand over what it has read; then
+        // a deadline already past takes only what is ready (the wait polls
+        // the transport before its timer), never waiting for more.
+        tokio::task::yield_now().await;
+        let _ = self
+            .wait_for(Instant::now(), &mut DefaultHandler, |_| {
+                left -= 1;
+                (left == 0).then_some(())
+            })
+            .await;
         let exit = self.transport.shutdown(grace).await;
         self.closed.get_or_insert(exit).clone()
     }

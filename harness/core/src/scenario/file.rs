@@ -676,7 +676,8 @@ pub struct AwaitStep {
 }
 
 /// `paginate`: call a list method until the result has no `nextCursor`.
-/// Checks that the walk ends within `max_pages` and that no item repeats.
+/// Checks that no item repeats and no `nextCursor` comes back (a walk that
+/// would never end); a walk still going after `max_pages` is not judged.
 #[derive(Debug, Clone, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct PaginateStep {
@@ -691,7 +692,7 @@ pub struct PaginateStep {
     /// the duplicate check. Default: the whole item.
     #[serde(default)]
     pub key: Option<Located<String>>,
-    /// Stop (and fail) after this many pages (default 100).
+    /// Stop after this many pages (default 100), not judging the walk.
     #[serde(default)]
     pub max_pages: Option<u32>,
     /// Matcher every page's result must satisfy.
