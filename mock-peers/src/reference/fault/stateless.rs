@@ -68,6 +68,16 @@ impl FaultLayer {
         let params = message.get_mut("params").unwrap_or(&mut empty);
         match (self.fault, method) {
             (Fault::ModernAnswersCancelled, "notifications/cancelled") => return Some(Inbound::default()),
+            (Fault::ModernUnknownCancelAnswered, "notifications/cancelled") => {
+                let id = params.get("requestId").map(id_key).unwrap_or_default();
+                if self.state().requests.contains_key(&id) {
+                    return None;
+                }
+                return Some(Inbound {
+                    answer: Some(error(&Value::Null, code::INVALID_PARAMS, "no such request")),
+                    ..Inbound::default()
+                });
+            }
             (Fault::ModernMissingMetaAccepted, _) if is_request => {
                 let meta = &mut params["_meta"];
                 if meta.get(PROTOCOL_VERSION).is_none() {
