@@ -106,6 +106,15 @@ impl FaultLayer {
                 }
                 meta.remove(LOG_LEVEL);
             }
+            (Fault::ModernInvalidParamsInternal, "tools/call")
+                if params.get("arguments").is_some_and(|a| !a.is_object()) =>
+            {
+                let id = message.get("id").cloned().unwrap_or(Value::Null);
+                return Some(Inbound {
+                    answer: Some(error(&id, code::INTERNAL_ERROR, "internal error")),
+                    ..Inbound::default()
+                });
+            }
             (Fault::ModernInputForUndeclaredCapability, "tools/call") => {
                 params["_meta"][CLIENT_CAPABILITIES] =
                     json!({ "elicitation": { "form": {}, "url": {} }, "sampling": {}, "roots": {} });
