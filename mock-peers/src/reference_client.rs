@@ -187,6 +187,7 @@ crate::faults::faults! {
         "client.sampling.no-answer", "client.sampling.tools-undeclared",
         "client.sampling.undeclared", "client.stateless.fallback",
     ];
+    ModernNoCancelOnTimeout = "modern-no-cancel-on-timeout", "LIFE-015", "Under 2026-07-28, a request that timed out is abandoned without notifications/cancelled." => ["client.cancellation.own-timeout-stateless"];
     ModernNoProbe = "modern-no-probe", "MODN-009", "On stdio, it opens with initialize and probes server/discover only once initialize is refused." => [
         "client.elicitation.accept", "client.elicitation.cancel", "client.elicitation.decline",
         "client.elicitation.defaults", "client.elicitation.no-answer", "client.list-changed.tools",
@@ -548,6 +549,16 @@ impl Host {
             .map_err(|e| e.to_string())
     }
 
+    /// Whether a request that timed out is given up without a cancellation:
+    /// always with `no-cancel-on-timeout`, in the stateless era with its modern twin.
+    fn abandons_without_cancel(&self) -> bool {
+        match self.fault {
+            Some(ClientFault::NoCancelOnTimeout) => true,
+            Some(ClientFault::ModernNoCancelOnTimeout) => self.stateless,
+            _ => false,
+        }
+    }
+
     /// Waits for the answer to the request `id` (see [`Host::call`]).
     async fn answer_to(&mut self, method: &str, id: &Value, timeout: Duration) -> Result<Value, String> {
         let outcome = self.serve(Some(id), Instant::now() + timeout).await;
@@ -555,7 +566,7 @@ impl Host {
         match outcome {
             Ok(response) => Ok(response.map_or(Value::Null, |r| r.message)),
             Err(WaitError::TimedOut) if method == "initialize" => Err("initialize: no answer".into()),
-            Err(WaitError::TimedOut) if self.fault == Some(ClientFault::NoCancelOnTimeout) => Ok(Value::Null),
+            Err(WaitError::TimedOut) if self.abandons_without_cancel() => Ok(Value::Null),
             Err(WaitError::TimedOut) => {
                 self.session
                     .cancel(id, Some("timed out"))

@@ -595,7 +595,7 @@ async fn the_modern_faults_leave_a_legacy_conversation_alone() {
             (fault, together.spawn_local(run))
         })
         .collect();
-    assert_eq!(runs.len(), 11);
+    assert_eq!(runs.len(), 12);
     together
         .run_until(async {
             for (fault, run) in runs {

@@ -258,6 +258,12 @@ crate::faults::faults! {
     ModernHttpGetAllowed = "modern-http-get-allowed", "HTTP-026", "Over HTTP under 2026-07-28, GET on the endpoint opens an event stream and DELETE gets 200, instead of 405." => ["http.stateless-no-sessions"];
     ModernHttpHeaderMismatchIgnored = "modern-http-header-mismatch-ignored", "HTTP-021", "Over HTTP under 2026-07-28, MCP-Protocol-Version, Mcp-Method, Mcp-Name and Mcp-Param headers that are missing or disagree with the body are not refused." => ["http.stateless-headers", "http.stateless-param-headers"];
     ModernHttpUnknownMethod200 = "modern-http-unknown-method-200", "HTTP-022", "Over HTTP under 2026-07-28, an unknown method is answered with status 200 instead of 404." => ["http.stateless-errors"];
+    ModernInvalidParamsInternal = "modern-invalid-params-internal", "RPC-012", "Under 2026-07-28, a tools/call whose arguments are not an object gets -32603 (internal error) instead of -32602." => ["base.invalid-params-stateless"];
+    ModernDiesOnLateCancel = "modern-dies-on-late-cancel", "CANC-005", "Under 2026-07-28, a cancellation of a request already answered kills the server." => ["cancellation.after-response-stateless"];
+    ModernUnknownCancelAnswered = "modern-unknown-cancel-answered", "CANC-004", "Under 2026-07-28, a cancellation of a request the server never saw is answered with an error." => ["cancellation.unknown-request-stateless"];
+    ModernHttpOriginIgnored = "modern-http-origin-ignored", "HTTP-003", "Over HTTP under 2026-07-28, Origin and Host are not checked, so a foreign site's page can reach the server (DNS rebinding)." => ["http.origin-stateless"];
+    ModernHttpNotification204 = "modern-http-notification-204", "HTTP-006", "Over HTTP under 2026-07-28, a POSTed notification is acknowledged with 204 No Content instead of 202." => ["http.notification-202-stateless"];
+    ModernHttpStreamLeftOpen = "modern-http-stream-left-open", "HTTP-008", "Over HTTP under 2026-07-28, an SSE answer stays open after its response." => ["http.post-answer-forms-stateless"];
     TaskCreatedFlat = "task-created-flat", "TASK-003", "A task-augmented tools/call is answered with the task's fields at the top of the result instead of under `task`." => [
         "tasks.cancel", "tasks.failing-tool", "tasks.lifecycle", "tasks.list", "tasks.required-tool",
     ];
@@ -495,7 +501,7 @@ impl FaultLayer {
             }
             return Inbound::pass(line.to_owned());
         };
-        if self.fault == Fault::DiesOnLateCancel && method == "notifications/cancelled" {
+        if self.dies_on_late_cancel() && method == "notifications/cancelled" {
             let id = message
                 .pointer("/params/requestId")
                 .map(id_key)
@@ -780,6 +786,17 @@ impl FaultLayer {
             _ => {}
         }
         false
+    }
+
+    /// Whether a late cancellation kills the server: always with
+    /// `dies-on-late-cancel`, once the connection speaks 2026-07-28 with its
+    /// modern twin.
+    fn dies_on_late_cancel(&self) -> bool {
+        match self.fault {
+            Fault::DiesOnLateCancel => true,
+            Fault::ModernDiesOnLateCancel => self.state().stateless,
+            _ => false,
+        }
     }
 
     /// Ends the process the way a crashing server would.

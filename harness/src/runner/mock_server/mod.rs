@@ -27,7 +27,7 @@ use std::time::Duration;
 use mcp_conform_core::Verdict;
 use mcp_conform_core::judge::opening;
 use mcp_conform_core::scenario::Scenario;
-use mcp_conform_core::scenario::model::{Reply, ServerModel};
+use mcp_conform_core::scenario::model::{Reply, ServerModel, TransportName};
 use mcp_conform_core::span::Span;
 use mcp_conform_core::version::{Era, ProtocolVersion, VersionSet};
 use mcp_mock_peers::session::{MockSession, PeerRequest, RequestHandler, WaitError, default_reply};
@@ -309,10 +309,14 @@ fn precondition(scenario: &Scenario, config: &RunConfig, over_http: bool) -> Opt
             scenario.versions
         ));
     }
-    let need = scenario.requires.transport.filter(|_| !over_http)?;
-    Some(format!(
-        "tests the {need} transport: the client must reach the mock server by {{url}}"
-    ))
+    let need = scenario.requires.transport?;
+    // The mock server speaks stdio through `{server}`, every HTTP transport at `{url}`.
+    let (needs_http, reach) = match need {
+        TransportName::Stdio => (false, "{server}"),
+        _ => (true, "{url}"),
+    };
+    (needs_http != over_http)
+        .then(|| format!("tests the {need} transport: the client must reach the mock server by {reach}"))
 }
 
 /// Makes the session serve the run's era: the stateless era has its own

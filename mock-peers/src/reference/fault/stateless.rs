@@ -68,6 +68,16 @@ impl FaultLayer {
         let params = message.get_mut("params").unwrap_or(&mut empty);
         match (self.fault, method) {
             (Fault::ModernAnswersCancelled, "notifications/cancelled") => return Some(Inbound::default()),
+            (Fault::ModernUnknownCancelAnswered, "notifications/cancelled") => {
+                let id = params.get("requestId").map(id_key).unwrap_or_default();
+                if self.state().requests.contains_key(&id) {
+                    return None;
+                }
+                return Some(Inbound {
+                    answer: Some(error(&Value::Null, code::INVALID_PARAMS, "no such request")),
+                    ..Inbound::default()
+                });
+            }
             (Fault::ModernMissingMetaAccepted, _) if is_request => {
                 let meta = &mut params["_meta"];
                 if meta.get(PROTOCOL_VERSION).is_none() {
@@ -95,6 +105,15 @@ impl FaultLayer {
                     return None;
                 }
                 meta.remove(LOG_LEVEL);
+            }
+            (Fault::ModernInvalidParamsInternal, "tools/call")
+                if params.get("arguments").is_some_and(|a| !a.is_object()) =>
+            {
+                let id = message.get("id").cloned().unwrap_or(Value::Null);
+                return Some(Inbound {
+                    answer: Some(error(&id, code::INTERNAL_ERROR, "internal error")),
+                    ..Inbound::default()
+                });
             }
             (Fault::ModernInputForUndeclaredCapability, "tools/call") => {
                 params["_meta"][CLIENT_CAPABILITIES] =

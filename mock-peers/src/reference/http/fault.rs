@@ -40,10 +40,8 @@ pub(super) fn before(
     let speaks_stateless = stateless::speaks_stateless(&parts.headers, &body);
     let headers = &mut parts.headers;
     match fault {
-        Fault::HttpOriginIgnored => {
-            headers.remove(header::ORIGIN);
-            headers.insert(header::HOST, HeaderValue::from_static("127.0.0.1"));
-        }
+        Fault::HttpOriginIgnored => ignore_origin(headers),
+        Fault::ModernHttpOriginIgnored if speaks_stateless => ignore_origin(headers),
         Fault::HttpVersionHeaderIgnored => {
             headers.remove(wire::headers::PROTOCOL_VERSION);
         }
@@ -66,6 +64,12 @@ pub(super) fn before(
         _ => {}
     }
     Ok(Inbound { parts, body })
+}
+
+/// Makes every request look as if it came from the server's own page.
+fn ignore_origin(headers: &mut HeaderMap) {
+    headers.remove(header::ORIGIN);
+    headers.insert(header::HOST, HeaderValue::from_static("127.0.0.1"));
 }
 
 /// Sets the mirrored headers to what the body says, whatever was sent.
@@ -133,6 +137,9 @@ pub(super) async fn after(
             parts.status = StatusCode::BAD_REQUEST;
             Response::from_parts(parts, body)
         }
+        Fault::ModernHttpNotification204 if speaks_stateless && status == StatusCode::ACCEPTED => {
+            status_only(StatusCode::NO_CONTENT)
+        }
         Fault::HttpPlainJsonRpc if status == StatusCode::ACCEPTED => status_only(StatusCode::NO_CONTENT),
         Fault::HttpPlainJsonRpc => as_plain_json(response).await,
         Fault::HttpNoPriming => rewrite_events(response, Duration::ZERO, |index, chunk| {
@@ -149,6 +156,9 @@ pub(super) async fn after(
         }),
         // The stream ends: hold it open anyway.
         Fault::HttpStreamLeftOpen => rewrite_events(response, HOLD, |_, chunk| Some(chunk)),
+        Fault::ModernHttpStreamLeftOpen if speaks_stateless => {
+            rewrite_events(response, HOLD, |_, chunk| Some(chunk))
+        }
         _ => response,
     }
 }
