@@ -144,3 +144,23 @@ fn a_bundled_scenario_cites_no_user_id() {
     .unwrap_err();
     assert!(shown.contains("unknown requirement `ACME-001`"), "{shown}");
 }
+
+#[test]
+fn a_spec_requirement_is_judged_at_its_catalogue_level_unless_the_step_says() {
+    // PAGE-005 is a SHOULD: a check citing it is never judged as a MUST.
+    let scenario = own(&format!(
+        "id: acme.d\ntitle: t\nrequirements: [PAGE-005]\n{STEPS}"
+    ))
+    .unwrap();
+    let levels: Vec<(String, Level)> = tags(&scenario)
+        .into_iter()
+        .map(|t| (t.requirement, t.level))
+        .collect();
+    assert_eq!(
+        levels,
+        [
+            ("PAGE-005".into(), Level::Should),
+            ("PAGE-005".into(), Level::May)
+        ]
+    );
+}

@@ -205,8 +205,8 @@ pub enum Handshake {
 }
 
 /// A step or expectation that may say how its checks are judged: `level`
-/// (MUST, SHOULD or MAY; default MUST, or the level your own catalogue gives
-/// the requirement cited) and `requirement` (default: the scenario's first;
+/// (MUST, SHOULD or MAY; default: the level the catalogue, yours or the
+/// spec's, gives the requirement cited, else MUST) and `requirement` (default: the scenario's first;
 /// none in a scenario of yours citing none: a product check). Each such item
 /// declares the two fields itself, since a shared struct would need
 /// `#[serde(flatten)]`, which loses `deny_unknown_fields` and the spans; the

@@ -283,11 +283,14 @@ impl Validator<'_> {
         }
         let requirement = requirement.map_or_else(|| self.default_requirement.clone(), |r| r.value.clone());
         let level = match level.map(|l| l.value) {
-            // A requirement of the user's is judged at the level they gave it.
+            // A step is judged at the level of the requirement it cites (the
+            // user's, or the spec's): a check is never stronger than its rule.
             None => self
                 .user
                 .and_then(|c| c.get(&requirement))
-                .map_or(Level::Must, |r| r.level),
+                .map(|r| r.level)
+                .or_else(|| catalogue().get(&requirement).map(|r| r.level))
+                .unwrap_or(Level::Must),
             Some(file::LevelName::Must) => Level::Must,
             Some(file::LevelName::Should) => Level::Should,
             Some(file::LevelName::May) => Level::May,
