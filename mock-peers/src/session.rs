@@ -275,6 +275,16 @@ impl MockSession {
         Ok(self.transcript.len() - 1)
     }
 
+    /// Files a message a raw HTTP exchange sent within this session (on
+    /// HTTP+SSE its answer arrives on the session's stream), so that the
+    /// answer is known for what it answers, not taken for a stray.
+    pub fn note_raw_post(&mut self, raw: &[u8]) {
+        if let Some(frame) = self.transport.raw_post_frame(raw) {
+            self.note_sent_ids(&classify(raw));
+            self.transcript.push(frame);
+        }
+    }
+
     /// Sends a request with `id` (or the next id); returns the id used.
     pub async fn request(
         &mut self,

@@ -112,6 +112,14 @@ impl Transport {
         }
     }
 
+    /// HTTP only: a raw exchange's POST, as a frame of the transcript.
+    pub fn raw_post_frame(&self, raw: &[u8]) -> Option<Frame> {
+        match self {
+            Transport::Http(http) => Some(http.raw_post_frame(raw)),
+            Transport::Stdio(_) | Transport::Stream(_) | Transport::HttpServer(_) => None,
+        }
+    }
+
     /// HTTP only: what a raw exchange within the session needs.
     pub fn http_facts(&self) -> Option<SessionFacts> {
         match self {

@@ -99,6 +99,15 @@ impl StepRunner<'_> {
                 holds || check.head_only
             })
         };
+        // HTTP+SSE answers a POST on the session's stream: the transcript
+        // holds the request, so its answer there is not judged a stray.
+        if facts.legacy
+            && request.method == "POST"
+            && request.url == facts.post_url
+            && let Some(body) = &request.body
+        {
+            self.session.note_raw_post(body);
+        }
         let got = exchange(&request, step.timeout, settled).await;
         let value = got.to_value();
         if let Some(require) = &step.require

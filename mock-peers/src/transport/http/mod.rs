@@ -426,6 +426,13 @@ impl HttpTransport {
         self.shared.state().session_id.clone()
     }
 
+    /// A message a raw exchange POSTed within this session, as the
+    /// transcript shows it: on HTTP+SSE its answer comes on the session's
+    /// stream, so the transcript must hold what it answers.
+    pub fn raw_post_frame(&self, raw: &[u8]) -> Frame {
+        self.shared.sent_frame(raw, &HeaderMap::new(), "raw")
+    }
+
     /// What a raw exchange needs to speak within this session.
     pub fn facts(&self) -> SessionFacts {
         let state = self.shared.state();
