@@ -81,6 +81,14 @@ fn tags(scenario: &Scenario) -> Vec<CheckTag> {
         .collect()
 }
 
+/// Each check's requirement and level, in order.
+fn levels(scenario: &Scenario) -> Vec<(String, Level)> {
+    tags(scenario)
+        .into_iter()
+        .map(|t| (t.requirement, t.level))
+        .collect()
+}
+
 const STEPS: &str = "steps:\n  \
     - request: { method: tools/list, expect: { result: {} } }\n  \
     - request: { method: tools/list, expect: { level: MAY, result: {} } }\n";
@@ -89,19 +97,12 @@ const STEPS: &str = "steps:\n  \
 fn a_scenario_of_the_users_citing_nothing_makes_product_checks_at_must() {
     let scenario = own(&format!("id: acme.a\ntitle: t\n{STEPS}")).unwrap();
     assert!(scenario.requirements.is_empty() && scenario.cited.is_empty());
-    let levels: Vec<(String, Level)> = tags(&scenario)
-        .into_iter()
-        .map(|t| (t.requirement, t.level))
-        .collect();
+    let judged = levels(&scenario);
     let product = NO_REQUIREMENT.to_owned();
-    assert_eq!(levels, [(product.clone(), Level::Must), (product, Level::May)]);
+    assert_eq!(judged, [(product.clone(), Level::Must), (product, Level::May)]);
     // `requirements: []` says the same.
     let empty = own(&format!("id: acme.a\ntitle: t\nrequirements: []\n{STEPS}")).unwrap();
-    let empty_levels: Vec<(String, Level)> = tags(&empty)
-        .into_iter()
-        .map(|t| (t.requirement, t.level))
-        .collect();
-    assert_eq!(empty_levels, levels);
+    assert_eq!(levels(&empty), judged);
 }
 
 #[test]
@@ -110,12 +111,9 @@ fn a_users_requirement_is_judged_at_its_own_level_unless_the_step_says() {
         "id: acme.b\ntitle: t\nrequirements: [ACME-002, TOOL-002]\n{STEPS}"
     ))
     .unwrap();
-    let levels: Vec<(String, Level)> = tags(&scenario)
-        .into_iter()
-        .map(|t| (t.requirement, t.level))
-        .collect();
+    let judged = levels(&scenario);
     assert_eq!(
-        levels,
+        judged,
         [
             ("ACME-002".into(), Level::Should),
             ("ACME-002".into(), Level::May)
@@ -152,12 +150,9 @@ fn a_spec_requirement_is_judged_at_its_catalogue_level_unless_the_step_says() {
         "id: acme.d\ntitle: t\nrequirements: [PAGE-005]\n{STEPS}"
     ))
     .unwrap();
-    let levels: Vec<(String, Level)> = tags(&scenario)
-        .into_iter()
-        .map(|t| (t.requirement, t.level))
-        .collect();
+    let judged = levels(&scenario);
     assert_eq!(
-        levels,
+        judged,
         [
             ("PAGE-005".into(), Level::Should),
             ("PAGE-005".into(), Level::May)
