@@ -34,9 +34,11 @@ mod http;
 mod interaction;
 mod silence;
 mod task;
+mod walk;
 
 pub use http::transport_mismatch;
 use interaction::Subscribed;
+use walk::WalkProblems;
 
 /// Why the steps stopped early.
 #[derive(Debug, Clone, PartialEq)]
@@ -878,11 +880,8 @@ impl<'s> StepRunner<'s> {
             Err(stop) => return stop,
         };
         let mut items: Vec<Value> = Vec::new();
-        let mut keys = BTreeSet::new();
-        let mut problems = Vec::new();
+        let mut problems = WalkProblems::default();
         let mut cursor: Option<Value> = None;
-        // Every cursor followed: one coming back means the walk never ends.
-        let mut followed = BTreeSet::new();
         let mut pages = 0;
         // A long list of fresh pages is no fault (the spec sets no length):
         // a walk that reaches `max_pages` stops there, not judged.
@@ -905,7 +904,7 @@ impl<'s> StepRunner<'s> {
             let response = match self.wait(Wait::Response(&id), deadline, &[]).await {
                 Ok(got) => got.message(),
                 Err(WaitError::TimedOut) => {
-                    problems.push(format!(
+                    problems.listing.push(format!(
                         "no response to page {pages} within {} ms",
                         walk.timeout.as_millis()
                     ));
@@ -914,7 +913,7 @@ impl<'s> StepRunner<'s> {
                 Err(error) => return self.peer_gone(tag, &error),
             };
             let Some(result) = response.get("result") else {
-                problems.push(format!("page {pages} was answered with {}", summarize(&response)));
+                problems.refused(pages, cursor.is_some(), &summarize(&response));
                 break;
             };
             if let Some(matcher) = &walk.expect_page {
@@ -923,15 +922,15 @@ impl<'s> StepRunner<'s> {
             let page_items = match result.get(&walk.items) {
                 Some(Value::Array(page)) => page.clone(),
                 _ => {
-                    problems.push(format!("page {pages} has no `{}` array", walk.items));
+                    problems
+                        .listing
+                        .push(format!("page {pages} has no `{}` array", walk.items));
                     break;
                 }
             };
             for item in &page_items {
-                if let Some(key) = walk.key.as_deref().and_then(|pointer| item.pointer(pointer))
-                    && !keys.insert(key.to_string())
-                {
-                    problems.push(format!("{key} appears on more than one page or twice"));
+                if let Some(key) = walk.key.as_deref().and_then(|pointer| item.pointer(pointer)) {
+                    problems.item(key, pages);
                 }
                 if let Some(matcher) = &walk.expect_item {
                     self.keep_failure(format!("an item of {}", walk.method), tag, matcher, item);
@@ -940,12 +939,7 @@ impl<'s> StepRunner<'s> {
             items.extend(page_items);
             match result.get("nextCursor") {
                 None | Some(Value::Null) => break,
-                Some(next) if !followed.insert(next.to_string()) => {
-                    problems.push(format!(
-                        "page {pages}'s nextCursor {next} was followed before: the walk would never end"
-                    ));
-                    break;
-                }
+                Some(next) if !problems.follows(next, pages) => break,
                 Some(next) => cursor = Some(next.clone()),
             }
         }
@@ -963,10 +957,24 @@ impl<'s> StepRunner<'s> {
             );
             self.checks.push(check);
         }
-        self.checks.push(if !problems.is_empty() {
-            Check::broken_for(name, tag, problems.join("\n"))
-        } else if cut_short {
-            let note = format!("still a new nextCursor after {pages} pages; the rest is not walked");
+        if !problems.paging.is_empty() {
+            let paging = defaults::paging_tag(tag);
+            self.checks
+                .push(Check::broken_for(&name, &paging, problems.paging.join("\n")));
+        }
+        // A list not seen to its end gets no pass from the step's rule.
+        let unseen = if cut_short {
+            Some(format!(
+                "still a new nextCursor after {pages} pages; the rest is not walked"
+            ))
+        } else {
+            problems
+                .stopped_at
+                .map(|page| format!("paging broke at page {page}; the rest is not walked"))
+        };
+        self.checks.push(if !problems.listing.is_empty() {
+            Check::broken_for(name, tag, problems.listing.join("\n"))
+        } else if let Some(note) = unseen {
             Check::broken_for(name, tag, note).with_verdict(Verdict::NotObserved)
         } else {
             Check::pass_for(name, tag)

@@ -85,6 +85,19 @@ pub fn listen_refused_tag(step: &CheckTag) -> CheckTag {
     }
 }
 
+/// What a list walk's paging problems cite: a cursor that comes back, an
+/// item on two pages, or the server refusing a cursor it handed out break
+/// stable cursors (PAGE-005, a SHOULD), whatever rule the walk's step
+/// cites: that rule judges the listed items, not how they are paged. A step
+/// written at MAY is not made stronger.
+pub fn paging_tag(step: &CheckTag) -> CheckTag {
+    CheckTag {
+        requirement: cite::PAGE_005.into(),
+        level: step.level.max(Level::Should),
+        span: step.span,
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -119,6 +132,23 @@ mod tests {
     #[test]
     fn leaving_in_the_stateless_era_is_state_carried_between_requests() {
         assert_eq!(departure("RPC-008", true), ("MODN-004".into(), Level::Must));
+    }
+
+    /// A walk's paging problems cite stable cursors at its level (SHOULD),
+    /// not the listing scenario's MUST; a MAY step stays a MAY.
+    #[test]
+    fn paging_problems_cite_stable_cursors_at_most_at_should() {
+        let step = |level| CheckTag {
+            level,
+            requirement: "TOOL-002".into(),
+            span: Span::default(),
+        };
+        let cited = |level| {
+            let tag = paging_tag(&step(level));
+            (tag.requirement, tag.level)
+        };
+        assert_eq!(cited(Level::Must), ("PAGE-005".into(), Level::Should));
+        assert_eq!(cited(Level::May), ("PAGE-005".into(), Level::May));
     }
 
     /// A server seen gone by the liveness check after a silence window is

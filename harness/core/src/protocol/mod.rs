@@ -156,6 +156,7 @@ cites! {
     MRTR_004,
     MRTR_006,
     ORIGIN_001,
+    PAGE_005,
     PING_001,
     PING_002,
     PROG_001,
