@@ -162,6 +162,50 @@ fn a_server_that_never_answers_gets_a_timeout_verdict_within_budget() {
     );
 }
 
+/// The server answers `initialize` under its id, without `jsonrpc`: an
+/// answer, broken (RPC-001), not silence. Its cases fail at once, those not
+/// started say why, and the run is a failure (1), not an infrastructure
+/// error (3). Before, each case waited out the startup timeout.
+#[test]
+fn a_server_answering_initialize_without_jsonrpc_fails_and_the_rest_say_why() {
+    let profile = fixture("fixtures/servers/unusual.profile.yaml");
+    let server = format!(
+        "python3 {} bug=no-jsonrpc",
+        fixture("fixtures/servers/unusual.py")
+    );
+    let run = judge(
+        &["run", "--profile", &profile, "--stdio", &server],
+        Duration::from_secs(60),
+    );
+    assert_eq!(run.code(), Some(1), "{}", run.stdout());
+    let verdicts = |verdict| run.report.cases.iter().filter(move |c| c.verdict == verdict);
+    assert!(verdicts(Verdict::Fail).count() >= 2, "{}", run.stdout());
+    for case in verdicts(Verdict::Fail) {
+        let initialize = case.checks.iter().find(|c| c.name == "answer to initialize");
+        let initialize = initialize.unwrap_or_else(|| panic!("{}: no initialize check", case.scenario));
+        assert_eq!(
+            (initialize.requirement.as_str(), initialize.verdict),
+            ("RPC-001", Verdict::Fail)
+        );
+        let message = initialize.message.as_deref().unwrap_or_default();
+        assert!(
+            message.starts_with("the server answered initialize with a message that is not JSON-RPC 2.0"),
+            "{message}"
+        );
+    }
+    let not_run: Vec<_> = verdicts(Verdict::NotObserved).collect();
+    assert!(!not_run.is_empty(), "{}", run.stdout());
+    for case in not_run {
+        let note = case.note.as_deref().unwrap_or_default();
+        assert!(
+            note.starts_with("not run: the peer answered only with messages that are not JSON-RPC 2.0"),
+            "{}: {note}",
+            case.scenario
+        );
+    }
+    assert_eq!(verdicts(Verdict::Error).count(), 0, "{}", run.stdout());
+}
+
 #[test]
 fn a_server_that_crashes_mid_scenario_is_reported_with_its_exit_status() {
     let script = fixture("fixtures/servers/crash-after-initialize.sh");

@@ -42,6 +42,12 @@ pub async fn handshake(runner: &mut StepRunner<'_>, config: &RunConfig) -> Hands
     };
     let response = match runner.wait(Wait::Response(&id), deadline, &[]).await {
         Ok(got) => got.message(),
+        Err(WaitError::Malformed { invalid, .. }) => {
+            runner
+                .checks
+                .push(handshake::not_json_rpc(scenario.span, &invalid));
+            return Handshaken::Stopped(Stop::Done);
+        }
         Err(error) => {
             let message = match error {
                 WaitError::TimedOut => {

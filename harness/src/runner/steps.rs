@@ -558,10 +558,10 @@ impl<'s> StepRunner<'s> {
                 (check, Some(response))
             }
             Err(WaitError::TimedOut) if admits_silence => (Check::pass_for(name, tag), None),
-            Err(error @ (WaitError::TimedOut | WaitError::Stray(_))) => {
+            Err(error @ (WaitError::TimedOut | WaitError::Stray(_) | WaitError::Malformed { .. })) => {
                 // Unanswered is a MUST failure whatever the expectation's
                 // level, and a precondition that cannot hold stops the scenario.
-                if let WaitError::Stray(_) = error {
+                if error != WaitError::TimedOut {
                     missing = format!("{missing}: {}", self.describe(&error));
                 }
                 let check = match judge.raw {
@@ -911,6 +911,10 @@ impl<'s> StepRunner<'s> {
                     ));
                     break;
                 }
+                Err(error @ WaitError::Malformed { .. }) => {
+                    problems.push(format!("page {pages}: {}", self.describe(&error)));
+                    break;
+                }
                 Err(error) => return self.peer_gone(tag, &error),
             };
             let Some(result) = response.get("result") else {
@@ -1161,6 +1165,10 @@ impl<'s> StepRunner<'s> {
             WaitError::Stray(got) => format!(
                 "a response came with id {}, which was never sent",
                 got.message.get("id").unwrap_or(&Value::Null)
+            ),
+            WaitError::Malformed { answer, invalid } => format!(
+                "the answer under id {} is not JSON-RPC 2.0: {invalid}",
+                answer.message.get("id").unwrap_or(&Value::Null)
             ),
         }
     }

@@ -273,7 +273,7 @@ impl<'s> StepRunner<'s> {
         let deadline = Instant::now() + timeout;
         match self.wait(Wait::Response(&id), deadline, answers).await {
             Ok(got) => Ok(got.message()),
-            Err(error @ (WaitError::TimedOut | WaitError::Stray(_))) => {
+            Err(error @ (WaitError::TimedOut | WaitError::Stray(_) | WaitError::Malformed { .. })) => {
                 let message = format!(
                     "no response to {method} (id {id}) within {} ms: {}",
                     timeout.as_millis(),
