@@ -42,10 +42,9 @@ pub async fn handshake(runner: &mut StepRunner<'_>, config: &RunConfig) -> Hands
     };
     let response = match runner.wait(Wait::Response(&id), deadline, &[]).await {
         Ok(got) => got.message(),
-        Err(WaitError::Malformed { invalid, .. }) => {
-            runner
-                .checks
-                .push(handshake::not_json_rpc(scenario.span, &invalid));
+        Err(WaitError::Malformed { answer, invalid }) => {
+            let check = handshake::not_json_rpc(scenario.span, &answer.message, &invalid);
+            runner.checks.push(check);
             return Handshaken::Stopped(Stop::Done);
         }
         Err(error) => {

@@ -1,11 +1,11 @@
 //! The `initialize` handshake: whether it was answered, whether the answer
-//! is JSON-RPC at all (RPC-001), how it reads (LIFE-003, LIFE-005), and the
+//! is JSON-RPC at all (RPC-001, RPC-005), how it reads (LIFE-003, LIFE-005), and the
 //! expectation `initialized` is sent under (LIFE-007).
 
 use serde_json::Value;
 
-use super::Check;
 use super::describe::summarize;
+use super::{Check, unanswered};
 use crate::Level;
 use crate::protocol::cite;
 use crate::scenario::model::CheckTag;
@@ -36,10 +36,10 @@ pub fn unanswered(span: Span, message: String) -> Check {
 
 /// The answer to `initialize` came under its id but is no JSON-RPC 2.0
 /// response (`invalid` says why): the server answered, wrongly.
-pub fn not_json_rpc(span: Span, invalid: &Invalid) -> Check {
+pub fn not_json_rpc(span: Span, answer: &Value, invalid: &Invalid) -> Check {
     let message =
         format!("the server answered initialize with a message that is not JSON-RPC 2.0: {invalid}");
-    Check::broken("answer to initialize", cite::RPC_001, Level::Must, span, message)
+    unanswered::not_json_rpc("answer to initialize", span, answer, message)
 }
 
 /// Reads the answer to `initialize` of a scenario that applies to `versions`.
