@@ -5,9 +5,9 @@
 use std::time::Duration;
 
 use common::cli::mcp_conform;
-use common::report::judge;
+use common::report::{Judged, judge};
 use http_server::{free_port, start};
-use mcp_conform_report::{Report, Verdict};
+use mcp_conform_report::{CheckResult, Report, Verdict};
 
 mod common;
 mod http_server;
@@ -159,6 +159,78 @@ fn a_server_that_never_answers_gets_a_timeout_verdict_within_budget() {
     assert!(
         stdout.contains("no answer to initialize within 1000 ms"),
         "{stdout}"
+    );
+}
+
+/// A run of `fixtures/servers/unusual.py` with `bug` switched on, over stdio.
+fn run_unusual(bug: &str, args: &[&str]) -> Judged {
+    let profile = fixture("fixtures/servers/unusual.profile.yaml");
+    let server = format!("python3 {} bug={bug}", fixture("fixtures/servers/unusual.py"));
+    let mut all = vec!["run", "--profile", &profile, "--stdio", &server];
+    all.extend_from_slice(args);
+    judge(&all, Duration::from_secs(60))
+}
+
+/// `check` failed under `requirement`, its message ending in `says`.
+fn assert_fails_under(check: &CheckResult, requirement: &str, says: &str) {
+    assert_eq!(
+        (check.requirement.as_str(), check.verdict),
+        (requirement, Verdict::Fail)
+    );
+    let message = check.message.as_deref().unwrap_or_default();
+    assert!(message.ends_with(says), "{message}");
+}
+
+/// The server answers `initialize` under its id, without `jsonrpc`: an
+/// answer, broken (RPC-001), not silence. Its cases fail at once, those not
+/// started say why, and the run is a failure (1), not an infrastructure
+/// error (3). Before, each case waited out the startup timeout.
+#[test]
+fn a_server_answering_initialize_without_jsonrpc_fails_and_the_rest_say_why() {
+    let run = run_unusual("no-jsonrpc", &[]);
+    assert_eq!(run.code(), Some(1), "{}", run.stdout());
+    let verdicts = |verdict| run.report.cases.iter().filter(move |c| c.verdict == verdict);
+    assert!(verdicts(Verdict::Fail).count() >= 2, "{}", run.stdout());
+    for case in verdicts(Verdict::Fail) {
+        let initialize = case.checks.iter().find(|c| c.name == "answer to initialize");
+        let initialize = initialize.unwrap_or_else(|| panic!("{}: no initialize check", case.scenario));
+        assert_fails_under(
+            initialize,
+            "RPC-001",
+            "the server answered initialize with a message that is not JSON-RPC 2.0: `jsonrpc` member is missing",
+        );
+    }
+    let not_run: Vec<_> = verdicts(Verdict::NotObserved).collect();
+    assert!(!not_run.is_empty(), "{}", run.stdout());
+    for case in not_run {
+        let note = case.note.as_deref().unwrap_or_default();
+        assert!(
+            note.starts_with("not run: the peer answered only with messages that are not JSON-RPC 2.0"),
+            "{}: {note}",
+            case.scenario
+        );
+    }
+    assert_eq!(verdicts(Verdict::Error).count(), 0, "{}", run.stdout());
+}
+
+/// A step's request answered under its id with both `result` and `error`:
+/// the answer came, broken (RPC-005, as the frame checker cites it), and the
+/// step says so at once instead of waiting out its timeout for another.
+#[test]
+fn a_step_answered_with_a_message_that_is_not_json_rpc_fails_under_its_envelope_rule() {
+    let run = run_unusual("error-with-result", &["--filter", "tools.unknown-tool"]);
+    assert_eq!(run.code(), Some(1), "{}", run.stdout());
+    let checks = run.report.cases.iter().flat_map(|case| &case.checks);
+    let step = checks
+        .filter(|c| c.name == "response to tools/call")
+        .collect::<Vec<_>>();
+    let [step] = step.as_slice() else {
+        panic!("not one check of the step: {}", run.stdout());
+    };
+    assert_fails_under(
+        step,
+        "RPC-005",
+        "is not JSON-RPC 2.0: a response has both `result` and `error`",
     );
 }
 

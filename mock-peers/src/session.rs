@@ -24,7 +24,7 @@ use std::time::Duration;
 use mcp_conform_core::protocol::{input_requests, is_input_required};
 use mcp_conform_core::scenario::model::Reply;
 use mcp_conform_core::wire::jsonrpc::{self, RpcError};
-use mcp_conform_core::wire::{Classified, Frame, RequestId, classify};
+use mcp_conform_core::wire::{Classified, Frame, Invalid, RequestId, classify, malformed_answer};
 use serde_json::{Map, Value, json};
 use tokio::time::Instant;
 
@@ -105,6 +105,9 @@ pub enum WaitError {
     /// A response came with an id we never sent (`"1"` for `1`, say): the
     /// response waited for will not come under the id asked for.
     Stray(Received),
+    /// The answer under the id waited for is no valid JSON-RPC response
+    /// (`invalid` says why): it came, and will not come again.
+    Malformed { answer: Received, invalid: Invalid },
 }
 
 /// How long a flooding peer gets to stop once we close its input.
@@ -122,6 +125,8 @@ pub struct MockSession {
     /// Every request id we used, to tell a stray response from a late one.
     sent_ids: HashSet<RequestId>,
     responses: Vec<(Option<RequestId>, Received)>,
+    /// Answers under ids we sent that are no valid JSON-RPC responses.
+    malformed: Vec<(RequestId, Received, Invalid)>,
     notifications: Vec<Received>,
     peer_requests: Vec<PeerRequest>,
     closed: Option<PeerExit>,
@@ -147,6 +152,7 @@ impl MockSession {
             next_id: 1,
             sent_ids: HashSet::new(),
             responses: Vec::new(),
+            malformed: Vec::new(),
             notifications: Vec::new(),
             peer_requests: Vec::new(),
             closed: None,
@@ -402,6 +408,10 @@ impl MockSession {
                 return Some(Err(WaitError::Stray(stray)));
             }
             let wanted = wanted.as_ref()?;
+            if let Some(pos) = s.malformed.iter().position(|(id, ..)| id == wanted) {
+                let (_, answer, invalid) = s.malformed.remove(pos);
+                return Some(Err(WaitError::Malformed { answer, invalid }));
+            }
             s.claim(|i| i.unanswered.contains(wanted)).map(Err)
         })
         .await?
@@ -627,8 +637,16 @@ impl MockSession {
                 let reply = handler.answer(&request);
                 self.answer(&request.id, reply).await?;
             }
-            // Batches and invalid frames stay in the transcript for the checker.
-            Classified::Batch(_) | Classified::Invalid(_) => {}
+            // Batches and invalid frames stay in the transcript for the
+            // checker; an invalid answer to our request also ends its wait.
+            Classified::Invalid(_) => {
+                if let Some((id, invalid)) = malformed_answer(&self.transcript[index].raw)
+                    && self.sent_ids.contains(&id)
+                {
+                    self.malformed.push((id, received(message), invalid));
+                }
+            }
+            Classified::Batch(_) => {}
         }
         Ok(())
     }
@@ -789,16 +807,21 @@ mod tests {
     /// A peer that sends one request of its own, then echoes our request back as a result.
     const SCRIPT: &str = r#"sh -c 'read line; echo "{\"jsonrpc\":\"2.0\",\"method\":\"notifications/message\",\"params\":{}}"; echo "{\"jsonrpc\":\"2.0\",\"id\":7,\"method\":\"ping\"}"; read answer; echo "$answer" >&2; echo "{\"jsonrpc\":\"2.0\",\"id\":1,\"result\":{}}"; sleep 5'"#;
 
+    /// A session with the peer `script`, and how the wait for the answer
+    /// to our first request (`method`) ended.
+    async fn first_answer(script: &str, method: &str) -> (MockSession, Result<Received, WaitError>) {
+        let transport = StdioTransport::spawn(&StdioCommand::parse(script).unwrap()).unwrap();
+        let mut session = MockSession::new(transport);
+        let id = session.request(method, None, None).await.unwrap();
+        let deadline = Instant::now() + Duration::from_secs(5);
+        let waited = session.wait_response(&id, deadline, &mut DefaultHandler).await;
+        (session, waited)
+    }
+
     #[tokio::test]
     async fn requests_answers_and_notifications_are_kept_apart() {
-        let transport = StdioTransport::spawn(&StdioCommand::parse(SCRIPT).unwrap()).unwrap();
-        let mut session = MockSession::new(transport);
-        let id = session.request("tools/list", None, None).await.unwrap();
-        let deadline = Instant::now() + Duration::from_secs(5);
-        let response = session
-            .wait_response(&id, deadline, &mut DefaultHandler)
-            .await
-            .unwrap();
+        let (mut session, waited) = first_answer(SCRIPT, "tools/list").await;
+        let response = waited.unwrap();
         assert_eq!(response.message["result"], json!({}));
         assert_eq!(session.notifications().len(), 1);
         assert_eq!(session.peer_requests()[0].method, "ping");
@@ -815,6 +838,23 @@ mod tests {
         assert_eq!(timeout.unwrap_err(), WaitError::TimedOut);
         let exit = session.shutdown(Duration::from_millis(50)).await;
         assert!(exit.signal.is_some());
+    }
+
+    /// A peer that answers its first request without `jsonrpc`, then a
+    /// request we never sent the same way.
+    const NO_JSONRPC: &str =
+        r#"sh -c 'read line; echo "{\"id\":9,\"result\":{}}"; echo "{\"id\":1,\"result\":{}}"; sleep 5'"#;
+
+    #[tokio::test]
+    async fn an_answer_that_is_not_json_rpc_ends_the_wait_for_it() {
+        let (mut session, waited) = first_answer(NO_JSONRPC, "initialize").await;
+        let Err(WaitError::Malformed { answer, invalid }) = waited else {
+            panic!("not a malformed answer: {waited:?}");
+        };
+        // The frame under id 9 (never sent) is no answer: the wait went on past it.
+        assert_eq!((answer.index, answer.message["id"].clone()), (2, json!(1)));
+        assert_eq!(invalid.to_string(), "`jsonrpc` member is missing");
+        session.shutdown(Duration::from_millis(50)).await;
     }
 
     /// A stateless peer that asks for input once, then answers the retry.

@@ -455,7 +455,8 @@ impl<'s> Peer<'s> {
             Ok(Value::Null) => Answer::Ignored,
             Ok(frame) => Answer::Response(frame),
             Err(WaitError::Stray(received)) => Answer::Response(received.message),
-            Err(WaitError::TimedOut) => Answer::NoAnswer {
+            // An answer that is no JSON-RPC is no answer the oracle can read.
+            Err(WaitError::TimedOut | WaitError::Malformed { .. }) => Answer::NoAnswer {
                 still_answers_ping: runtime
                     .block_on(connected.request("ping", json!({}), PING_TIMEOUT))
                     .is_ok(),

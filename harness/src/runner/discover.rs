@@ -38,7 +38,7 @@ pub async fn discover(runner: &mut StepRunner<'_>, config: &RunConfig) -> Handsh
             );
             return Handshaken::Stopped(Stop::halted(Verdict::NotObserved, note));
         }
-        Err(error @ WaitError::Stray(_)) => {
+        Err(error @ (WaitError::Stray(_) | WaitError::Malformed { .. })) => {
             // The frame checker reports the stray id (RPC-004).
             let note = format!("{DISCOVER} was not answered: {}", runner.describe(&error));
             return Handshaken::Stopped(Stop::halted(Verdict::Pass, note));

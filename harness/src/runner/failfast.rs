@@ -3,6 +3,9 @@
 //! timeout in every scenario. Once the first cases that reached it all
 //! heard nothing usable, the cases not yet started are not run: they get
 //! `error` with one shared reason. A case that heard the peer disarms it.
+//! A peer that did answer, but with messages that are not JSON-RPC (its
+//! cases failed at once, under RPC-001), is not broken infrastructure: the
+//! cases not started are then not-observed, and the run's failures stand.
 //! A server that accepted the run's first request (the authorization
 //! probe) and answered nothing within the startup timeout trips it before
 //! any case starts: each would wait that timeout again for its `initialize`.
@@ -11,7 +14,7 @@ use std::collections::HashSet;
 use std::sync::Mutex;
 
 use mcp_conform_core::Verdict;
-use mcp_conform_core::wire::{Classified, Direction, Frame, RequestId, classify};
+use mcp_conform_core::wire::{Classified, Direction, Frame, RequestId, classify, malformed_answer};
 
 use super::outcome::ScenarioOutcome;
 
@@ -22,14 +25,27 @@ const UNUSABLE_CASES: usize = 2;
 /// Whether the peer said anything usable in `transcript`: a request or a
 /// notification of its own, or a response under an id we sent.
 pub fn heard(transcript: &[Frame]) -> bool {
+    let sent = sent(transcript);
+    received(transcript).any(|frame| usable(&classify(&frame.raw), &sent))
+}
+
+/// Whether the peer answered a request we sent in `transcript` with a
+/// message that is not a JSON-RPC response (see [`malformed_answer`]).
+fn answered_malformed(transcript: &[Frame]) -> bool {
+    let sent = sent(transcript);
+    received(transcript).any(|frame| malformed_answer(&frame.raw).is_some_and(|(id, _)| sent.contains(&id)))
+}
+
+fn sent(transcript: &[Frame]) -> HashSet<RequestId> {
     let mut sent = HashSet::new();
     for frame in transcript.iter().filter(|f| f.direction == Direction::Sent) {
         sent_ids(&classify(&frame.raw), &mut sent);
     }
-    transcript
-        .iter()
-        .filter(|f| f.direction == Direction::Received)
-        .any(|frame| usable(&classify(&frame.raw), &sent))
+    sent
+}
+
+fn received(transcript: &[Frame]) -> impl Iterator<Item = &Frame> {
+    transcript.iter().filter(|f| f.direction == Direction::Received)
 }
 
 fn sent_ids(message: &Classified, ids: &mut HashSet<RequestId>) {
@@ -63,8 +79,12 @@ struct State {
     /// A case heard the peer: the peer is usable, never trip.
     disarmed: bool,
     unusable: usize,
-    /// Why the cases not yet started are not run, once tripped.
-    reason: Option<String>,
+    /// How many of those heard nothing at all (the others heard answers
+    /// that are not JSON-RPC).
+    silent: usize,
+    /// The verdict of the cases not yet started, and why they are not run,
+    /// once tripped.
+    reason: Option<(Verdict, String)>,
 }
 
 impl Tripwire {
@@ -83,15 +103,28 @@ impl Tripwire {
             return;
         }
         state.unusable += 1;
+        if !answered_malformed(&outcome.transcript) {
+            state.silent += 1;
+        }
         if state.unusable >= UNUSABLE_CASES && state.reason.is_none() {
             let why = outcome
                 .note
                 .clone()
                 .or_else(|| outcome.checks.iter().find_map(|c| c.message.clone()))
                 .unwrap_or_default();
-            state.reason = Some(format!(
-                "not run: the peer answered nothing usable in the first {UNUSABLE_CASES} scenarios ({}: {why}); --keep-going runs every scenario anyway",
-                outcome.id
+            let (verdict, what) = match state.silent {
+                0 => (
+                    Verdict::NotObserved,
+                    "answered only with messages that are not JSON-RPC 2.0",
+                ),
+                _ => (Verdict::Error, "answered nothing usable"),
+            };
+            state.reason = Some((
+                verdict,
+                format!(
+                    "not run: the peer {what} in the first {UNUSABLE_CASES} scenarios ({}: {why}); --keep-going runs every scenario anyway",
+                    outcome.id
+                ),
             ));
         }
     }
@@ -104,11 +137,14 @@ impl Tripwire {
     /// Trips before any case ran: the peer already proved unusable (`why`).
     pub fn trip(&self, why: &str) {
         let mut state = self.state.lock().unwrap_or_else(|e| e.into_inner());
-        state.reason = Some(format!("not run: {why}; --keep-going runs every scenario anyway"));
+        state.reason = Some((
+            Verdict::Error,
+            format!("not run: {why}; --keep-going runs every scenario anyway"),
+        ));
     }
 
-    /// Why a case about to start is not run, once tripped.
-    pub fn tripped(&self) -> Option<String> {
+    /// The verdict of a case about to start, and why it is not run, once tripped.
+    pub fn tripped(&self) -> Option<(Verdict, String)> {
         let state = self.state.lock().unwrap_or_else(|e| e.into_inner());
         state.reason.clone()
     }
@@ -161,7 +197,8 @@ mod tests {
         wire.observe(&outcome("c", Verdict::Pass, Some(false)));
         assert_eq!(wire.tripped(), None);
         wire.observe(&outcome("d", Verdict::Error, Some(false)));
-        let reason = wire.tripped().expect("tripped");
+        let (verdict, reason) = wire.tripped().expect("tripped");
+        assert_eq!(verdict, Verdict::Error);
         assert!(reason.contains("(d: no answer to initialize)"), "{reason}");
 
         let heard_once = Tripwire::default();
@@ -173,7 +210,39 @@ mod tests {
 
         let silent = Tripwire::default();
         silent.trip("it answered nothing");
-        let reason = silent.tripped().expect("tripped");
+        let (verdict, reason) = silent.tripped().expect("tripped");
+        assert_eq!(verdict, Verdict::Error);
         assert!(reason.starts_with("not run: it answered nothing;"), "{reason}");
+    }
+
+    /// A case that failed on an answer to `initialize` without `jsonrpc`.
+    fn malformed(id: &str) -> ScenarioOutcome {
+        ScenarioOutcome {
+            transcript: vec![
+                frame(Direction::Sent, INITIALIZE),
+                frame(Direction::Received, r#"{"id":1,"result":{}}"#),
+            ],
+            ..outcome(id, Verdict::Fail, Some(false))
+        }
+    }
+
+    #[test]
+    fn a_peer_answering_only_with_messages_that_are_not_json_rpc_leaves_the_rest_not_observed() {
+        let wire = Tripwire::default();
+        wire.observe(&malformed("a"));
+        assert_eq!(wire.tripped(), None);
+        wire.observe(&malformed("b"));
+        let (verdict, reason) = wire.tripped().expect("tripped");
+        assert_eq!(verdict, Verdict::NotObserved);
+        assert!(
+            reason.contains("not JSON-RPC 2.0 in the first 2 scenarios (b:"),
+            "{reason}"
+        );
+
+        // One case that heard nothing at all: the infrastructure may be at fault.
+        let mixed = Tripwire::default();
+        mixed.observe(&malformed("a"));
+        mixed.observe(&outcome("b", Verdict::Error, Some(false)));
+        assert_eq!(mixed.tripped().map(|(verdict, _)| verdict), Some(Verdict::Error));
     }
 }

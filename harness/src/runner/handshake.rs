@@ -42,6 +42,11 @@ pub async fn handshake(runner: &mut StepRunner<'_>, config: &RunConfig) -> Hands
     };
     let response = match runner.wait(Wait::Response(&id), deadline, &[]).await {
         Ok(got) => got.message(),
+        Err(WaitError::Malformed { answer, invalid }) => {
+            let check = handshake::not_json_rpc(scenario.span, &answer.message, &invalid);
+            runner.checks.push(check);
+            return Handshaken::Stopped(Stop::Done);
+        }
         Err(error) => {
             let message = match error {
                 WaitError::TimedOut => {

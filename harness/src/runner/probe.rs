@@ -157,7 +157,9 @@ async fn ask(config: &RunConfig, envelope: Option<Envelope>, method: &str, param
             Ok(received) => Answer::Message(received.message),
             Err(WaitError::Transport(refusal)) => Answer::Refused(refusal),
             // Under a wrong id, still the server's answer: the scenarios judge the id.
-            Err(WaitError::Stray(received)) => Answer::Message(received.message),
+            Err(WaitError::Stray(received) | WaitError::Malformed { answer: received, .. }) => {
+                Answer::Message(received.message)
+            }
             Err(WaitError::TimedOut | WaitError::Closed(_)) => Answer::Silent,
         },
         Err(error) => Answer::Unreachable(error.to_string()),

@@ -547,7 +547,7 @@ impl<'s> StepRunner<'s> {
         waited: Result<Got, WaitError>,
         judge: Judge<'_>,
         tag: &CheckTag,
-        mut missing: String,
+        missing: String,
     ) -> Result<Value, Stop> {
         let admits_silence = judge.expect.is_some_and(|e| e.expect.admits_silence());
         let (check, response) = match waited {
@@ -560,19 +560,14 @@ impl<'s> StepRunner<'s> {
                 (check, Some(response))
             }
             Err(WaitError::TimedOut) if admits_silence => (Check::pass_for(name, tag), None),
-            Err(error @ (WaitError::TimedOut | WaitError::Stray(_))) => {
+            Err(error @ (WaitError::TimedOut | WaitError::Stray(_) | WaitError::Malformed { .. })) => {
                 // Unanswered is a MUST failure whatever the expectation's
                 // level, and a precondition that cannot hold stops the scenario.
-                if let WaitError::Stray(_) = error {
-                    missing = format!("{missing}: {}", self.describe(&error));
-                }
-                let check = match judge.raw {
-                    true => Check::broken_for(name, tag, missing.clone()),
-                    false => unanswered::no_response(name, tag, missing.clone()),
-                };
+                let check = self.unanswered(name, tag, &error, missing, judge.raw);
+                let message = check.message.clone().unwrap_or_default();
                 self.checks.push(check);
                 return Err(match judge.require {
-                    true => Stop::halted(Verdict::Pass, missing),
+                    true => Stop::halted(Verdict::Pass, message),
                     false => Stop::Done,
                 });
             }
@@ -910,6 +905,10 @@ impl<'s> StepRunner<'s> {
                     ));
                     break;
                 }
+                Err(error @ WaitError::Malformed { .. }) => {
+                    problems.push(format!("page {pages}: {}", self.describe(&error)));
+                    break;
+                }
                 Err(error) => return self.peer_gone(tag, &error),
             };
             let Some(result) = response.get("result") else {
@@ -1160,6 +1159,31 @@ impl<'s> StepRunner<'s> {
         Stop::halted(Verdict::Pass, message)
     }
 
+    /// The check of a request `error` left without a usable response;
+    /// `missing` says none came. An answer that is no JSON-RPC breaks
+    /// RPC-001; silence, or an answer under an id never sent, the request's
+    /// own rule ([`unanswered`]), or its expectation's for `raw` text.
+    pub(super) fn unanswered(
+        &self,
+        name: String,
+        tag: &CheckTag,
+        error: &WaitError,
+        missing: String,
+        raw: bool,
+    ) -> Check {
+        let message = match error {
+            WaitError::TimedOut => missing,
+            WaitError::Malformed { answer, .. } => {
+                return unanswered::not_json_rpc(name, tag.span, &answer.message, self.describe(error));
+            }
+            other => format!("{missing}: {}", self.describe(other)),
+        };
+        match raw {
+            true => Check::broken_for(name, tag, message),
+            false => unanswered::no_response(name, tag, message),
+        }
+    }
+
     /// Words for a wait error.
     pub fn describe(&self, error: &WaitError) -> String {
         match error {
@@ -1169,6 +1193,10 @@ impl<'s> StepRunner<'s> {
             WaitError::Stray(got) => format!(
                 "a response came with id {}, which was never sent",
                 got.message.get("id").unwrap_or(&Value::Null)
+            ),
+            WaitError::Malformed { answer, invalid } => format!(
+                "the answer under id {} is not JSON-RPC 2.0: {invalid}",
+                answer.message.get("id").unwrap_or(&Value::Null)
             ),
         }
     }

@@ -227,10 +227,10 @@ impl Worker<'_> {
                     continue;
                 }
             };
-            if let Some(note) = self.stop_reason("interrupted before it started") {
+            if let Some((verdict, note)) = self.stop_reason("interrupted before it started") {
                 let outcome = ScenarioOutcome {
                     version: Some(version),
-                    ..ScenarioOutcome::unrun(scenario, Verdict::Error, note)
+                    ..ScenarioOutcome::unrun(scenario, verdict, note)
                 };
                 finished(index, outcome);
                 continue;
@@ -247,9 +247,9 @@ impl Worker<'_> {
             let outcome = runtime.block_on(async {
                 tokio::select! {
                     outcome = run_scenario(scenario, &config) => outcome,
-                    note = self.stopped("interrupted (its peer was stopped)") => ScenarioOutcome {
+                    (verdict, note) = self.stopped("interrupted (its peer was stopped)") => ScenarioOutcome {
                         version: Some(version),
-                        ..ScenarioOutcome::unrun(scenario, Verdict::Error, note)
+                        ..ScenarioOutcome::unrun(scenario, verdict, note)
                     },
                 }
             });
@@ -268,18 +268,18 @@ impl Worker<'_> {
 
     /// Why cases stop now: Ctrl-C (`interrupted` says so), or the peer
     /// proved unusable (fail-fast).
-    fn stop_reason(&self, interrupted: &str) -> Option<String> {
+    fn stop_reason(&self, interrupted: &str) -> Option<(Verdict, String)> {
         match self.interrupted.load(Ordering::SeqCst) {
-            true => Some(interrupted.to_owned()),
+            true => Some((Verdict::Error, interrupted.to_owned())),
             false => self.tripwire.and_then(Tripwire::tripped),
         }
     }
 
-    /// Resolves once a running case is to stop, with the reason.
-    async fn stopped(&self, interrupted: &str) -> String {
+    /// Resolves once a running case is to stop, with its verdict and the reason.
+    async fn stopped(&self, interrupted: &str) -> (Verdict, String) {
         loop {
-            if let Some(note) = self.stop_reason(interrupted) {
-                return note;
+            if let Some(stop) = self.stop_reason(interrupted) {
+                return stop;
             }
             tokio::time::sleep(STOP_POLL).await;
         }

@@ -65,7 +65,9 @@ pub(super) async fn probe(
     let deadline = Instant::now() + PROBE_TIMEOUT;
     match session.wait_response(&id, deadline, &mut DefaultHandler).await {
         Ok(answer) => classify(&answer.message, any_code),
-        Err(WaitError::TimedOut | WaitError::Transport(_) | WaitError::Stray(_)) => Ok(ServerEra::Legacy),
+        Err(
+            WaitError::TimedOut | WaitError::Transport(_) | WaitError::Stray(_) | WaitError::Malformed { .. },
+        ) => Ok(ServerEra::Legacy),
         Err(WaitError::Closed(exit)) => Err(format!(
             "the server exited before answering server/discover ({})",
             exit.description

@@ -1,16 +1,17 @@
-//! The `initialize` handshake: whether it was answered, how the answer
-//! reads (LIFE-003, LIFE-005), and the expectation `initialized` is sent
-//! under (LIFE-007).
+//! The `initialize` handshake: whether it was answered, whether the answer
+//! is JSON-RPC at all (RPC-001, RPC-005), how it reads (LIFE-003, LIFE-005), and the
+//! expectation `initialized` is sent under (LIFE-007).
 
 use serde_json::Value;
 
-use super::Check;
 use super::describe::summarize;
+use super::{Check, unanswered};
 use crate::Level;
 use crate::protocol::cite;
 use crate::scenario::model::CheckTag;
 use crate::span::Span;
 use crate::version::{ProtocolVersion, VersionSet};
+use crate::wire::Invalid;
 
 /// How the server's answer to `initialize` reads.
 #[derive(Debug)]
@@ -31,6 +32,14 @@ pub enum InitializeAnswer<'a> {
 /// No answer to `initialize` came (`message` says what happened instead).
 pub fn unanswered(span: Span, message: String) -> Check {
     Check::broken("answer to initialize", cite::LIFE_003, Level::Must, span, message)
+}
+
+/// The answer to `initialize` came under its id but is no JSON-RPC 2.0
+/// response (`invalid` says why): the server answered, wrongly.
+pub fn not_json_rpc(span: Span, answer: &Value, invalid: &Invalid) -> Check {
+    let message =
+        format!("the server answered initialize with a message that is not JSON-RPC 2.0: {invalid}");
+    unanswered::not_json_rpc("answer to initialize", span, answer, message)
 }
 
 /// Reads the answer to `initialize` of a scenario that applies to `versions`.

@@ -866,7 +866,9 @@ fn invalid_violation(invalid: &Invalid, raw: Option<&Value>, pointer: &str) -> V
     Violation::must(requirement, invalid.to_string()).at(pointer)
 }
 
-fn envelope_requirement(value: &Value) -> RequirementId {
+/// Which envelope rule the JSON message `value` breaks (RPC-001 when it is
+/// not JSON-RPC 2.0 at all).
+pub(crate) fn envelope_requirement(value: &Value) -> RequirementId {
     let Some(obj) = value.as_object() else {
         return cite::RPC_001;
     };

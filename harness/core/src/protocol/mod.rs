@@ -27,6 +27,7 @@ mod task_ledger;
 mod trace;
 mod violation;
 
+pub(crate) use check::envelope_requirement;
 pub use check::{FrameChecker, check_message};
 pub use model::{
     Flow, Gate, INPUT_REQUIRED, LOG_LEVELS, MemberGate, MethodKind, MethodSpec, PeerRole, Side,

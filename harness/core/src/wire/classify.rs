@@ -140,6 +140,21 @@ pub fn classify(raw: &[u8]) -> Classified {
     }
 }
 
+/// The id a frame answers when it is no valid response but reads as an
+/// answer all the same: an object with no `method` and an `id` MCP allows
+/// (`{"id": 1, "result": {}}` without `jsonrpc`, a response with both
+/// `result` and `error`). With why it is invalid. A waiting peer takes it
+/// as the answer that came, to judge it, rather than wait out its deadline.
+pub fn malformed_answer(raw: &[u8]) -> Option<(RequestId, Invalid)> {
+    let Classified::Invalid(invalid @ Invalid::Envelope { .. }) = classify(raw) else {
+        return None;
+    };
+    let value: Value = serde_json::from_slice(raw).ok()?;
+    let object = value.as_object().filter(|o| !o.contains_key("method"))?;
+    let id = RequestId::from_value(object.get("id")?)?;
+    Some((id, invalid))
+}
+
 /// Reads one JSON value as a message (or a batch).
 pub(super) fn classify_value(value: &Value) -> Classified {
     match value {
@@ -277,5 +292,31 @@ mod tests {
             classify(b"\xff\xfe"),
             Classified::Invalid(Invalid::NotUtf8 { valid_up_to: 0 })
         ));
+    }
+
+    #[test]
+    fn an_invalid_object_with_an_id_and_no_method_is_a_malformed_answer() {
+        let answered = |raw: &str| malformed_answer(raw.as_bytes()).map(|(id, why)| (id, why.to_string()));
+        assert_eq!(
+            answered(r#"{"id":1,"result":{}}"#),
+            Some((RequestId::Int(1), "`jsonrpc` member is missing".into()))
+        );
+        assert_eq!(
+            answered(r#"{"jsonrpc":"2.0","id":"a","result":{},"error":{}}"#),
+            Some((
+                RequestId::Str("a".into()),
+                "a response has both `result` and `error`".into()
+            ))
+        );
+        // Valid answers, requests, and frames naming no usable id are not.
+        for raw in [
+            r#"{"jsonrpc":"2.0","id":1,"result":{}}"#,
+            r#"{"id":1,"method":"ping"}"#,
+            r#"{"result":{}}"#,
+            r#"{"id":1.5,"result":{}}"#,
+            "{not json",
+        ] {
+            assert_eq!(answered(raw), None, "{raw}");
+        }
     }
 }

@@ -18,5 +18,5 @@ pub mod headers;
 pub mod jsonrpc;
 pub mod mirror;
 
-pub use classify::{Classified, ErrorObject, Invalid, RequestId, classify};
+pub use classify::{Classified, ErrorObject, Invalid, RequestId, classify, malformed_answer};
 pub use frame::{Direction, Frame, FrameMeta};

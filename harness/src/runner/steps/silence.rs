@@ -83,7 +83,7 @@ impl<'s> StepRunner<'s> {
                 self.idle(BARRIER_GRACE.min(left), &[]).await
             }
             // A forbidden response came first: the check will name it.
-            Err(WaitError::TimedOut | WaitError::Stray(_)) => None,
+            Err(WaitError::TimedOut | WaitError::Stray(_) | WaitError::Malformed { .. }) => None,
             Err(error) => Some(error),
         }
     }

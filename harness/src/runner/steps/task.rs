@@ -10,7 +10,7 @@ mod input_keys;
 use std::time::Duration;
 
 use mcp_conform_core::Level;
-use mcp_conform_core::judge::{summarize, unanswered};
+use mcp_conform_core::judge::summarize;
 use mcp_conform_core::protocol::tasks::TaskStatus;
 use mcp_conform_core::scenario::model::{CheckTag, ScriptedAnswer, TaskStep};
 use mcp_mock_peers::session::WaitError;
@@ -273,17 +273,13 @@ impl<'s> StepRunner<'s> {
         let deadline = Instant::now() + timeout;
         match self.wait(Wait::Response(&id), deadline, answers).await {
             Ok(got) => Ok(got.message()),
-            Err(error @ (WaitError::TimedOut | WaitError::Stray(_))) => {
-                let message = format!(
-                    "no response to {method} (id {id}) within {} ms: {}",
-                    timeout.as_millis(),
-                    self.describe(&error)
+            Err(error @ (WaitError::TimedOut | WaitError::Stray(_) | WaitError::Malformed { .. })) => {
+                let missing = format!(
+                    "no response to {method} (id {id}) within {} ms",
+                    timeout.as_millis()
                 );
-                self.checks.push(unanswered::no_response(
-                    format!("response to {method}"),
-                    tag,
-                    message,
-                ));
+                let check = self.unanswered(format!("response to {method}"), tag, &error, missing, false);
+                self.checks.push(check);
                 Err(Stop::Done)
             }
             Err(error) => Err(self.peer_gone(tag, &error)),
