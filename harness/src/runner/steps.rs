@@ -906,7 +906,9 @@ impl<'s> StepRunner<'s> {
                     break;
                 }
                 Err(error @ WaitError::Malformed { .. }) => {
-                    problems.push(format!("page {pages}: {}", self.describe(&error)));
+                    problems
+                        .listing
+                        .push(format!("page {pages}: {}", self.describe(&error)));
                     break;
                 }
                 Err(error) => return self.peer_gone(tag, &error),
