@@ -184,8 +184,8 @@ pub async fn run(config: &Path, front: &FrontOptions, fault: Option<GatewayFault
     };
     while let Some(event) = received.recv().await {
         match event {
-            Event::Front(message) => gateway.on_front(message).await,
-            Event::Backend(index, message) => gateway.on_backend(index, message).await,
+            Event::Front(message) => gateway.on_front(message),
+            Event::Backend(index, message) => gateway.on_backend(index, message),
             Event::Closed => break,
         }
     }
@@ -205,21 +205,21 @@ impl Gateway {
         self.fault == Some(fault)
     }
 
-    async fn send_front(&mut self, message: &Value) {
+    fn send_front(&mut self, message: &Value) {
         self.front.send(message);
     }
 
     /// Sends a request to a backend; returns its id there.
-    async fn ask(&mut self, backend: usize, method: &str, params: Value, pending: Pending) -> i64 {
+    fn ask(&mut self, backend: usize, method: &str, params: Value, pending: Pending) -> i64 {
         let target = &mut self.backends[backend];
         let id = target.next_id;
         target.next_id += 1;
         target.pending.insert(id, pending);
-        self.tell(backend, &jsonrpc::request(id, method, params)).await;
+        self.tell(backend, &jsonrpc::request(id, method, params));
         id
     }
 
-    async fn tell(&mut self, backend: usize, message: &Value) {
+    fn tell(&mut self, backend: usize, message: &Value) {
         let link = &self.backends[backend].link;
         if self.fault == Some(GatewayFault::ForwardsToken)
             && let Some(token) = self.presented.as_ref().and_then(Presented::token)
@@ -229,26 +229,26 @@ impl Gateway {
         link.send(message);
     }
 
-    async fn on_front(&mut self, message: Value) {
+    fn on_front(&mut self, message: Value) {
         let method = message["method"].as_str().map(str::to_owned);
         let id = message.get("id").cloned();
         match (method.as_deref(), id) {
-            (Some(method), Some(id)) => self.front_request(method, id, &message["params"]).await,
+            (Some(method), Some(id)) => self.front_request(method, id, &message["params"]),
             (Some("notifications/roots/list_changed"), None) => {
                 for backend in 0..self.backends.len() {
-                    self.tell(backend, &message).await;
+                    self.tell(backend, &message);
                 }
             }
             (Some(_), None) => {}
-            (None, Some(id)) => self.front_answer(&id.to_string(), message).await,
+            (None, Some(id)) => self.front_answer(&id.to_string(), message),
             (None, None) => {}
         }
     }
 
-    async fn front_request(&mut self, method: &str, id: Value, params: &Value) {
+    fn front_request(&mut self, method: &str, id: Value, params: &Value) {
         match method {
-            "initialize" => self.initialize(id, params).await,
-            "ping" => self.send_front(&result(&id, json!({}))).await,
+            "initialize" => self.initialize(id, params),
+            "ping" => self.send_front(&result(&id, json!({}))),
             _ => {
                 if let Some(list) = LISTS.iter().find(|(m, ..)| *m == method) {
                     let offset = params["cursor"]
@@ -258,15 +258,13 @@ impl Gateway {
                     match (offset, params.get("cursor")) {
                         (None, Some(_)) => {
                             self.send_front(&error(&id, code::INVALID_PARAMS, "invalid cursor"))
-                                .await
                         }
-                        (offset, _) => self.aggregate(Some(id), list.0, offset.unwrap_or(0)).await,
+                        (offset, _) => self.aggregate(Some(id), list.0, offset.unwrap_or(0)),
                     }
                 } else if let Some((naming, key)) = routed(method) {
-                    self.route(id, method, params, naming, key).await;
+                    self.route(id, method, params, naming, key);
                 } else {
-                    self.send_front(&error(&id, code::METHOD_NOT_FOUND, "method not found"))
-                        .await;
+                    self.send_front(&error(&id, code::METHOD_NOT_FOUND, "method not found"));
                 }
             }
         }
@@ -274,7 +272,7 @@ impl Gateway {
 
     /// Initializes every backend with the client's capabilities; answers
     /// the client once all of them answered.
-    async fn initialize(&mut self, id: Value, params: &Value) {
+    fn initialize(&mut self, id: Value, params: &Value) {
         let offered = &params["capabilities"];
         let mut declared = Map::new();
         for capability in ["elicitation", "sampling", "roots"] {
@@ -296,23 +294,22 @@ impl Gateway {
             "clientInfo": {"name": "mcp-conform-reference-gateway", "version": env!("CARGO_PKG_VERSION")},
         });
         for backend in 0..self.backends.len() {
-            self.ask(backend, "initialize", ours.clone(), Pending::Initialize)
-                .await;
+            self.ask(backend, "initialize", ours.clone(), Pending::Initialize);
         }
         if self.backends.is_empty() {
-            self.initialized().await;
+            self.initialized();
         }
     }
 
     /// Every backend answered `initialize`.
-    async fn initialized(&mut self) {
+    fn initialized(&mut self) {
         let Some((id, version)) = self.initializing.take() else {
             return;
         };
         if !self.faulty(GatewayFault::NoInitialized) {
             let note = json!({"jsonrpc": "2.0", "method": "notifications/initialized"});
             for backend in 0..self.backends.len() {
-                self.tell(backend, &note).await;
+                self.tell(backend, &note);
             }
         }
         let mut capabilities = Map::new();
@@ -327,21 +324,21 @@ impl Gateway {
             "capabilities": capabilities,
             "serverInfo": {"name": "mcp-conform-reference-gateway", "version": env!("CARGO_PKG_VERSION")},
         });
-        self.send_front(&result(&id, answer)).await;
+        self.send_front(&result(&id, answer));
         if self.faulty(GatewayFault::StaleLists) || self.faulty(GatewayFault::ListUndeclared) {
             for (method, ..) in LISTS {
-                self.aggregate(None, method, 0).await;
+                self.aggregate(None, method, 0);
             }
         }
     }
 
     /// Starts listing `method` on every backend that declares it.
-    async fn aggregate(&mut self, front: Option<Value>, method: &'static str, offset: usize) {
+    fn aggregate(&mut self, front: Option<Value>, method: &'static str, offset: usize) {
         if let (Some(id), Some(cached)) = (&front, self.cache.get(method))
             && self.faulty(GatewayFault::StaleLists)
         {
             let cached = cached.clone();
-            return self.answer_list(id, method, offset, &cached).await;
+            return self.answer_list(id, method, offset, &cached);
         }
         let everywhere = self.faulty(GatewayFault::ListUndeclared);
         let owners: Vec<usize> = (0..self.backends.len())
@@ -356,15 +353,15 @@ impl Gateway {
             items: Vec::new(),
         });
         for backend in &owners {
-            self.ask(*backend, method, json!({}), Pending::Page(job)).await;
+            self.ask(*backend, method, json!({}), Pending::Page(job));
         }
         if owners.is_empty() {
-            self.finish(job).await;
+            self.finish(job);
         }
     }
 
     /// One page of a backend's list arrived.
-    async fn page(&mut self, backend: usize, job: usize, message: &Value) {
+    fn page(&mut self, backend: usize, job: usize, message: &Value) {
         let method = self.aggregations[job].method;
         let (_, member, ..) = LISTS
             .iter()
@@ -379,25 +376,25 @@ impl Gateway {
         match page["nextCursor"].as_str() {
             Some(cursor) if !self.faulty(GatewayFault::FirstPageOnly) => {
                 let params = json!({"cursor": cursor});
-                self.ask(backend, method, params, Pending::Page(job)).await;
+                self.ask(backend, method, params, Pending::Page(job));
             }
             _ => {
                 self.aggregations[job].waiting -= 1;
                 if self.aggregations[job].waiting == 0 {
-                    self.finish(job).await;
+                    self.finish(job);
                 }
             }
         }
     }
 
-    async fn finish(&mut self, job: usize) {
+    fn finish(&mut self, job: usize) {
         let aggregation = &mut self.aggregations[job];
         let mut items = std::mem::take(&mut aggregation.items);
         // Backends answer in any order; the aggregate's pages need one order.
         items.sort_by_key(|(backend, _)| *backend);
         let (front, method, offset) = (aggregation.front.take(), aggregation.method, aggregation.offset);
         match front {
-            Some(id) => self.answer_list(&id, method, offset, &items).await,
+            Some(id) => self.answer_list(&id, method, offset, &items),
             None => {
                 self.cache.insert(method, items);
             }
@@ -405,7 +402,7 @@ impl Gateway {
     }
 
     /// Answers a list request with one page of the namespaced aggregate.
-    async fn answer_list(&mut self, id: &Value, method: &str, offset: usize, items: &[(usize, Value)]) {
+    fn answer_list(&mut self, id: &Value, method: &str, offset: usize, items: &[(usize, Value)]) {
         let (_, member, key, naming) = LISTS
             .iter()
             .find(|(m, ..)| *m == method)
@@ -428,20 +425,18 @@ impl Gateway {
         if offset + PAGE < named.len() {
             answer["nextCursor"] = json!(format!("gateway-page-{}", offset + PAGE));
         }
-        self.send_front(&result(id, answer)).await;
+        self.send_front(&result(id, answer));
     }
 
     /// A call, read or get: to the backend whose prefix the name carries.
-    async fn route(&mut self, id: Value, method: &str, params: &Value, naming: Naming, key: &str) {
+    fn route(&mut self, id: Value, method: &str, params: &Value, naming: Naming, key: &str) {
         let name = params[key].as_str().unwrap_or_default();
         let owner = self.backends.iter().position(|b| {
             name.strip_prefix(&b.name)
                 .is_some_and(|rest| rest.starts_with(naming.separator()))
         });
         let Some(owner) = owner else {
-            return self
-                .send_front(&error(&id, -32602, &format!("unknown {key} {name:?}")))
-                .await;
+            return self.send_front(&error(&id, -32602, &format!("unknown {key} {name:?}")));
         };
         let mut forwarded = params.clone();
         if !self.faulty(GatewayFault::PrefixedCall) {
@@ -449,28 +444,28 @@ impl Gateway {
         }
         if self.faulty(GatewayFault::CallEveryBackend) && method == "tools/call" {
             for other in (0..self.backends.len()).filter(|b| *b != owner) {
-                self.ask(other, method, forwarded.clone(), Pending::Ignored).await;
+                self.ask(other, method, forwarded.clone(), Pending::Ignored);
             }
         }
-        self.ask(owner, method, forwarded, Pending::Forward(id)).await;
+        self.ask(owner, method, forwarded, Pending::Forward(id));
     }
 
-    async fn on_backend(&mut self, backend: usize, message: Value) {
+    fn on_backend(&mut self, backend: usize, message: Value) {
         let method = message["method"].as_str().map(str::to_owned);
         match (method.as_deref(), message.get("id").cloned()) {
-            (Some(method), Some(id)) => self.backend_request(backend, method, id, message).await,
-            (Some(method), None) => self.backend_notification(method, &message).await,
+            (Some(method), Some(id)) => self.backend_request(backend, method, id, message),
+            (Some(method), None) => self.backend_notification(method, &message),
             (None, Some(id)) => {
                 let pending = id
                     .as_i64()
                     .and_then(|id| self.backends[backend].pending.remove(&id));
-                self.backend_answer(backend, pending, &message).await;
+                self.backend_answer(backend, pending, &message);
             }
             (None, None) => {}
         }
     }
 
-    async fn backend_answer(&mut self, backend: usize, pending: Option<Pending>, message: &Value) {
+    fn backend_answer(&mut self, backend: usize, pending: Option<Pending>, message: &Value) {
         match pending {
             Some(Pending::Initialize) => {
                 self.backends[backend].capabilities = message["result"]["capabilities"].clone();
@@ -479,7 +474,7 @@ impl Gateway {
                     .iter()
                     .all(|b| !b.pending.values().any(|p| matches!(p, Pending::Initialize)))
                 {
-                    self.initialized().await;
+                    self.initialized();
                 }
             }
             Some(Pending::Forward(id)) => {
@@ -491,25 +486,23 @@ impl Gateway {
                     Some(failure) => json!({"jsonrpc": "2.0", "id": id, "error": failure}),
                     None => result(&id, message["result"].clone()),
                 };
-                self.send_front(&answer).await;
+                self.send_front(&answer);
             }
-            Some(Pending::Page(job)) => self.page(backend, job, message).await,
+            Some(Pending::Page(job)) => self.page(backend, job, message),
             Some(Pending::Ignored) | None => {}
         }
     }
 
     /// A backend asks something of the client: passed to the client when
     /// it declared the capability, else refused.
-    async fn backend_request(&mut self, backend: usize, method: &str, id: Value, mut message: Value) {
+    fn backend_request(&mut self, backend: usize, method: &str, id: Value, mut message: Value) {
         let capability = match method {
             "elicitation/create" => "elicitation",
             "sampling/createMessage" => "sampling",
             "roots/list" => "roots",
-            "ping" => return self.tell(backend, &result(&id, json!({}))).await,
+            "ping" => return self.tell(backend, &result(&id, json!({}))),
             _ => {
-                return self
-                    .tell(backend, &error(&id, code::METHOD_NOT_FOUND, "method not found"))
-                    .await;
+                return self.tell(backend, &error(&id, code::METHOD_NOT_FOUND, "method not found"));
             }
         };
         let declared = self.client_capabilities.get(capability).is_some();
@@ -517,7 +510,7 @@ impl Gateway {
             || (!declared && !self.faulty(GatewayFault::ElicitUndeclared));
         if refused {
             let answer = error(&id, -1, "the client cannot do this");
-            return self.tell(backend, &answer).await;
+            return self.tell(backend, &answer);
         }
         if self.faulty(GatewayFault::AlteredElicitation)
             && let Some(schema) = message["params"]["requestedSchema"].as_object_mut()
@@ -528,11 +521,11 @@ impl Gateway {
         self.next_relay += 1;
         self.relayed.insert(json!(relay).to_string(), (backend, id));
         message["id"] = json!(relay);
-        self.send_front(&message).await;
+        self.send_front(&message);
     }
 
     /// The client answered a request we passed on: back to the backend that asked.
-    async fn front_answer(&mut self, relay: &str, mut message: Value) {
+    fn front_answer(&mut self, relay: &str, mut message: Value) {
         let Some((backend, id)) = self.relayed.remove(relay) else {
             return;
         };
@@ -541,15 +534,15 @@ impl Gateway {
             false => backend,
         };
         message["id"] = id;
-        self.tell(backend, &message).await;
+        self.tell(backend, &message);
     }
 
-    async fn backend_notification(&mut self, method: &str, message: &Value) {
+    fn backend_notification(&mut self, method: &str, message: &Value) {
         let list_changed = method.ends_with("/list_changed");
         let passed = (list_changed && !self.faulty(GatewayFault::DropListChanged))
             || matches!(method, "notifications/progress" | "notifications/message");
         if passed {
-            self.send_front(message).await;
+            self.send_front(message);
         }
     }
 }
